@@ -1,0 +1,4 @@
+export * from './zod.js';
+export * from './events.js';
+export * from './sessions.js';
+export * from './projects.js';

@@ -1,0 +1,70 @@
+import type {
+  ActionSeen,
+  EnrichedEvent,
+  ProjectRecord,
+  RawEvent,
+  SessionListItem,
+  SessionState,
+} from '@spoor/schemas';
+
+/** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
+export interface TimeWindow {
+  window_start?: number | undefined;
+  window_end?: number | undefined;
+}
+export interface ListQuery extends TimeWindow {
+  limit: number;
+}
+
+export interface ProjectRepository {
+  /** Inserts a project; throws StoreConflictError when (origin, project) is taken. */
+  create(p: ProjectRecord): Promise<void>;
+  find(origin: string, project: string): Promise<ProjectRecord | null>;
+  findByName(project: string): Promise<ProjectRecord[]>;
+  get(projectId: string): Promise<ProjectRecord | null>;
+  listByAccount(accountId: string): Promise<ProjectRecord[]>;
+  setVerified(projectId: string, verified: boolean): Promise<void>;
+}
+
+export interface EventRepository {
+  /** Idempotent: a (project_id, event_id) already stored is left as it is. */
+  insertRaw(events: RawEvent[]): Promise<void>;
+  /** Idempotent like insertRaw. */
+  insertEnriched(events: EnrichedEvent[]): Promise<void>;
+  /** Oldest first by timestamp, then event_id. */
+  listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]>;
+  listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]>;
+  /** Every enriched event of one session, oldest first. */
+  sessionEvents(projectId: string, sessionId: string): Promise<EnrichedEvent[]>;
+  countRaw(projectId: string): Promise<number>;
+  countEnriched(projectId: string): Promise<number>;
+  /** Records that actions were seen; keeps the greatest last_seen per (project, action). */
+  touchActions(items: Array<{ project_id: string; action: string; last_seen: number }>): Promise<void>;
+  listActions(projectId: string): Promise<ActionSeen[]>;
+}
+
+export interface SessionRepository {
+  /** Inserts or replaces whole session states, keyed by (project_id, session_id). */
+  upsert(sessions: SessionState[]): Promise<void>;
+  get(projectId: string, sessionId: string): Promise<SessionState | null>;
+  getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]>;
+  /** Newest first by last_event_at; window filters on last_event_at. */
+  list(projectId: string, q: ListQuery): Promise<SessionListItem[]>;
+}
+
+export interface Store {
+  readonly kind: 'duckdb' | 'clickhouse';
+  /** Applies pending schema migrations; safe to call from several processes at once. */
+  migrate(): Promise<void>;
+  readonly projects: ProjectRepository;
+  readonly events: EventRepository;
+  readonly sessions: SessionRepository;
+  close(): Promise<void>;
+}
+
+export class StoreConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreConflictError';
+  }
+}

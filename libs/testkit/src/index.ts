@@ -1,0 +1,3 @@
+// Test infrastructure: real engines for the tests (see deploy/local and README).
+// Implemented by engines.ts; this file only re-exports.
+export * from './engines.js';

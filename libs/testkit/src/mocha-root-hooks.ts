@@ -1,0 +1,1 @@
+import { stopAllEngines } from "./engines.js"; export const mochaHooks = { async afterAll() { await stopAllEngines(); } };
