@@ -1,1 +1,6 @@
-export {};
+export * from './bus.js';
+export { GroupCommit } from './group-commit.js';
+export { backoffDelay, sleep } from './retry-backoff.js';
+export { EmbeddedBus, type EmbeddedBusOptions } from './embedded/embedded-bus.js';
+export { KafkaBus, type KafkaBusOptions } from './kafka/kafka-bus.js';
+export { openBus, type BusOptions } from './open-bus.js';

@@ -1,1 +1,3 @@
-export {};
+export type { Kv, KvEntry } from './kv.js';
+export { MemoryKv } from './memory-kv.js';
+export { RedisKv } from './redis-kv.js';

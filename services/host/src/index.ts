@@ -1,1 +1,1 @@
-export {};
+export { serviceModules } from './service-modules.js';

@@ -1,0 +1,54 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Committed offsets of every consumer group, one small JSON file per group. A commit writes a
+ * temporary file and renames it over the old one, so a kill leaves either the old or the new
+ * offsets, never a torn file; the worst case replays one batch (at-least-once).
+ */
+export class OffsetStore {
+  private constructor(
+    private readonly dir: string,
+    private readonly offsets: Map<string, Record<string, number>>,
+  ) {}
+
+  static async open(dir: string): Promise<OffsetStore> {
+    await mkdir(dir, { recursive: true });
+    return new OffsetStore(dir, new Map());
+  }
+
+  async committed(group: string, topic: string): Promise<number | null> {
+    const topics = await this.load(group);
+    return topics[topic] ?? null;
+  }
+
+  async commit(group: string, topic: string, offset: number): Promise<void> {
+    const topics = { ...(await this.load(group)), [topic]: offset };
+    this.offsets.set(group, topics);
+    const file = this.file(group);
+    await writeFile(`${file}.tmp`, JSON.stringify(topics));
+    await rename(`${file}.tmp`, file);
+  }
+
+  /** Every group known to have consumed `topic`, with its committed offset. */
+  knownGroups(topic: string): number[] {
+    return [...this.offsets.values()].map((t) => t[topic]).filter((o): o is number => o !== undefined);
+  }
+
+  private async load(group: string): Promise<Record<string, number>> {
+    const cached = this.offsets.get(group);
+    if (cached) return cached;
+    let topics: Record<string, number> = {};
+    try {
+      topics = JSON.parse(await readFile(this.file(group), 'utf8')) as Record<string, number>;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    this.offsets.set(group, topics);
+    return topics;
+  }
+
+  private file(group: string): string {
+    return join(this.dir, `${encodeURIComponent(group)}.json`);
+  }
+}

@@ -1,0 +1,179 @@
+import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GroupCommit } from '../group-commit.js';
+import type { OutgoingMessage } from '../bus.js';
+import { decodeRecord, encodeRecord, type DecodedRecord } from './record-codec.js';
+
+interface Segment {
+  base: number;
+  size: number;
+  path: string;
+}
+
+export interface ReadResult {
+  records: Array<DecodedRecord & { offset: number }>;
+  next: number;
+}
+
+const SEGMENT_NAME = /^(\d{20})\.log$/;
+const segmentPath = (dir: string, base: number) => join(dir, `${String(base).padStart(20, '0')}.log`);
+
+/**
+ * An append-only log for one topic, in segment files named by the byte offset they start at.
+ * An append resolves only after its bytes reached the kernel (and the disk, with `fsync`), so a
+ * SIGKILL never loses an acknowledged record; concurrent appends share one write (GroupCommit).
+ */
+export class TopicLog {
+  private segments: Segment[] = [];
+  private active: FileHandle | null = null;
+  private waiters: Array<() => void> = [];
+  private readonly writer: GroupCommit<OutgoingMessage>;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly segmentBytes: number,
+    private readonly fsync: boolean,
+  ) {
+    this.writer = new GroupCommit((items) => this.write(items), 10_000);
+  }
+
+  static async open(dir: string, opts: { segmentBytes: number; fsync: boolean }): Promise<TopicLog> {
+    await mkdir(dir, { recursive: true });
+    const log = new TopicLog(dir, opts.segmentBytes, opts.fsync);
+    await log.recover();
+    return log;
+  }
+
+  /** First offset still stored. */
+  get start(): number {
+    return this.segments[0]?.base ?? 0;
+  }
+
+  /** Offset after the last acknowledged record. */
+  get end(): number {
+    const last = this.segments[this.segments.length - 1];
+    return last ? last.base + last.size : 0;
+  }
+
+  append(messages: OutgoingMessage[]): Promise<void> {
+    return this.writer.add(messages);
+  }
+
+  /** Reads whole records from `from` on, at most `max` of them and about `maxBytes`. */
+  async read(from: number, max: number, maxBytes = 1 << 20): Promise<ReadResult> {
+    const offset = Math.max(from, this.start);
+    const seg = this.segments.find((s) => offset >= s.base && offset < s.base + s.size);
+    if (!seg) return { records: [], next: offset };
+    const available = seg.base + seg.size - offset;
+    const fh = await open(seg.path, 'r');
+    try {
+      let length = Math.min(available, maxBytes);
+      for (;;) {
+        const buf = Buffer.allocUnsafe(length);
+        const { bytesRead } = await fh.read(buf, 0, length, offset - seg.base);
+        const result = this.decodeChunk(buf.subarray(0, bytesRead), offset, max);
+        if (result.records.length > 0 || length >= available) return result;
+        length = Math.min(available, length * 4); // one record larger than the chunk
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Resolves on the next append (or at once if records beyond `offset` exist). */
+  waitForData(offset: number): Promise<void> {
+    if (this.end > offset) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Wakes every waiter, e.g. so that a stopping consumer leaves its wait. */
+  wakeAll(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Deletes whole segments that end at or before `offset` (every group has consumed them). */
+  async deleteBelow(offset: number): Promise<void> {
+    while (this.segments.length > 1 && this.segments[0]!.base + this.segments[0]!.size <= offset) {
+      const seg = this.segments.shift()!;
+      await rm(seg.path, { force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.wakeAll();
+    await this.active?.close();
+    this.active = null;
+  }
+
+  private decodeChunk(buf: Buffer, base: number, max: number): ReadResult {
+    const records: ReadResult['records'] = [];
+    let at = 0;
+    while (records.length < max) {
+      const out = decodeRecord(buf, at);
+      if (out.kind !== 'record') break;
+      records.push({ ...out.record, offset: base + at });
+      at += out.record.size;
+    }
+    return { records, next: base + at };
+  }
+
+  private async write(messages: OutgoingMessage[]): Promise<void> {
+    const buf = Buffer.concat(messages.map((m) => encodeRecord(m.key, m.value)));
+    let seg = this.segments[this.segments.length - 1]!;
+    if (seg.size > 0 && seg.size + buf.length > this.segmentBytes) seg = await this.roll();
+    const fh = this.active!;
+    let written = 0;
+    while (written < buf.length) {
+      const { bytesWritten } = await fh.write(buf, written, buf.length - written, seg.size + written);
+      written += bytesWritten;
+    }
+    if (this.fsync) await fh.datasync();
+    seg.size += buf.length;
+    this.wakeAll();
+  }
+
+  private async roll(): Promise<Segment> {
+    const base = this.end;
+    await this.active?.close();
+    const seg = { base, size: 0, path: segmentPath(this.dir, base) };
+    this.active = await open(seg.path, 'w+');
+    this.segments.push(seg);
+    return seg;
+  }
+
+  /** Loads the segment list and cuts a torn tail off the last segment. */
+  private async recover(): Promise<void> {
+    const names = (await readdir(this.dir)).filter((n) => SEGMENT_NAME.test(n)).sort();
+    for (const name of names) {
+      const base = Number(SEGMENT_NAME.exec(name)![1]);
+      this.segments.push({ base, size: 0, path: join(this.dir, name) });
+    }
+    if (this.segments.length === 0) {
+      await this.roll();
+      return;
+    }
+    for (const seg of this.segments.slice(0, -1)) {
+      const fh = await open(seg.path, 'r');
+      seg.size = (await fh.stat()).size;
+      await fh.close();
+    }
+    const last = this.segments[this.segments.length - 1]!;
+    this.active = await open(last.path, 'r+');
+    last.size = await this.validLength(this.active);
+    await this.active.truncate(last.size);
+  }
+
+  private async validLength(fh: FileHandle): Promise<number> {
+    const { size } = await fh.stat();
+    const buf = Buffer.allocUnsafe(size);
+    await fh.read(buf, 0, size, 0);
+    let at = 0;
+    for (;;) {
+      const out = decodeRecord(buf, at);
+      if (out.kind !== 'record') return at;
+      at += out.record.size;
+    }
+  }
+}

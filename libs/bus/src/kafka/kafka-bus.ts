@@ -1,0 +1,125 @@
+import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
+import type { Logger } from '@spoor/logger';
+import type { Bus, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.js';
+import { GroupCommit } from '../group-commit.js';
+import { runKafkaConsumer } from './kafka-consumer.js';
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+  /** Partitions of topics this bus creates; one session's events stay on one (keyed). */
+  partitions?: number;
+}
+
+interface Addressed extends OutgoingMessage {
+  topic: string;
+}
+
+/** The production bus: kafkajs, acks from all in-sync replicas, topics created on first use. */
+export class KafkaBus implements Bus {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly admin: Admin;
+  private readonly producer: Producer;
+  private readonly writer: GroupCommit<Addressed>;
+  private readonly ensured = new Map<string, Promise<void>>();
+  private readonly consumers = new Set<Consumer>();
+
+  private constructor(private readonly opts: KafkaBusOptions) {
+    this.kafka = new Kafka({
+      clientId: opts.clientId,
+      brokers: opts.brokers,
+      logLevel: logLevel.WARN,
+      logCreator: () => ({ level, log }) => {
+        const fields = { ...log, namespace: log.namespace };
+        if (level <= logLevel.ERROR) opts.logger.error(String(log.message), fields);
+        else opts.logger.warn(String(log.message), fields);
+      },
+      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5000 },
+    });
+    this.admin = this.kafka.admin();
+    // Not kafkajs' idempotent mode: it allows one request in flight, which caps throughput.
+    // Duplicates from producer retries are harmless: every consumer dedupes by event_id.
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false });
+    this.writer = new GroupCommit((items) => this.send(items), 5000);
+  }
+
+  static async connect(opts: KafkaBusOptions): Promise<KafkaBus> {
+    const bus = new KafkaBus(opts);
+    await bus.admin.connect();
+    await bus.producer.connect();
+    return bus;
+  }
+
+  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.ensureTopic(topic);
+    await this.writer.add(messages.map((m) => ({ ...m, topic })));
+  }
+
+  async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    await this.ensureTopic(opts.topic);
+    const consumer = this.kafka.consumer({
+      groupId: opts.group,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+      rebalanceTimeout: 20_000,
+      maxBytesPerPartition: 4 * 1024 * 1024,
+      retry: { retries: 10 },
+    });
+    this.consumers.add(consumer);
+    await runKafkaConsumer(consumer, opts, this.opts.logger);
+    return {
+      stop: async () => {
+        this.consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  async lag(topic: string, group: string): Promise<number> {
+    const [ends, committed] = await Promise.all([
+      this.admin.fetchTopicOffsets(topic),
+      this.admin.fetchOffsets({ groupId: group, topics: [topic] }),
+    ]);
+    const done = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
+    return ends.reduce((sum, p) => {
+      const at = done.get(p.partition) ?? -1;
+      const low = Number(p.low);
+      return sum + Math.max(0, Number(p.high) - (at < 0 ? low : at));
+    }, 0);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.disconnect()));
+    this.consumers.clear();
+    await this.producer.disconnect();
+    await this.admin.disconnect();
+  }
+
+  private async send(items: Addressed[]): Promise<void> {
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const { topic, key, value } of items) {
+      let list = byTopic.get(topic);
+      if (!list) byTopic.set(topic, (list = []));
+      list.push({ key, value });
+    }
+    await this.producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+    });
+  }
+
+  private ensureTopic(topic: string): Promise<void> {
+    let done = this.ensured.get(topic);
+    if (!done) {
+      done = this.admin
+        .createTopics({ topics: [{ topic, numPartitions: this.opts.partitions ?? 4 }], waitForLeaders: true })
+        .then(() => undefined);
+      done.catch(() => this.ensured.delete(topic));
+      this.ensured.set(topic, done);
+    }
+    return done;
+  }
+}

@@ -1,0 +1,50 @@
+import type { Consumer, EachBatchPayload } from 'kafkajs';
+import type { Logger } from '@spoor/logger';
+import type { DeliveredMessage, SubscribeOptions } from '../bus.js';
+import { backoffDelay, sleep } from '../retry-backoff.js';
+
+/**
+ * Runs `consumer` with manual commits: a chunk's offsets are committed only after the handler
+ * resolved, so a crash replays at most the uncommitted chunk (at-least-once). A failing handler
+ * is retried with backoff on the same chunk, keeping the partition's order.
+ */
+export async function runKafkaConsumer(consumer: Consumer, opts: SubscribeOptions, logger: Logger): Promise<void> {
+  const maxBatch = opts.maxBatch ?? 1000;
+  await consumer.connect();
+  await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: 2,
+    eachBatch: (payload) => handleBatch(consumer, payload, opts, maxBatch, logger),
+  });
+}
+
+async function handleBatch(consumer: Consumer, payload: EachBatchPayload, opts: SubscribeOptions, maxBatch: number, logger: Logger): Promise<void> {
+  const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
+  for (let i = 0; i < batch.messages.length; i += maxBatch) {
+    const slice = batch.messages.slice(i, i + maxBatch);
+    const messages: DeliveredMessage[] = slice.map((m) => ({
+      topic: batch.topic,
+      partition: batch.partition,
+      offset: m.offset,
+      key: m.key?.toString('utf8') ?? '',
+      value: m.value?.toString('utf8') ?? '',
+    }));
+    for (let attempt = 0; ; attempt++) {
+      if (!isRunning() || isStale()) return;
+      try {
+        await opts.handler(messages);
+        break;
+      } catch (err) {
+        logger.warn('handler failed; retrying the batch', { err, topic: batch.topic, partition: batch.partition, attempt });
+        await sleep(backoffDelay(attempt));
+        await heartbeat();
+      }
+    }
+    const last = slice[slice.length - 1]!.offset;
+    resolveOffset(last);
+    await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(BigInt(last) + 1n) }]);
+    await heartbeat();
+  }
+}

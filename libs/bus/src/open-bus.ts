@@ -1,0 +1,12 @@
+import type { Logger } from '@spoor/logger';
+import type { Bus } from './bus.js';
+import { EmbeddedBus } from './embedded/embedded-bus.js';
+import { KafkaBus } from './kafka/kafka-bus.js';
+
+export type BusOptions =
+  | { kind: 'kafka'; brokers: string[]; clientId: string; logger: Logger; partitions?: number }
+  | { kind: 'embedded'; dir: string; logger: Logger; fsync?: boolean };
+
+export function openBus(opts: BusOptions): Promise<Bus> {
+  return opts.kind === 'kafka' ? KafkaBus.connect(opts) : EmbeddedBus.open(opts);
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/** Services that `SPOOR_SERVICES` may name. Later issues add gateway, classifier and worker. */
+export const SERVICE_NAMES = ['ingest', 'enricher', 'sessionizer'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const urlOf = (protocols: string[]) =>
+  optionalText.refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `expected a URL (${protocols.join(' or ')})` },
+  );
+
+const hostPort = /^[A-Za-z0-9.\-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
+
+const services = optionalText.transform((v, ctx): ServiceName[] => {
+  if (v === undefined || v === 'all') return [...SERVICE_NAMES];
+  const names = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(SERVICE_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) {
+    ctx.addIssue({ code: 'custom', message: `unknown service(s) ${unknown.join(', ') || '(none)'}; expected a comma list of ${SERVICE_NAMES.join(', ')} or "all"` });
+    return z.NEVER;
+  }
+  return [...new Set(names)] as ServiceName[];
+});
+
+const port = (fallback: number) =>
+  optionalText.transform((v, ctx) => {
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n > 65535) {
+      ctx.addIssue({ code: 'custom', message: 'expected an integer port 0-65535' });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const boolFlag = optionalText.transform((v, ctx) => {
+  if (v === undefined) return false;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  ctx.addIssue({ code: 'custom', message: 'expected true or false' });
+  return z.NEVER;
+});
+
+/** express "trust proxy": a boolean, a hop count, or a comma list of addresses/subnets. */
+const trustProxy = optionalText.transform((v): boolean | number | string[] => {
+  if (v === undefined || /^(0|false|no|off)$/i.test(v)) return false;
+  if (/^(true|yes|on)$/i.test(v)) return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+});
+
+export const ConfigSchema = z.object({
+  SPOOR_SERVICES: services,
+  SPOOR_PORT: port(8080),
+  SPOOR_HOST: optionalText.transform((v) => v ?? '127.0.0.1'),
+  SPOOR_DATA_DIR: optionalText.transform((v) => v ?? './data'),
+  SPOOR_KAFKA_BROKERS: optionalText.refine(
+    (v) => v === undefined || v.split(',').every((b) => hostPort.test(b.trim())),
+    { message: 'expected a comma list of host:port' },
+  ),
+  SPOOR_CLICKHOUSE_URL: urlOf(['http:', 'https:']),
+  SPOOR_CLICKHOUSE_DATABASE: optionalText
+    .transform((v) => v ?? 'spoor')
+    .refine((v) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v), { message: 'expected an identifier' }),
+  SPOOR_REDIS_URL: urlOf(['redis:', 'rediss:']),
+  SPOOR_TOPIC_PREFIX: optionalText
+    .transform((v) => v ?? 'spoor.')
+    .refine((v) => /^[A-Za-z0-9._-]*$/.test(v), { message: 'expected letters, digits, dot, dash or underscore' }),
+  SPOOR_TRUST_PROXY: trustProxy,
+  SPOOR_GEOIP_DB: optionalText,
+  SPOOR_IP_MODE: optionalText.pipe(z.enum(['full', 'truncate', 'hash']).optional()).transform((v) => v ?? 'full'),
+  SPOOR_IP_SALT: optionalText,
+  SPOOR_OIDC_ISSUER: urlOf(['http:', 'https:']),
+  SPOOR_OIDC_AUDIENCE: optionalText,
+  SPOOR_SMTP_URL: urlOf(['smtp:', 'smtps:']),
+  SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || hostPort.test(v), { message: 'expected host:port' }),
+  SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
+  SPOOR_LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional()).transform((v) => v ?? 'info'),
+  /**
+   * Test-only: ingest answers 200 before the bus acknowledged, buffering writes behind a timer.
+   * Exists so the crash test can prove it detects lost acknowledged events. Never set it in production.
+   */
+  SPOOR_UNSAFE_ACK_BEFORE_WRITE: boolFlag,
+});

@@ -1,0 +1,74 @@
+import type { z } from 'zod';
+import { ConfigSchema, type ServiceName } from './config-schema.js';
+
+type Parsed = z.output<typeof ConfigSchema>;
+
+/** The validated configuration every service receives; nothing else reads process.env. */
+export interface Config {
+  services: ServiceName[];
+  port: number;
+  host: string;
+  dataDir: string;
+  kafkaBrokers: string[] | null;
+  clickhouseUrl: string | null;
+  clickhouseDatabase: string;
+  redisUrl: string | null;
+  topicPrefix: string;
+  trustProxy: boolean | number | string[];
+  geoipDb: string | null;
+  ipMode: 'full' | 'truncate' | 'hash';
+  ipSalt: string | null;
+  oidcIssuer: string | null;
+  oidcAudience: string | null;
+  smtpUrl: string | null;
+  dnsServer: string | null;
+  publicUrl: string | null;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  unsafeAckBeforeWrite: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string, value: string | undefined) {
+    super(`Invalid configuration: ${variable}=${JSON.stringify(value ?? '')}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function toConfig(p: Parsed): Config {
+  return {
+    services: p.SPOOR_SERVICES,
+    port: p.SPOOR_PORT,
+    host: p.SPOOR_HOST,
+    dataDir: p.SPOOR_DATA_DIR,
+    kafkaBrokers: p.SPOOR_KAFKA_BROKERS?.split(',').map((b) => b.trim()) ?? null,
+    clickhouseUrl: p.SPOOR_CLICKHOUSE_URL ?? null,
+    clickhouseDatabase: p.SPOOR_CLICKHOUSE_DATABASE,
+    redisUrl: p.SPOOR_REDIS_URL ?? null,
+    topicPrefix: p.SPOOR_TOPIC_PREFIX,
+    trustProxy: p.SPOOR_TRUST_PROXY,
+    geoipDb: p.SPOOR_GEOIP_DB ?? null,
+    ipMode: p.SPOOR_IP_MODE,
+    ipSalt: p.SPOOR_IP_SALT ?? null,
+    oidcIssuer: p.SPOOR_OIDC_ISSUER ?? null,
+    oidcAudience: p.SPOOR_OIDC_AUDIENCE ?? null,
+    smtpUrl: p.SPOOR_SMTP_URL ?? null,
+    dnsServer: p.SPOOR_DNS_SERVER ?? null,
+    publicUrl: p.SPOOR_PUBLIC_URL ?? null,
+    logLevel: p.SPOOR_LOG_LEVEL,
+    unsafeAckBeforeWrite: p.SPOOR_UNSAFE_ACK_BEFORE_WRITE,
+  };
+}
+
+/**
+ * Reads the environment once and validates it. A bad value throws ConfigError naming the
+ * variable, so start-up stops with a message that says what to fix.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = ConfigSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(variable, issue.message, env[variable]);
+  }
+  return toConfig(result.data);
+}

@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../src/index.js';
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).to.include({ port: 8080, host: '127.0.0.1', dataDir: './data', ipMode: 'full', kafkaBrokers: null, clickhouseUrl: null, redisUrl: null });
+    expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer']);
+  });
+
+  it('reads every setting it is given', () => {
+    const c = loadConfig({
+      SPOOR_SERVICES: 'enricher, sessionizer',
+      SPOOR_PORT: '9000',
+      SPOOR_KAFKA_BROKERS: 'a:9092,b:9093',
+      SPOOR_CLICKHOUSE_URL: 'http://ch:8123',
+      SPOOR_REDIS_URL: 'redis://r:6379',
+      SPOOR_IP_MODE: 'hash',
+      SPOOR_TRUST_PROXY: '2',
+      SPOOR_DNS_SERVER: '127.0.0.1:5353',
+    });
+    expect(c.services).to.deep.equal(['enricher', 'sessionizer']);
+    expect(c.kafkaBrokers).to.deep.equal(['a:9092', 'b:9093']);
+    expect(c).to.include({ port: 9000, clickhouseUrl: 'http://ch:8123', redisUrl: 'redis://r:6379', ipMode: 'hash', trustProxy: 2, dnsServer: '127.0.0.1:5353' });
+  });
+
+  const bad: Array<[string, string]> = [
+    ['SPOOR_PORT', 'eighty'],
+    ['SPOOR_PORT', '70000'],
+    ['SPOOR_SERVICES', 'ingest,teleporter'],
+    ['SPOOR_IP_MODE', 'scramble'],
+    ['SPOOR_KAFKA_BROKERS', 'not a broker'],
+    ['SPOOR_CLICKHOUSE_URL', 'ftp://x'],
+    ['SPOOR_REDIS_URL', 'http://not-redis'],
+    ['SPOOR_DNS_SERVER', '127.0.0.1'],
+    ['SPOOR_UNSAFE_ACK_BEFORE_WRITE', 'maybe'],
+  ];
+  for (const [variable, value] of bad) {
+    it(`stops on ${variable}=${value}, naming the variable`, () => {
+      expect(() => loadConfig({ [variable]: value }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.contains(variable);
+    });
+  }
+});

@@ -1,0 +1,29 @@
+import express, { type Express } from 'express';
+import type { Logger } from '@spoor/logger';
+import { corsMiddleware } from './cors-middleware.js';
+import { errorHandler, notFoundHandler } from './error-handler.js';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  trustProxy: boolean | number | string[];
+  /** Adds the routers of the services that run in this process. */
+  mount: (app: Express) => void;
+}
+
+/**
+ * The one express app factory: CORS on every response, OPTIONS 200 on every path, trailing
+ * slash optional (express' non-strict routing), the error catalogue's bodies, JSON 404s.
+ * It does not listen, so tests can start it on port 0.
+ */
+export function createHttpApp(opts: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', opts.trustProxy);
+  app.set('strict routing', false);
+  app.set('case sensitive routing', true);
+  app.use(corsMiddleware());
+  opts.mount(app);
+  app.use(notFoundHandler);
+  app.use(errorHandler(opts.logger));
+  return app;
+}

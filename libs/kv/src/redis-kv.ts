@@ -1,0 +1,60 @@
+import { Redis } from 'ioredis';
+import type { Kv, KvEntry } from './kv.js';
+
+/** Redis through ioredis; every key gets `prefix` so deployments can share one server. */
+export class RedisKv implements Kv {
+  readonly kind = 'redis' as const;
+
+  private constructor(private readonly redis: Redis) {}
+
+  static async connect(url: string, prefix: string): Promise<RedisKv> {
+    const redis = new Redis(url, { keyPrefix: prefix, lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
+    await redis.connect();
+    return new RedisKv(redis);
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.redis.get(key);
+  }
+
+  async mget(keys: string[]): Promise<Array<string | null>> {
+    return keys.length === 0 ? [] : this.redis.mget(keys);
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    if (ttlMs === undefined) await this.redis.set(key, value);
+    else await this.redis.set(key, value, 'PX', ttlMs);
+  }
+
+  async mset(entries: KvEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const e of entries) {
+      if (e.ttlMs === undefined) pipeline.set(e.key, e.value);
+      else pipeline.set(e.key, e.value, 'PX', e.ttlMs);
+    }
+    const results = await pipeline.exec();
+    const failed = results?.find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    const result = ttlMs === undefined ? await this.redis.set(key, value, 'NX') : await this.redis.set(key, value, 'PX', ttlMs, 'NX');
+    return result === 'OK';
+  }
+
+  async incr(key: string, by = 1, ttlMs?: number): Promise<number> {
+    const value = await this.redis.incrby(key, by);
+    // The first increment created the key: give it its TTL then, not on every hit.
+    if (ttlMs !== undefined && value === by) await this.redis.pexpire(key, ttlMs);
+    return value;
+  }
+
+  async del(key: string): Promise<void> {
+    await this.redis.del(key);
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit();
+  }
+}

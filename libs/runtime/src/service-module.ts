@@ -1,0 +1,29 @@
+import type { Router } from 'express';
+import type { Config, ServiceName } from '@spoor/config';
+import type { Logger } from '@spoor/logger';
+import type { Adapters } from './adapters.js';
+
+export interface ServiceContext {
+  config: Config;
+  logger: Logger;
+  adapters: Adapters;
+  /** Milliseconds since the epoch; tests pass their own. */
+  clock: () => number;
+}
+
+export interface RunningService {
+  /** HTTP routes this service serves, mounted on the process' one app. */
+  router?: Router;
+  /** Figures for health reporting. */
+  stats?: () => Record<string, number>;
+  /** Topics and consumer groups this service consumes, for lag reporting. */
+  consumes?: Array<{ topic: string; group: string }>;
+  /** Stops consuming; the adapters are closed by the host afterwards. */
+  stop(): Promise<void>;
+}
+
+/** What every service exports: a name and a start function. */
+export interface ServiceModule {
+  name: ServiceName;
+  start(ctx: ServiceContext): Promise<RunningService>;
+}

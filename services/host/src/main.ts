@@ -1,0 +1,5 @@
+// `npm start`: every service named by SPOOR_SERVICES (default all) in this one process.
+import { main } from '@spoor/runtime';
+import { serviceModules } from './service-modules.js';
+
+await main(serviceModules);

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { errors, parseOr422 } from '@spoor/http';
+import { IngestEvent, MAX_EVENT_BYTES, normalizeOrigin, type ProjectRecord, type RawEvent } from '@spoor/schemas';
+import type { ProjectResolver } from './project-resolver.js';
+
+/** What ingest knows about the HTTP request besides the body. */
+export interface RequestFacts {
+  /** The browser's Origin header; absent for server-side callers (and "null" origins). */
+  originHeader: string | undefined;
+  ip: string;
+  userAgent: string;
+}
+
+/** Validates each event, or throws the 413/422 naming the event's position in the body. */
+export function validateEvents(items: unknown[], prefix: (i: number) => Array<string | number>): IngestEvent[] {
+  return items.map((item, i) => {
+    if (Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
+      throw errors.payloadTooLarge(`Event ${prefix(i).join('.') || 'body'} exceeds ${MAX_EVENT_BYTES} bytes`);
+    }
+    return parseOr422(IngestEvent, item, 'body', prefix(i));
+  });
+}
+
+/**
+ * Finds the project an event belongs to. The origin comes from the body, else the Origin
+ * header; a browser Origin that differs from the project's origin is refused (403). Without
+ * any origin, a project name held by exactly one origin is enough (server-side senders).
+ */
+export async function resolveProject(event: IngestEvent, facts: RequestFacts, projects: ProjectResolver): Promise<ProjectRecord> {
+  const header = facts.originHeader ? normalizeOrigin(facts.originHeader) : null;
+  const given = event.origin !== undefined ? normalizeOrigin(event.origin) : null;
+  if (event.origin !== undefined && given === null) throw errors.notFound(`Unknown project ${event.project} at origin ${event.origin}`);
+  const origin = given ?? header;
+  if (origin === null) {
+    const candidates = await projects.findByName(event.project);
+    if (candidates.length === 1) return candidates[0]!;
+    throw errors.notFound(candidates.length === 0 ? `Unknown project ${event.project}` : `Project ${event.project} exists at several origins; send origin`);
+  }
+  const found = await projects.find(origin, event.project);
+  if (!found) throw errors.notFound(`Unknown project ${event.project} at origin ${origin}`);
+  if (header !== null && header !== found.origin) throw errors.originMismatch(header);
+  return found;
+}
+
+/** Stamps what the server knows: id, arrival time, IP, user agent, clock-skew correction. */
+export function stampEvent(event: IngestEvent, project: ProjectRecord, facts: RequestFacts, receivedAt: number): RawEvent {
+  // sent_at is the client's clock when it sent the batch: the difference to our clock is the
+  // client's skew, and the same offset applies to when the event happened.
+  const skew = event.sent_at !== undefined ? receivedAt - event.sent_at : 0;
+  return {
+    event_id: event.event_id ?? randomUUID(),
+    project_id: project.project_id,
+    project: project.project,
+    origin: project.origin,
+    action: event.action,
+    timestamp: Math.max(0, event.timestamp + skew),
+    client_timestamp: event.timestamp,
+    sent_at: event.sent_at ?? null,
+    received_at: receivedAt,
+    payload: event.payload,
+    session_id: event.session_id ?? null,
+    url: event.url ?? null,
+    referrer: event.referrer ?? null,
+    ip: facts.ip,
+    user_agent: facts.userAgent,
+  };
+}
+
+/** Partition key: one session's events (explicit or derived) stay on one partition, in order. */
+export function partitionKey(e: RawEvent): string {
+  return e.session_id !== null ? `${e.project_id}:s:${e.session_id}` : `${e.project_id}:d:${e.ip}|${e.user_agent}`;
+}

@@ -1,0 +1,19 @@
+import type { ServiceModule } from '@spoor/runtime';
+import { ingestRouter } from './ingest-routes.js';
+import { IngestService } from './ingest-service.js';
+import { ProjectResolver } from './project-resolver.js';
+
+export const ingestModule: ServiceModule = {
+  name: 'ingest',
+  async start({ config, logger, adapters, clock }) {
+    const service = new IngestService({
+      bus: adapters.bus,
+      topic: adapters.topics.rawEvents,
+      projects: new ProjectResolver(adapters.store.projects, clock),
+      clock,
+      logger,
+      unsafeAckBeforeWrite: config.unsafeAckBeforeWrite,
+    });
+    return { router: ingestRouter(service), stats: () => service.stats(), stop: async () => {} };
+  },
+};

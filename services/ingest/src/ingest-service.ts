@@ -1,0 +1,73 @@
+import type { Bus } from '@spoor/bus';
+import { errors } from '@spoor/http';
+import type { Logger } from '@spoor/logger';
+import type { RawEvent } from '@spoor/schemas';
+import { partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
+import type { ProjectResolver } from './project-resolver.js';
+
+export interface IngestDeps {
+  bus: Bus;
+  topic: string;
+  projects: ProjectResolver;
+  clock: () => number;
+  logger: Logger;
+  /** Test-only fault (config SPOOR_UNSAFE_ACK_BEFORE_WRITE): answer before the bus acknowledged. */
+  unsafeAckBeforeWrite?: boolean;
+}
+
+export interface IngestResult {
+  accepted: number;
+  event_ids: string[];
+}
+
+/**
+ * The ingest use case, free of express: validate every event (all or nothing), resolve and check
+ * its project, stamp it, and resolve only after the bus acknowledged the write.
+ */
+export class IngestService {
+  private readonly counters = { accepted: 0, rejected: 0, publish_failures: 0 };
+  private unsafeBuffer: RawEvent[] = [];
+
+  constructor(private readonly deps: IngestDeps) {
+    if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 50).unref();
+  }
+
+  async ingest(items: unknown[], facts: RequestFacts, prefix: (i: number) => Array<string | number>): Promise<IngestResult> {
+    try {
+      const events = validateEvents(items, prefix);
+      const receivedAt = this.deps.clock();
+      const raw: RawEvent[] = [];
+      for (const event of events) raw.push(stampEvent(event, await resolveProject(event, facts, this.deps.projects), facts, receivedAt));
+      await this.publish(raw);
+      this.counters.accepted += raw.length;
+      return { accepted: raw.length, event_ids: raw.map((e) => e.event_id) };
+    } catch (err) {
+      this.counters.rejected += items.length;
+      throw err;
+    }
+  }
+
+  stats(): Record<string, number> {
+    return { ...this.counters };
+  }
+
+  private async publish(raw: RawEvent[]): Promise<void> {
+    if (this.deps.unsafeAckBeforeWrite) {
+      this.unsafeBuffer.push(...raw);
+      return;
+    }
+    try {
+      await this.deps.bus.publish(this.deps.topic, raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) })));
+    } catch (err) {
+      this.counters.publish_failures++;
+      this.deps.logger.error('publish failed', { err });
+      throw errors.unavailable('Event bus unavailable; retry later', 2);
+    }
+  }
+
+  private flushUnsafe(): void {
+    const batch = this.unsafeBuffer;
+    this.unsafeBuffer = [];
+    if (batch.length) void this.deps.bus.publish(this.deps.topic, batch.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) })));
+  }
+}
