@@ -1,5 +1,5 @@
 import type { Bus, DeliveredMessage } from '@spoor/bus';
-import type { EnrichmentPipeline } from '@spoor/enrich';
+import type { EnrichmentPipeline, EnrichResult } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/logger';
 import type { EnrichedEvent, RawEvent } from '@spoor/schemas';
@@ -24,7 +24,7 @@ const DEDUP_TTL_MS = 6 * 60 * 60 * 1000;
  * by the bus only after all of that succeeded, so a crash replays, never loses.
  */
 export class EnricherService {
-  private readonly counters: Record<string, number> = { duplicate: 0 };
+  private readonly counters: Record<string, number> = { duplicate: 0, malformed: 0 };
 
   constructor(private readonly deps: EnricherDeps) {}
 
@@ -32,8 +32,8 @@ export class EnricherService {
     const fresh = await this.dropDuplicates(batch);
     const enrichable: Array<{ raw: RawEvent; enriched: Omit<EnrichedEvent, 'session_id'> & { session_id: string | null; sessionKey: string } }> = [];
     for (const raw of fresh) {
-      const result = this.deps.pipeline.enrich(raw);
-      if (result.ok) enrichable.push({ raw, enriched: { ...result.event, sessionKey: result.sessionKey } });
+      const result = this.enrichOne(raw);
+      if (result?.ok) enrichable.push({ raw, enriched: { ...result.event, sessionKey: result.sessionKey } });
     }
     if (enrichable.length === 0) return;
     const withSessions = await assignSessions(enrichable.map((e) => e.enriched), this.deps.kv);
@@ -47,6 +47,20 @@ export class EnricherService {
     );
   }
 
+  /**
+   * A message that cannot be enriched would otherwise block its partition forever (the bus
+   * retries a failing batch): it is logged, counted as `malformed` and skipped.
+   */
+  private enrichOne(raw: RawEvent): EnrichResult | null {
+    try {
+      return this.deps.pipeline.enrich(raw);
+    } catch (err) {
+      this.counters['malformed']!++;
+      this.deps.logger.error('skipping an event that cannot be enriched', { err, event_id: raw.event_id });
+      return null;
+    }
+  }
+
   stats(): Record<string, number> {
     return { ...this.counters, ...this.deps.pipeline.counters() };
   }
@@ -58,7 +72,11 @@ export class EnricherService {
   private async dropDuplicates(batch: DeliveredMessage[]): Promise<RawEvent[]> {
     const candidates = new Map<string, { raw: RawEvent; position: string }>();
     for (const m of batch) {
-      const raw = JSON.parse(m.value) as RawEvent;
+      const raw = parseRawEvent(m.value);
+      if (!raw) {
+        this.counters['malformed']!++;
+        continue;
+      }
       const key = `dedup:${raw.project_id}:${raw.event_id}`;
       if (candidates.has(key)) this.counters['duplicate']!++;
       else candidates.set(key, { raw, position: `${m.topic}/${m.partition}/${m.offset}` });
@@ -73,5 +91,15 @@ export class EnricherService {
       else this.counters['duplicate']!++;
     });
     return out;
+  }
+}
+
+/** The bus carries what ingest wrote; anything else (a foreign producer, a bad byte) is skipped. */
+function parseRawEvent(value: string): RawEvent | null {
+  try {
+    const raw = JSON.parse(value) as RawEvent;
+    return typeof raw?.event_id === 'string' && typeof raw.project_id === 'string' && typeof raw.timestamp === 'number' ? raw : null;
+  } catch {
+    return null;
   }
 }

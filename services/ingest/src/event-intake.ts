@@ -37,7 +37,11 @@ export async function resolveProject(event: IngestEvent, facts: RequestFacts, pr
     throw errors.notFound(candidates.length === 0 ? `Unknown project ${event.project}` : `Project ${event.project} exists at several origins; send origin`);
   }
   const found = await projects.find(origin, event.project);
-  if (!found) throw errors.notFound(`Unknown project ${event.project} at origin ${origin}`);
+  if (!found) {
+    // A page on another site posting into a known project is an origin mismatch, not a miss.
+    if (given === null && (await projects.findByName(event.project)).length > 0) throw errors.originMismatch(origin);
+    throw errors.notFound(`Unknown project ${event.project} at origin ${origin}`);
+  }
   if (header !== null && header !== found.origin) throw errors.originMismatch(header);
   return found;
 }

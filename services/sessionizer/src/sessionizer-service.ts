@@ -21,12 +21,12 @@ const stateKey = (projectId: string, sessionId: string) => `ss:${projectId}:${se
  * ids, and is written to the store before the offset commits, so a replay changes nothing.
  */
 export class SessionizerService {
-  private readonly counters = { events: 0, bots: 0, repeats: 0 };
+  private readonly counters = { events: 0, bots: 0, repeats: 0, malformed: 0 };
 
   constructor(private readonly deps: SessionizerDeps) {}
 
   async handle(batch: DeliveredMessage[]): Promise<void> {
-    const events = batch.map((m) => JSON.parse(m.value) as EnrichedEvent);
+    const events = batch.flatMap((m) => parseEnriched(m.value) ?? (this.counters.malformed++, []));
     const human = events.filter((e) => !e.bot);
     this.counters.bots += events.length - human.length;
     await this.touchActions(events);
@@ -78,5 +78,15 @@ export class SessionizerService {
       if (!seen || seen.last_seen < e.timestamp) latest.set(key, { project_id: e.project_id, action: e.action, last_seen: e.timestamp });
     }
     await this.deps.store.events.touchActions([...latest.values()]);
+  }
+}
+
+/** A message that is not an enriched event would block its partition: it is counted and skipped. */
+function parseEnriched(value: string): EnrichedEvent | null {
+  try {
+    const e = JSON.parse(value) as EnrichedEvent;
+    return typeof e?.session_id === 'string' && typeof e.project_id === 'string' && typeof e.timestamp === 'number' ? e : null;
+  } catch {
+    return null;
   }
 }

