@@ -27,11 +27,14 @@ export interface ProjectRepository {
 }
 
 export interface EventRepository {
-  /** Idempotent: a (project_id, event_id) already stored is left as it is. */
+  /**
+   * Idempotent: a (project_id, event_id) already stored is left as it is (the first write wins,
+   * also inside one batch).
+   */
   insertRaw(events: RawEvent[]): Promise<void>;
   /** Idempotent like insertRaw. */
   insertEnriched(events: EnrichedEvent[]): Promise<void>;
-  /** Oldest first by timestamp, then event_id. */
+  /** Oldest first by timestamp, then event_id; window on timestamp, end exclusive. */
   listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]>;
   listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]>;
   /** Every enriched event of one session, oldest first. */
@@ -40,15 +43,21 @@ export interface EventRepository {
   countEnriched(projectId: string): Promise<number>;
   /** Records that actions were seen; keeps the greatest last_seen per (project, action). */
   touchActions(items: Array<{ project_id: string; action: string; last_seen: number }>): Promise<void>;
+  /** Most recently seen first, then by action. */
   listActions(projectId: string): Promise<ActionSeen[]>;
 }
 
 export interface SessionRepository {
-  /** Inserts or replaces whole session states, keyed by (project_id, session_id). */
+  /**
+   * Inserts or replaces whole session states, keyed by (project_id, session_id). A state whose
+   * updated_at is older than the stored one is ignored (ClickHouse's ReplacingMergeTree(updated_at)
+   * rule, applied by every backend); on a tie the later write wins.
+   */
   upsert(sessions: SessionState[]): Promise<void>;
   get(projectId: string, sessionId: string): Promise<SessionState | null>;
+  /** The stored ones among sessionIds, ordered by session_id. */
   getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]>;
-  /** Newest first by last_event_at; window filters on last_event_at. */
+  /** Newest first by last_event_at, then session_id; window filters on last_event_at. */
   list(projectId: string, q: ListQuery): Promise<SessionListItem[]>;
 }
 

@@ -1,0 +1,71 @@
+// ClickHouse backend: the system of record in split mode (DESIGN.md, Architecture). Everything
+// goes through @clickhouse/client over HTTP with JSONEachRow, and every value is a bound
+// `{name:Type}` query parameter; the only name spliced into SQL is the database, checked
+// against an identifier pattern. There are no unique constraints or upserts, so each table is
+// a ReplacingMergeTree whose sorting key is the identity of a row (see migrations.ts for the
+// keys and the read paths) and every read says FINAL, which collapses versions not yet merged
+// in the background: a duplicate insert never shows. FINAL costs a merge of the rows read at
+// query time; the reads here are narrowed to one project's key range first. Migrations are
+// idempotent statements recorded in schema_migrations (itself a ReplacingMergeTree, so two
+// processes recording the same step leave one row).
+import type { Store } from '../store.js';
+import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickhouse-connection.js';
+import { ClickHouseEventRepository } from './event-repository.js';
+import { clickhouseBootstrap, clickhouseMigrations } from './migrations.js';
+import { ClickHouseProjectRepository } from './project-repository.js';
+import { ClickHouseSessionRepository } from './session-repository.js';
+
+export type ClickHouseStoreOptions = ClickHouseConnectionOptions;
+
+/** Codes a concurrent `CREATE … IF NOT EXISTS` can still raise when another process won. */
+const ALREADY_EXISTS = new Set(['57', '82', 'TABLE_ALREADY_EXISTS', 'DATABASE_ALREADY_EXISTS']);
+
+export class ClickHouseStore implements Store {
+  readonly kind = 'clickhouse' as const;
+  readonly projects: ClickHouseProjectRepository;
+  readonly events: ClickHouseEventRepository;
+  readonly sessions: ClickHouseSessionRepository;
+
+  private constructor(private readonly ch: ClickHouseConnection) {
+    this.projects = new ClickHouseProjectRepository(ch);
+    this.events = new ClickHouseEventRepository(ch);
+    this.sessions = new ClickHouseSessionRepository(ch);
+  }
+
+  static async connect(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {
+    const ch = ClickHouseConnection.create(opts);
+    try {
+      await ch.ping();
+    } catch (err) {
+      await ch.close();
+      throw err;
+    }
+    return new ClickHouseStore(ch);
+  }
+
+  async migrate(): Promise<void> {
+    const db = this.ch.database;
+    for (const sql of clickhouseBootstrap(db)) await this.ddl(sql);
+    const applied = new Set(
+      (await this.ch.rows(`SELECT version FROM ${this.ch.table('schema_migrations')} FINAL`)).map((r) => Number(r.version)),
+    );
+    for (const m of clickhouseMigrations) {
+      if (applied.has(m.version)) continue;
+      for (const sql of m.statements(db)) await this.ddl(sql);
+      await this.ch.insert('schema_migrations', [{ version: m.version, name: m.name, applied_at: Date.now() }]);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.ch.close();
+  }
+
+  private async ddl(sql: string): Promise<void> {
+    try {
+      await this.ch.command(sql);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (!ALREADY_EXISTS.has(String(code))) throw err;
+    }
+  }
+}

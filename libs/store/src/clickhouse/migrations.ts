@@ -1,0 +1,147 @@
+// ClickHouse schema, one numbered step at a time, for a database name `db` that has passed
+// checkIdentifier(). Every statement is idempotent (IF NOT EXISTS) so that a step can be
+// re-run after a crash or by two processes at once; never edit a released step.
+//
+// Keys and why:
+// - Events: ReplacingMergeTree ORDER BY (project_id, event_id). The sorting key is the dedup
+//   key, and it cannot hold the timestamp or session: a retried event can carry another
+//   corrected timestamp (its sent_at changed) and a re-derived session id, and must still
+//   collapse into one row. `_version` = (year 2100 − insert time) in µs, stamped by the server,
+//   makes the *earliest* insert survive, so a stored event "is left as it is" (store.ts).
+//   Reads use FINAL. Read paths: sessionEvents goes through enriched_events_by_session, an
+//   index table (ORDER BY project_id, session_id, timestamp, event_id) fed by a materialized
+//   view; its event ids then hit the primary key of enriched_events, and the outer query
+//   re-checks session_id after FINAL, so a stale index entry never leaks a row. Time windows
+//   (listRaw/listEnriched) scan the project's key range under FINAL; the minmax index on
+//   `timestamp` prunes that for queries without FINAL (aggregations) and for FINAL where the
+//   server enables use_skip_indexes_if_final. No time partitioning: ReplacingMergeTree only
+//   collapses duplicates inside one partition.
+// - sessions: ReplacingMergeTree(updated_at) ORDER BY (project_id, session_id): the newest
+//   state wins. No skip index on last_event_at: it changes between versions of a row, and a
+//   skip index applied before FINAL could surface a stale version.
+// - actions: ReplacingMergeTree(last_seen) ORDER BY (project_id, action): max last_seen wins.
+// - projects: ReplacingMergeTree(version) ORDER BY (origin, project). A new row gets a
+//   server-stamped, decreasing version (first insert wins, which is what create() relies on);
+//   setVerified writes the surviving row again with version + 1. The table is small, so the
+//   lookups by project_id and account_id are plain scans.
+// Timestamps are Int64 (UInt64 for version columns) integer ms, the API's unit;
+// `fromUnixTimestamp64Milli(timestamp)` gives a DateTime64 for analytics. payload, attributes
+// and classification are String JSON; query and actions are Map, tags and seen Array(String).
+
+export interface ClickHouseMigration {
+  version: number;
+  name: string;
+  statements: (db: string) => string[];
+}
+
+/** µs before 2100-01-01: decreasing with insert time, below 2^53 so JS numbers stay exact. */
+const FIRST_INSERT_WINS = 'toUInt64(4102444800000000 - toUnixTimestamp64Micro(now64(6)))';
+
+const EVENT_COLUMNS = `
+  project_id       String,
+  event_id         String,
+  project          LowCardinality(String),
+  origin           LowCardinality(String),
+  action           LowCardinality(String),
+  timestamp        Int64,
+  client_timestamp Int64,
+  sent_at          Nullable(Int64),
+  received_at      Int64,
+  payload          String,
+  session_id       Nullable(String),
+  url              Nullable(String),
+  referrer         Nullable(String),
+  ip               String,
+  user_agent       String`;
+
+const UTM_CLIENT_GEO = `
+  utm_source      Nullable(String),
+  utm_medium      Nullable(String),
+  utm_campaign    Nullable(String),
+  utm_term        Nullable(String),
+  utm_content     Nullable(String),
+  browser_name    LowCardinality(Nullable(String)),
+  browser_version Nullable(String),
+  os_name         LowCardinality(Nullable(String)),
+  os_version      Nullable(String),
+  device_type     LowCardinality(Nullable(String)),
+  device_vendor   Nullable(String),
+  device_model    Nullable(String),
+  geo_country     LowCardinality(Nullable(String)),
+  geo_region      Nullable(String),
+  geo_city        Nullable(String),
+  geo_latitude    Nullable(Float64),
+  geo_longitude   Nullable(Float64)`;
+
+export const clickhouseMigrations: readonly ClickHouseMigration[] = [
+  {
+    version: 1,
+    name: 'projects, events, sessions, actions',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.projects (
+        project_id         String,
+        origin             String,
+        project            String,
+        account_id         String,
+        verified           Bool,
+        verification_token String,
+        created_at         Int64,
+        version            UInt64 DEFAULT ${FIRST_INSERT_WINS}
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (origin, project)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.raw_events (${EVENT_COLUMNS},
+        _version UInt64 MATERIALIZED ${FIRST_INSERT_WINS},
+        INDEX timestamp_minmax timestamp TYPE minmax GRANULARITY 1
+      ) ENGINE = ReplacingMergeTree(_version) ORDER BY (project_id, event_id)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.enriched_events (${EVENT_COLUMNS},
+        ${UTM_CLIENT_GEO},
+        bot   Bool,
+        path  Nullable(String),
+        query Map(String, String),
+        _version UInt64 MATERIALIZED ${FIRST_INSERT_WINS},
+        INDEX timestamp_minmax timestamp TYPE minmax GRANULARITY 1
+      ) ENGINE = ReplacingMergeTree(_version) ORDER BY (project_id, event_id)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.enriched_events_by_session (
+        project_id String,
+        session_id String,
+        timestamp  Int64,
+        event_id   String
+      ) ENGINE = ReplacingMergeTree ORDER BY (project_id, session_id, timestamp, event_id)`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.enriched_events_by_session_mv
+        TO ${db}.enriched_events_by_session
+        AS SELECT project_id, session_id, timestamp, event_id FROM ${db}.enriched_events`,
+      `CREATE TABLE IF NOT EXISTS ${db}.sessions (
+        project_id     String,
+        session_id     String,
+        first_event_at Int64,
+        last_event_at  Int64,
+        duration_ms    Int64,
+        event_count    Int64,
+        actions        Map(String, UInt64),
+        entry_url      Nullable(String),
+        exit_url       Nullable(String),
+        page_count     Int64,
+        referrer       Nullable(String),
+        ${UTM_CLIENT_GEO},
+        attributes     String,
+        tags           Array(String),
+        classification Nullable(String),
+        seen           Array(String),
+        updated_at     UInt64
+      ) ENGINE = ReplacingMergeTree(updated_at) ORDER BY (project_id, session_id)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.actions (
+        project_id String,
+        action     String,
+        last_seen  UInt64
+      ) ENGINE = ReplacingMergeTree(last_seen) ORDER BY (project_id, action)`,
+    ],
+  },
+];
+
+export const clickhouseBootstrap = (db: string): string[] => [
+  `CREATE DATABASE IF NOT EXISTS ${db}`,
+  `CREATE TABLE IF NOT EXISTS ${db}.schema_migrations (
+    version    UInt32,
+    name       String,
+    applied_at Int64
+  ) ENGINE = ReplacingMergeTree ORDER BY version`,
+];

@@ -1,0 +1,72 @@
+import type { ProjectRecord } from '@spoor/schemas';
+import { StoreConflictError, type ProjectRepository } from '../store.js';
+import { toBool, toInt, toStr } from '../column-values.js';
+import type { ClickHouseConnection, Params, Row } from './clickhouse-connection.js';
+
+const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at';
+
+export class ClickHouseProjectRepository implements ProjectRepository {
+  constructor(private readonly ch: ClickHouseConnection) {}
+
+  /**
+   * ClickHouse has no unique constraint, so: check, insert, then read back. The insert takes a
+   * server-stamped version that decreases with time, and FINAL keeps the highest, i.e. the
+   * earliest insert of an (origin, project). Two racing creates therefore both read back the
+   * same survivor and the later one throws StoreConflictError. What remains of the race: two
+   * inserts in the same microsecond (the later insert survives and the earlier caller, if it
+   * read back first, believes it won), and clock steps backwards on the server.
+   */
+  async create(p: ProjectRecord): Promise<void> {
+    const conflict = () => new StoreConflictError(`project ${p.project} at ${p.origin} exists`);
+    if (await this.find(p.origin, p.project)) throw conflict();
+    await this.ch.insert('projects', [{
+      project_id: p.project_id, origin: p.origin, project: p.project, account_id: p.account_id,
+      verified: p.verified, verification_token: p.verification_token, created_at: p.created_at,
+    }]);
+    const survivor = await this.find(p.origin, p.project);
+    if (survivor?.project_id !== p.project_id) throw conflict();
+  }
+
+  async find(origin: string, project: string): Promise<ProjectRecord | null> {
+    const [row] = await this.select('origin = {origin:String} AND project = {project:String}', { origin, project });
+    return row ? rowToProject(row) : null;
+  }
+
+  async findByName(project: string): Promise<ProjectRecord[]> {
+    return (await this.select('project = {project:String}', { project }, 'origin')).map(rowToProject);
+  }
+
+  async get(projectId: string): Promise<ProjectRecord | null> {
+    const [row] = await this.select('project_id = {project_id:String}', { project_id: projectId });
+    return row ? rowToProject(row) : null;
+  }
+
+  async listByAccount(accountId: string): Promise<ProjectRecord[]> {
+    const rows = await this.select('account_id = {account_id:String}', { account_id: accountId }, 'created_at, origin, project');
+    return rows.map(rowToProject);
+  }
+
+  /** Writes the surviving row again with version + 1, which outranks it under FINAL. */
+  async setVerified(projectId: string, verified: boolean): Promise<void> {
+    const [row] = await this.select('project_id = {project_id:String}', { project_id: projectId });
+    if (!row) return;
+    const { version, ...rest } = row;
+    await this.ch.insert('projects', [{ ...rest, verified, version: toInt(version) + 1 }]);
+  }
+
+  /** WHERE runs after FINAL (no PREWHERE with FINAL), so only surviving rows ever match. */
+  private select(where: string, params: Params, orderBy = 'origin, project'): Promise<Row[]> {
+    return this.ch.rows(
+      `SELECT ${COLUMNS}, version FROM ${this.ch.table('projects')} FINAL WHERE ${where} ORDER BY ${orderBy}`,
+      params,
+    );
+  }
+}
+
+function rowToProject(r: Row): ProjectRecord {
+  return {
+    project_id: toStr(r.project_id), origin: toStr(r.origin), project: toStr(r.project),
+    account_id: toStr(r.account_id), verified: toBool(r.verified),
+    verification_token: toStr(r.verification_token), created_at: toInt(r.created_at),
+  };
+}

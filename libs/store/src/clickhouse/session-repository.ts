@@ -1,0 +1,58 @@
+import type { SessionListItem, SessionState } from '@spoor/schemas';
+import type { ListQuery, SessionRepository } from '../store.js';
+import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
+import {
+  SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
+} from '../session-row.js';
+import type { ClickHouseConnection, Row } from './clickhouse-connection.js';
+
+const LIST = SESSION_COLUMNS.join(', ');
+
+/** attributes and classification are String JSON; actions (Map), tags and seen (Array) stay native. */
+function encode(row: Row): Row {
+  return {
+    ...row,
+    attributes: JSON.stringify(row.attributes),
+    classification: row.classification === null ? null : JSON.stringify(row.classification),
+  };
+}
+
+export class ClickHouseSessionRepository implements SessionRepository {
+  constructor(private readonly ch: ClickHouseConnection) {}
+
+  async upsert(sessions: SessionState[]): Promise<void> {
+    // Rows of one insert tie on updated_at in arbitrary ways, so pick the winner here.
+    await this.ch.insert('sessions', latestPerSession(sessions).map((s) => encode(sessionToRow(s))));
+  }
+
+  async get(projectId: string, sessionId: string): Promise<SessionState | null> {
+    const [row] = await this.ch.rows(
+      `SELECT ${LIST} FROM ${this.ch.table('sessions')} FINAL
+       WHERE project_id = {project_id:String} AND session_id = {session_id:String}`,
+      { project_id: projectId, session_id: sessionId },
+    );
+    return row ? rowToSession(row) : null;
+  }
+
+  async getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.ch.rows(
+      `SELECT ${LIST} FROM ${this.ch.table('sessions')} FINAL
+       WHERE project_id = {project_id:String} AND session_id IN {session_ids:Array(String)}
+       ORDER BY session_id`,
+      { project_id: projectId, session_ids: sessionIds },
+    );
+    return rows.map(rowToSession);
+  }
+
+  async list(projectId: string, q: ListQuery): Promise<SessionListItem[]> {
+    const rows = await this.ch.rows(
+      `SELECT session_id, first_event_at, last_event_at, event_count FROM ${this.ch.table('sessions')} FINAL
+       WHERE project_id = {project_id:String}
+         AND last_event_at >= {start:Int64} AND last_event_at < {end:Int64}
+       ORDER BY last_event_at DESC, session_id LIMIT {limit:UInt64}`,
+      { project_id: projectId, start: q.window_start ?? MIN_MS, end: q.window_end ?? MAX_MS, limit: checkLimit(q.limit) },
+    );
+    return rows.map(rowToSessionListItem);
+  }
+}

@@ -1,0 +1,167 @@
+import {
+  LIST, VARCHAR,
+  listValue,
+  type DuckDBAppender, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
+} from '@duckdb/node-api';
+
+/** How a column of a staged insert is appended. JSON: a VARCHAR holding JSON.stringify(value). */
+export type DuckColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN' | 'JSON';
+export type DuckColumns = ReadonlyArray<readonly [name: string, type: DuckColumnType]>;
+export type Row = Record<string, unknown>;
+export type Param = string | number | boolean | null | readonly string[];
+
+/** What runs inside {@link DuckDbConnection.exclusive}: nothing else uses the connection meanwhile. */
+export interface DuckExecutor {
+  all(sql: string, params?: readonly Param[]): Promise<Row[]>;
+  run(sql: string, params?: readonly Param[]): Promise<void>;
+  /** Appends rows to a TEMP staging table with exactly `columns`, created on first use. */
+  stage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void>;
+  /** BEGIN … COMMIT around fn, ROLLBACK when it throws. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * One DuckDB connection used by one caller at a time. A connection runs a single statement at
+ * once, and concurrent `run`s on one connection have crashed the process
+ * (duckdb/duckdb-node-neo#142; #122, #227), so every use goes through a promise queue.
+ * Values are always bound. With `cacheStatements` (the read connection) prepared statements
+ * are kept per SQL text. The write connection prepares afresh every time: re-running a cached
+ * `INSERT … SELECT FROM <stage> ON CONFLICT DO NOTHING` after the Appender refilled the stage
+ * failed in DuckDB 1.5.6 with "Invalid unicode … in segment statistics update" and then a
+ * segfault (reproduced outside this package; fresh statements do not show it).
+ */
+export class DuckDbConnection implements DuckExecutor {
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly prepared = new Map<string, DuckDBPreparedStatement>();
+  private readonly stages = new Set<string>();
+
+  constructor(private readonly conn: DuckDBConnection, private readonly cacheStatements = false) {}
+
+  /** Runs fn alone on this connection (statements of one transaction must not interleave). */
+  exclusive<T>(fn: (x: DuckExecutor) => Promise<T>): Promise<T> {
+    const result = this.tail.then(() => fn(this.executor));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  all(sql: string, params: readonly Param[] = []): Promise<Row[]> {
+    return this.exclusive((x) => x.all(sql, params));
+  }
+
+  run(sql: string, params: readonly Param[] = []): Promise<void> {
+    return this.exclusive((x) => x.run(sql, params));
+  }
+
+  stage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void> {
+    return this.exclusive((x) => x.stage(stage, source, columns, rows));
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusive((x) => x.transaction(fn));
+  }
+
+  /** Waits for queued work, then disconnects. */
+  async close(): Promise<void> {
+    await this.exclusive(async () => {
+      for (const s of this.prepared.values()) s.destroySync();
+      this.prepared.clear();
+      this.conn.closeSync();
+    });
+  }
+
+  // The unqueued operations; only reachable through exclusive().
+  private readonly executor: DuckExecutor = {
+    all: async (sql, params = []) => {
+      const reader = this.cacheStatements
+        ? await (await this.cached(sql, params)).runAndReadAll()
+        : await this.conn.runAndReadAll(sql, toValues(params), toTypes(params));
+      return reader.getRowObjectsJS().map(plainRow);
+    },
+    run: async (sql, params = []) => {
+      if (this.cacheStatements) await (await this.cached(sql, params)).run();
+      else await this.conn.run(sql, toValues(params), toTypes(params));
+    },
+    stage: (stage, source, columns, rows) => this.appendToStage(stage, source, columns, rows),
+    transaction: async (fn) => {
+      await this.conn.run('BEGIN TRANSACTION');
+      try {
+        const out = await fn();
+        await this.conn.run('COMMIT');
+        return out;
+      } catch (err) {
+        await this.conn.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    },
+  };
+
+  private async cached(sql: string, params: readonly Param[]): Promise<DuckDBPreparedStatement> {
+    let stmt = this.prepared.get(sql);
+    if (!stmt) {
+      stmt = await this.conn.prepare(sql);
+      this.prepared.set(sql, stmt);
+    }
+    stmt.clearBindings();
+    stmt.bind(toValues(params), toTypes(params));
+    return stmt;
+  }
+
+  /**
+   * Bulk path for batches: the Appender writes straight into a TEMP table (no constraints,
+   * no SQL parsing per row); the caller then moves the rows with one INSERT … SELECT that can
+   * say ON CONFLICT. Measured at 1,000 rows: ~50–65k rows/s, against ~6.5k rows/s for
+   * multi-row VALUES with bound parameters and ~40k rows/s for unnest() over bound lists.
+   * Stage and source names are constants of this package, never input.
+   */
+  private async appendToStage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void> {
+    if (!this.stages.has(stage)) {
+      const names = columns.map(([n]) => quote(n)).join(', ');
+      await this.conn.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`);
+      this.stages.add(stage);
+    }
+    await this.conn.run(`DELETE FROM ${stage}`);
+    const appender = await this.conn.createAppender(stage);
+    try {
+      for (const row of rows) {
+        for (const [name, type] of columns) appendValue(appender, type, row[name]);
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+}
+
+/** String lists bind as LIST(VARCHAR) (an empty list has no element to infer a type from). */
+function toValues(params: readonly Param[]): DuckDBValue[] {
+  return params.map((p) => (Array.isArray(p) ? listValue(p as string[]) : (p as DuckDBValue)));
+}
+
+function toTypes(params: readonly Param[]): DuckDBType[] | undefined {
+  if (!params.some((p) => Array.isArray(p))) return undefined;
+  // An undefined entry means "infer from the value" at run time (DuckDBPreparedStatement.bind).
+  return params.map((p) => (Array.isArray(p) ? LIST(VARCHAR) : undefined)) as DuckDBType[];
+}
+
+function appendValue(a: DuckDBAppender, type: DuckColumnType, v: unknown): void {
+  if (v === null || v === undefined) return a.appendNull();
+  switch (type) {
+    case 'VARCHAR': return a.appendVarchar(String(v));
+    case 'JSON': return a.appendVarchar(JSON.stringify(v));
+    case 'BIGINT': return a.appendBigInt(BigInt(v as number));
+    case 'DOUBLE': return a.appendDouble(Number(v));
+    case 'BOOLEAN': return a.appendBoolean(Boolean(v));
+  }
+}
+
+/** BIGINT arrives as bigint; the API speaks numbers (ms fit in 2^53). */
+function plainRow(r: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(r)) out[k] = typeof v === 'bigint' ? Number(v) : v;
+  return out;
+}
+
+export function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,95 @@
+// DuckDB backend: the embedded default (DESIGN.md, "Embedded default"). One DuckDBInstance per
+// Store on one file; DuckDB lets a single process own a database file for writing, so two
+// Stores on one path in one process are refused and migrations need no cross-process lock.
+// Two connections: a writer and a reader, each running one statement at a time through a
+// promise queue (a connection runs one query at once). Writes are therefore serialised, which
+// also keeps DuckDB's optimistic concurrency from aborting concurrent upserts of one key; reads
+// proceed beside them on MVCC snapshots. Idempotency comes from primary keys: events
+// `INSERT … ON CONFLICT DO NOTHING` (first write wins), sessions upsert when updated_at is not
+// older, actions keep greatest(last_seen). Batches go through the Appender into a TEMP staging
+// table and one INSERT … SELECT (see duckdb-connection.ts for the measurements). Every value is
+// a bound parameter; the only SQL text built at run time is from constant column lists.
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { Store } from '../store.js';
+import { DuckDbConnection } from './duckdb-connection.js';
+import { DuckDbEventRepository } from './event-repository.js';
+import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
+import { DuckDbProjectRepository } from './project-repository.js';
+import { DuckDbSessionRepository } from './session-repository.js';
+
+export interface DuckDbStoreOptions {
+  /** Database file; its parent directory is created. `:memory:` for a throw-away store. */
+  path: string;
+}
+
+const openPaths = new Set<string>();
+
+export class DuckDbStore implements Store {
+  readonly kind = 'duckdb' as const;
+  readonly projects: DuckDbProjectRepository;
+  readonly events: DuckDbEventRepository;
+  readonly sessions: DuckDbSessionRepository;
+  private closed: Promise<void> | null = null;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckDbConnection,
+    private readonly key: string | null,
+  ) {
+    this.projects = new DuckDbProjectRepository(writer, reader);
+    this.events = new DuckDbEventRepository(writer, reader);
+    this.sessions = new DuckDbSessionRepository(writer, reader);
+  }
+
+  static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
+    const memory = opts.path === ':memory:';
+    const key = memory ? null : resolve(opts.path);
+    if (key !== null) {
+      if (openPaths.has(key)) throw new Error(`DuckDB file ${key} is already open in this process; share its Store`);
+      await mkdir(dirname(key), { recursive: true });
+    }
+    const instance = await DuckDBInstance.create(key ?? ':memory:');
+    if (key !== null) openPaths.add(key);
+    try {
+      const writer = new DuckDbConnection(await instance.connect());
+      const reader = new DuckDbConnection(await instance.connect(), true);
+      return new DuckDbStore(instance, writer, reader, key);
+    } catch (err) {
+      if (key !== null) openPaths.delete(key);
+      instance.closeSync();
+      throw err;
+    }
+  }
+
+  async migrate(): Promise<void> {
+    await this.writer.exclusive(async (x) => {
+      await x.run(DUCKDB_MIGRATIONS_TABLE);
+      const applied = new Set((await x.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+      for (const m of duckdbMigrations) {
+        if (applied.has(m.version)) continue;
+        await x.transaction(async () => {
+          for (const sql of m.statements) await x.run(sql);
+          await x.run(
+            'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
+            [m.version, m.name, Date.now()],
+          );
+        });
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      try {
+        await Promise.all([this.writer.close(), this.reader.close()]);
+        this.instance.closeSync();
+      } finally {
+        if (this.key !== null) openPaths.delete(this.key);
+      }
+    })();
+    return this.closed;
+  }
+}

@@ -1,0 +1,108 @@
+import type { ActionSeen, EnrichedEvent, RawEvent } from '@spoor/schemas';
+import type { EventRepository, ListQuery } from '../store.js';
+import { checkLimit, MAX_MS, MIN_MS, toInt, toStr } from '../column-values.js';
+import {
+  ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, firstPerEvent, latestPerAction,
+  rawEventToRow, rowToEnrichedEvent, rowToRawEvent,
+} from '../event-row.js';
+import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection } from './duckdb-connection.js';
+
+const COLUMN_TYPES: Record<string, DuckColumnType> = {
+  timestamp: 'BIGINT', client_timestamp: 'BIGINT', sent_at: 'BIGINT', received_at: 'BIGINT',
+  payload: 'JSON', query: 'JSON', bot: 'BOOLEAN', geo_latitude: 'DOUBLE', geo_longitude: 'DOUBLE',
+};
+const typed = (names: readonly string[]): DuckColumns => names.map((n) => [n, COLUMN_TYPES[n] ?? 'VARCHAR'] as const);
+const RAW = typed(RAW_EVENT_COLUMNS);
+const ENRICHED = typed(ENRICHED_EVENT_COLUMNS);
+const ACTIONS: DuckColumns = [['project_id', 'VARCHAR'], ['action', 'VARCHAR'], ['last_seen', 'BIGINT']];
+
+const list = (cols: DuckColumns) => cols.map(([n]) => quote(n)).join(', ');
+const RAW_LIST = list(RAW);
+const ENRICHED_LIST = list(ENRICHED);
+const ACTION_LIST = list(ACTIONS);
+
+const WINDOW = `WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3
+  ORDER BY "timestamp", event_id LIMIT $4`;
+
+export class DuckDbEventRepository implements EventRepository {
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+
+  insertRaw(events: RawEvent[]): Promise<void> {
+    return this.insertEvents('stage_raw_events', 'raw_events', RAW, RAW_LIST, firstPerEvent(events).map(rawEventToRow));
+  }
+
+  insertEnriched(events: EnrichedEvent[]): Promise<void> {
+    return this.insertEvents(
+      'stage_enriched_events', 'enriched_events', ENRICHED, ENRICHED_LIST,
+      firstPerEvent(events).map(enrichedEventToRow),
+    );
+  }
+
+  async listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]> {
+    const rows = await this.reader.all(`SELECT ${RAW_LIST} FROM raw_events ${WINDOW}`, windowParams(projectId, q));
+    return rows.map(rowToRawEvent);
+  }
+
+  async listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]> {
+    const rows = await this.reader.all(`SELECT ${ENRICHED_LIST} FROM enriched_events ${WINDOW}`, windowParams(projectId, q));
+    return rows.map(rowToEnrichedEvent);
+  }
+
+  async sessionEvents(projectId: string, sessionId: string): Promise<EnrichedEvent[]> {
+    const rows = await this.reader.all(
+      `SELECT ${ENRICHED_LIST} FROM enriched_events WHERE project_id = $1 AND session_id = $2
+       ORDER BY "timestamp", event_id`,
+      [projectId, sessionId],
+    );
+    return rows.map(rowToEnrichedEvent);
+  }
+
+  countRaw(projectId: string): Promise<number> {
+    return this.count('SELECT count(*) AS n FROM raw_events WHERE project_id = $1', projectId);
+  }
+
+  countEnriched(projectId: string): Promise<number> {
+    return this.count('SELECT count(*) AS n FROM enriched_events WHERE project_id = $1', projectId);
+  }
+
+  async touchActions(items: Array<{ project_id: string; action: string; last_seen: number }>): Promise<void> {
+    // One row per key first: a key twice in one INSERT … ON CONFLICT DO UPDATE silently keeps
+    // the first row in DuckDB 1.5 instead of applying the update expression.
+    const rows = latestPerAction(items);
+    if (rows.length === 0) return;
+    await this.writer.exclusive(async (x) => {
+      await x.stage('stage_actions', 'actions', ACTIONS, rows);
+      await x.run(
+        `INSERT INTO actions (${ACTION_LIST}) SELECT ${ACTION_LIST} FROM stage_actions
+         ON CONFLICT (project_id, action) DO UPDATE SET last_seen = greatest(actions.last_seen, excluded.last_seen)`,
+      );
+    });
+  }
+
+  async listActions(projectId: string): Promise<ActionSeen[]> {
+    const rows = await this.reader.all(
+      'SELECT action, last_seen FROM actions WHERE project_id = $1 ORDER BY last_seen DESC, action',
+      [projectId],
+    );
+    return rows.map((r) => ({ action: toStr(r.action), last_seen: toInt(r.last_seen) }));
+  }
+
+  private async insertEvents(
+    stage: string, table: string, cols: DuckColumns, names: string, rows: Record<string, unknown>[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await this.writer.exclusive(async (x) => {
+      await x.stage(stage, table, cols, rows);
+      await x.run(`INSERT INTO ${table} (${names}) SELECT ${names} FROM ${stage} ON CONFLICT DO NOTHING`);
+    });
+  }
+
+  private async count(sql: string, projectId: string): Promise<number> {
+    const [row] = await this.reader.all(sql, [projectId]);
+    return toInt(row?.n ?? 0);
+  }
+}
+
+function windowParams(projectId: string, q: ListQuery): [string, number, number, number] {
+  return [projectId, q.window_start ?? MIN_MS, q.window_end ?? MAX_MS, checkLimit(q.limit)];
+}

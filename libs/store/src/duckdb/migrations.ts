@@ -1,0 +1,94 @@
+// DuckDB schema, one numbered step at a time. A step is applied once, inside one transaction
+// together with its schema_migrations row. Never edit a released step: add the next one.
+//
+// Timestamps are BIGINT integer ms (the API's unit). JSON-valued fields are VARCHAR holding
+// JSON text (payload, query, actions, attributes, tags, classification, seen): exact round
+// trips, and DuckDB's json functions can still look inside them.
+//
+// Indexes: only the primary keys (they carry the idempotency). DuckDB prunes range scans with
+// per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need no ART
+// index; extra ART indexes would slow every batch insert.
+
+export interface DuckMigration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+const EVENT_COLUMNS = `
+  project_id       VARCHAR NOT NULL,
+  event_id         VARCHAR NOT NULL,
+  project          VARCHAR NOT NULL,
+  origin           VARCHAR NOT NULL,
+  action           VARCHAR NOT NULL,
+  "timestamp"      BIGINT  NOT NULL,
+  client_timestamp BIGINT  NOT NULL,
+  sent_at          BIGINT,
+  received_at      BIGINT  NOT NULL,
+  payload          VARCHAR NOT NULL,
+  session_id       VARCHAR,
+  url              VARCHAR,
+  referrer         VARCHAR,
+  ip               VARCHAR NOT NULL,
+  user_agent       VARCHAR NOT NULL`;
+
+const NAME_VERSION_GEO_UTM = `
+  utm_source VARCHAR, utm_medium VARCHAR, utm_campaign VARCHAR, utm_term VARCHAR, utm_content VARCHAR,
+  browser_name VARCHAR, browser_version VARCHAR, os_name VARCHAR, os_version VARCHAR,
+  device_type VARCHAR, device_vendor VARCHAR, device_model VARCHAR,
+  geo_country VARCHAR, geo_region VARCHAR, geo_city VARCHAR, geo_latitude DOUBLE, geo_longitude DOUBLE`;
+
+export const duckdbMigrations: readonly DuckMigration[] = [
+  {
+    version: 1,
+    name: 'projects, events, sessions, actions',
+    statements: [
+      `CREATE TABLE projects (
+        project_id         VARCHAR PRIMARY KEY,
+        origin             VARCHAR NOT NULL,
+        project            VARCHAR NOT NULL,
+        account_id         VARCHAR NOT NULL,
+        verified           BOOLEAN NOT NULL,
+        verification_token VARCHAR NOT NULL,
+        created_at         BIGINT  NOT NULL,
+        UNIQUE (origin, project))`,
+      `CREATE TABLE raw_events (${EVENT_COLUMNS},
+        PRIMARY KEY (project_id, event_id))`,
+      `CREATE TABLE enriched_events (${EVENT_COLUMNS},
+        ${NAME_VERSION_GEO_UTM},
+        bot   BOOLEAN NOT NULL,
+        path  VARCHAR,
+        query VARCHAR NOT NULL,
+        PRIMARY KEY (project_id, event_id))`,
+      `CREATE TABLE sessions (
+        project_id     VARCHAR NOT NULL,
+        session_id     VARCHAR NOT NULL,
+        first_event_at BIGINT  NOT NULL,
+        last_event_at  BIGINT  NOT NULL,
+        duration_ms    BIGINT  NOT NULL,
+        event_count    BIGINT  NOT NULL,
+        actions        VARCHAR NOT NULL,
+        entry_url      VARCHAR,
+        exit_url       VARCHAR,
+        page_count     BIGINT  NOT NULL,
+        referrer       VARCHAR,
+        ${NAME_VERSION_GEO_UTM},
+        attributes     VARCHAR NOT NULL,
+        tags           VARCHAR NOT NULL,
+        classification VARCHAR,
+        seen           VARCHAR NOT NULL,
+        updated_at     BIGINT  NOT NULL,
+        PRIMARY KEY (project_id, session_id))`,
+      `CREATE TABLE actions (
+        project_id VARCHAR NOT NULL,
+        action     VARCHAR NOT NULL,
+        last_seen  BIGINT  NOT NULL,
+        PRIMARY KEY (project_id, action))`,
+    ],
+  },
+];
+
+export const DUCKDB_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version    INTEGER PRIMARY KEY,
+  name       VARCHAR NOT NULL,
+  applied_at BIGINT  NOT NULL)`;

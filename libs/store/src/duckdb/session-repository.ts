@@ -1,0 +1,64 @@
+import type { SessionListItem, SessionState } from '@spoor/schemas';
+import type { ListQuery, SessionRepository } from '../store.js';
+import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
+import {
+  SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
+} from '../session-row.js';
+import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection } from './duckdb-connection.js';
+
+const COLUMN_TYPES: Record<string, DuckColumnType> = {
+  first_event_at: 'BIGINT', last_event_at: 'BIGINT', duration_ms: 'BIGINT', event_count: 'BIGINT',
+  page_count: 'BIGINT', updated_at: 'BIGINT', geo_latitude: 'DOUBLE', geo_longitude: 'DOUBLE',
+  actions: 'JSON', attributes: 'JSON', tags: 'JSON', classification: 'JSON', seen: 'JSON',
+};
+const COLUMNS: DuckColumns = SESSION_COLUMNS.map((n) => [n, COLUMN_TYPES[n] ?? 'VARCHAR'] as const);
+const LIST = COLUMNS.map(([n]) => quote(n)).join(', ');
+const KEY = new Set(['project_id', 'session_id']);
+const SET = COLUMNS.filter(([n]) => !KEY.has(n)).map(([n]) => `${quote(n)} = excluded.${quote(n)}`).join(', ');
+
+export class DuckDbSessionRepository implements SessionRepository {
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+
+  async upsert(sessions: SessionState[]): Promise<void> {
+    // Same rule as ClickHouse's ReplacingMergeTree(updated_at): the greatest updated_at wins,
+    // so a late, older state never overwrites a newer one.
+    const rows = latestPerSession(sessions).map(sessionToRow);
+    if (rows.length === 0) return;
+    await this.writer.exclusive(async (x) => {
+      await x.stage('stage_sessions', 'sessions', COLUMNS, rows);
+      await x.run(
+        `INSERT INTO sessions (${LIST}) SELECT ${LIST} FROM stage_sessions
+         ON CONFLICT (project_id, session_id) DO UPDATE SET ${SET}
+         WHERE excluded.updated_at >= sessions.updated_at`,
+      );
+    });
+  }
+
+  async get(projectId: string, sessionId: string): Promise<SessionState | null> {
+    const [row] = await this.reader.all(
+      `SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id = $2`,
+      [projectId, sessionId],
+    );
+    return row ? rowToSession(row) : null;
+  }
+
+  async getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.reader.all(
+      `SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id IN (SELECT unnest($2))
+       ORDER BY session_id`,
+      [projectId, sessionIds],
+    );
+    return rows.map(rowToSession);
+  }
+
+  async list(projectId: string, q: ListQuery): Promise<SessionListItem[]> {
+    const rows = await this.reader.all(
+      `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
+       WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
+       ORDER BY last_event_at DESC, session_id LIMIT $4`,
+      [projectId, q.window_start ?? MIN_MS, q.window_end ?? MAX_MS, checkLimit(q.limit)],
+    );
+    return rows.map(rowToSessionListItem);
+  }
+}

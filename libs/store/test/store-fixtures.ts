@@ -1,0 +1,51 @@
+// Builders for the contract's records: a complete, valid value with overrides.
+import type { EnrichedEvent, ProjectRecord, RawEvent, SessionState } from '@spoor/schemas';
+
+export const T0 = 1_732_262_400_000;
+export const INJECTION = `'; DROP TABLE x; --`;
+
+export function raw(over: Partial<RawEvent> & { event_id: string }): RawEvent {
+  return {
+    project_id: 'p-a', project: 'acme/web', origin: 'https://acme.example', action: 'click',
+    timestamp: T0, client_timestamp: T0, sent_at: null, received_at: T0 + 5,
+    payload: { n: 1 }, session_id: 's-1', url: 'https://acme.example/a?x=1', referrer: null,
+    ip: '203.0.113.7', user_agent: 'Mozilla/5.0 (X11; Linux x86_64)',
+    ...over,
+  };
+}
+
+export function enriched(over: Partial<EnrichedEvent> & { event_id: string }): EnrichedEvent {
+  const { session_id: _sid, ...base } = raw({ event_id: over.event_id });
+  return {
+    ...base, session_id: 's-1',
+    geo: { country: 'DE', region: 'BE', city: 'Berlin', latitude: 52.52, longitude: 13.405 },
+    browser: { name: 'Firefox', version: '133.0' }, os: { name: 'Linux', version: null },
+    device: { type: null, vendor: null, model: null }, bot: false, path: '/a',
+    query: { x: '1', empty: '' },
+    utm: { source: 'news', medium: null, campaign: 'spring', term: null, content: null },
+    ...over,
+  };
+}
+
+export function session(over: Partial<SessionState> & { session_id: string }): SessionState {
+  return {
+    project_id: 'p-a', first_event_at: T0, last_event_at: T0 + 60_000, duration_ms: 60_000,
+    event_count: 3, actions: { click: 2, view: 1 }, entry_url: 'https://acme.example/',
+    exit_url: 'https://acme.example/b', page_count: 2, referrer: null,
+    utm: { source: null, medium: null, campaign: null, term: null, content: null },
+    browser: { name: 'Firefox', version: '133.0' }, os: { name: 'Linux', version: null },
+    device: { type: 'desktop', vendor: null, model: null },
+    geo: { country: null, region: null, city: null, latitude: null, longitude: null },
+    attributes: { plan: 'pro', seats: 3, nested: { ok: true } }, tags: ['buyer', 'returning'],
+    classification: { rule_ids: ['r1'], labels: ['Buyer'] }, seen: ['ab12', 'cd34'],
+    updated_at: over.last_event_at ?? T0 + 60_000,
+    ...over,
+  };
+}
+
+export function project(over: Partial<ProjectRecord> & { project_id: string }): ProjectRecord {
+  return {
+    origin: 'https://acme.example', project: 'acme/web', account_id: 'acct-1', verified: false,
+    verification_token: 'tok', created_at: T0, ...over,
+  };
+}
