@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from './event-id.js';
 import { errors, parseOr422 } from '@spoor/http';
 import { IngestEvent, MAX_EVENT_BYTES, normalizeOrigin, type ProjectRecord, type RawEvent } from '@spoor/schemas';
 import type { ProjectResolver } from './project-resolver.js';
@@ -52,7 +52,7 @@ export function stampEvent(event: IngestEvent, project: ProjectRecord, facts: Re
   // client's skew, and the same offset applies to when the event happened.
   const skew = event.sent_at !== undefined ? receivedAt - event.sent_at : 0;
   return {
-    event_id: event.event_id ?? randomUUID(),
+    event_id: event.event_id ?? uuidv7(receivedAt),
     project_id: project.project_id,
     project: project.project,
     origin: project.origin,
