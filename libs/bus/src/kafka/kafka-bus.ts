@@ -31,11 +31,9 @@ export class KafkaBus implements Bus {
       clientId: opts.clientId,
       brokers: opts.brokers,
       logLevel: logLevel.WARN,
-      logCreator: () => ({ level, log }) => {
-        const fields = { ...log, namespace: log.namespace };
-        if (level <= logLevel.ERROR) opts.logger.error(String(log.message), fields);
-        else opts.logger.warn(String(log.message), fields);
-      },
+      // kafkajs logs retriable conditions (a coordinator still loading, a rebalance) as errors
+      // and retries them itself; what it cannot recover from surfaces as a rejected call.
+      logCreator: () => ({ log }) => opts.logger.warn(String(log.message), { ...log, namespace: log.namespace }),
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5000 },
     });
     this.admin = this.kafka.admin();
