@@ -76,6 +76,9 @@ export const ConfigSchema = z.object({
     .transform((v) => v ?? 'spoor')
     .refine((v) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v), { message: 'expected an identifier' }),
   SPOOR_REDIS_URL: urlOf(['redis:', 'rediss:']),
+  SPOOR_DUCKDB_MEMORY: optionalText
+    .transform((v) => v ?? '1GB')
+    .refine((v) => /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v), { message: 'expected a size such as 512MB or 2GB' }),
   SPOOR_TOPIC_PREFIX: optionalText
     .transform((v) => v ?? 'spoor.')
     .refine((v) => /^[A-Za-z0-9._-]*$/.test(v), { message: 'expected letters, digits, dot, dash or underscore' }),

@@ -13,6 +13,7 @@ export interface Config {
   clickhouseUrl: string | null;
   clickhouseDatabase: string;
   redisUrl: string | null;
+  duckdbMemory: string;
   topicPrefix: string;
   trustProxy: boolean | number | string[];
   geoipDb: string | null;
@@ -44,6 +45,7 @@ function toConfig(p: Parsed): Config {
     clickhouseUrl: p.SPOOR_CLICKHOUSE_URL ?? null,
     clickhouseDatabase: p.SPOOR_CLICKHOUSE_DATABASE,
     redisUrl: p.SPOOR_REDIS_URL ?? null,
+    duckdbMemory: p.SPOOR_DUCKDB_MEMORY,
     topicPrefix: p.SPOOR_TOPIC_PREFIX,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,

@@ -27,7 +27,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     : await openBus({ kind: 'embedded', dir: join(dataDir, 'bus'), logger: logger.child('bus') });
   const store = config.clickhouseUrl
     ? await openStore({ kind: 'clickhouse', url: config.clickhouseUrl, database: config.clickhouseDatabase })
-    : await openStore({ kind: 'duckdb', path: join(dataDir, 'spoor.duckdb') });
+    : await openStore({ kind: 'duckdb', path: join(dataDir, 'spoor.duckdb'), memoryLimit: config.duckdbMemory });
   await store.migrate();
   const kv = config.redisUrl ? await RedisKv.connect(config.redisUrl, config.topicPrefix) : new MemoryKv();
   logger.info('adapters open', { bus: bus.kind, store: store.kind, kv: kv.kind, dataDir });

@@ -1,1 +1,72 @@
-export async function stopAllEngines(): Promise<void> {}
+import type { Context } from 'mocha';
+import { startClickHouseContainer, startKafkaContainer, startRedisContainer } from './container-engines.js';
+import { engineUrl, type EngineDefinition } from './engine-registry.js';
+import { startLocalClickHouse, ensureChdbVenv } from './runners/chdb-runner.js';
+import { ensureKafkaLibs, startLocalKafka } from './runners/kafka-runner.js';
+import { startLocalRedis } from './runners/redis-runner.js';
+
+export { stopAllEngines } from './engine-registry.js';
+export { makeTempDir } from './temp-dir-registry.js';
+
+// Real engines for the tests, started by the tests themselves. Order of preference:
+// the SPOOR_* variable (an engine you run), a Docker engine via testcontainers, the local
+// runners in ./runners (Kafka on the JDK, chDB behind ClickHouse's HTTP API, redis-server).
+// See deploy/local/README.md.
+
+const kafka: EngineDefinition = {
+  name: 'kafka',
+  envVar: 'SPOOR_KAFKA_BROKERS',
+  startLocal: startLocalKafka,
+  startContainer: startKafkaContainer,
+};
+const clickhouse: EngineDefinition = {
+  name: 'clickhouse',
+  envVar: 'SPOOR_CLICKHOUSE_URL',
+  startLocal: startLocalClickHouse,
+  startContainer: startClickHouseContainer,
+};
+const redis: EngineDefinition = {
+  name: 'redis',
+  envVar: 'SPOOR_REDIS_URL',
+  startLocal: startLocalRedis,
+  startContainer: startRedisContainer,
+};
+
+/** Comma-separated brokers, e.g. `127.0.0.1:39092`; null when Kafka could not start. */
+export function kafkaBrokers(): Promise<string | null> {
+  return engineUrl(kafka);
+}
+
+/** ClickHouse HTTP endpoint, e.g. `http://127.0.0.1:38123`; null when it could not start. */
+export function clickhouseUrl(): Promise<string | null> {
+  return engineUrl(clickhouse);
+}
+
+/** e.g. `redis://127.0.0.1:36379`; null when Redis could not start. */
+export function redisUrl(): Promise<string | null> {
+  return engineUrl(redis);
+}
+
+/**
+ * Skips the current test (or every test under a hook) when the engine is missing; after
+ * it, TypeScript knows `value` is a string.
+ *
+ *   const url = await redisUrl();
+ *   requireEngine(this, url, 'redis');
+ */
+export function requireEngine(ctx: Context, value: string | null, name: string): asserts value is string {
+  if (value === null) {
+    ctx.skip();
+    throw new Error(`${name} is not available`); // not reached: skip() throws mocha's Pending
+  }
+}
+
+/**
+ * Downloads what the local runners need (Kafka jars, the chDB venv) without starting
+ * anything, so a slow first fetch does not eat a test's timeout. `.ci/run` and
+ * `engines.mjs prepare` call it.
+ */
+export async function prepareLocalEngines(): Promise<void> {
+  await Promise.all([ensureKafkaLibs(), ensureChdbVenv()]);
+}
+

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '@spoor/config';
 
@@ -13,9 +13,13 @@ export async function ipSalt(config: Config): Promise<string> {
   try {
     return (await readFile(file, 'utf8')).trim();
   } catch {
-    const salt = randomBytes(32).toString('hex');
+    // Written whole under a temporary name, then linked into place: link() fails if another
+    // process won the race, and nobody ever reads a half-written salt.
     await mkdir(resolve(config.dataDir), { recursive: true });
-    await writeFile(file, salt, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(tmp, randomBytes(32).toString('hex'), { mode: 0o600 });
+    await link(tmp, file).catch(() => undefined);
+    await rm(tmp, { force: true });
     return (await readFile(file, 'utf8')).trim();
   }
 }

@@ -22,6 +22,11 @@ import { DuckDbSessionRepository } from './session-repository.js';
 export interface DuckDbStoreOptions {
   /** Database file; its parent directory is created. `:memory:` for a throw-away store. */
   path: string;
+  /**
+   * DuckDB's memory cap (e.g. `1GB`). Its own default is 80% of RAM, which a service sharing a
+   * small host should not take; beyond the cap DuckDB spills to disk.
+   */
+  memoryLimit?: string;
 }
 
 const openPaths = new Set<string>();
@@ -51,7 +56,7 @@ export class DuckDbStore implements Store {
       if (openPaths.has(key)) throw new Error(`DuckDB file ${key} is already open in this process; share its Store`);
       await mkdir(dirname(key), { recursive: true });
     }
-    const instance = await DuckDBInstance.create(key ?? ':memory:');
+    const instance = await DuckDBInstance.create(key ?? ':memory:', { memory_limit: opts.memoryLimit ?? '1GB' });
     if (key !== null) openPaths.add(key);
     try {
       const writer = new DuckDbConnection(await instance.connect());

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A port free on loopback right now (the child binds it a moment later). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A server under test, run as a Node child process. Its stderr is passed through, and the
+ * lines that Spoor's logger marks as errors are counted: errors under load are a finding.
+ */
+export class ServerChild {
+  errorLines = 0;
+  readonly firstErrors: string[] = [];
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<number | null>;
+
+  constructor(readonly label: string, script: string, args: string[], env: Record<string, string>) {
+    this.child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    let pending = '';
+    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) this.onStderrLine(line);
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Polls `url` until it answers 2xx; fails early if the child dies. */
+  async waitUntilServing(url: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`${this.label} exited with ${this.child.exitCode} before serving`);
+      const ok = await fetch(url).then((r) => r.ok, () => false);
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${this.label} did not serve ${url} within ${timeoutMs} ms`);
+  }
+
+  /** SIGTERM, and SIGKILL if it has not exited after `graceMs`. Resolves with the exit code. */
+  async stop(graceMs = 20_000): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      process.stderr.write(`${this.label} ignored SIGTERM for ${graceMs} ms: SIGKILL\n`);
+      this.child.kill('SIGKILL');
+    }, graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private onStderrLine(line: string): void {
+    if (line.trim() === '') return;
+    process.stderr.write(`[${this.label}] ${line}\n`);
+    if (!line.includes('"level":"error"')) return;
+    this.errorLines++;
+    if (this.firstErrors.length < 5) this.firstErrors.push(line.slice(0, 500));
+  }
+}

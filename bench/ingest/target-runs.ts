@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BENCH_ORIGIN, benchEventBody } from './bench-event.js';
+import type { BenchOptions, TargetName } from './bench-options.js';
+import { runLoad, type AutocannonResult } from './load-runner.js';
+import { waitForDrain, type DrainResult } from './pipeline-drain.js';
+import { readCpuSeconds, readMemory, type ProcMemory } from './proc-stats.js';
+import { freePort, ServerChild } from './server-child.js';
+import { countStored, registerBenchProject, spoorEnv, type SpoorMode, type StoredCounts } from './spoor-deployment.js';
+
+const BASELINE_SERVER = fileURLToPath(new URL('./baseline-server.js', import.meta.url));
+const HOST_MAIN = fileURLToPath(new URL('../../../services/host/dist/src/main.js', import.meta.url));
+const DRAIN_TIMEOUT_MS = 10 * 60_000;
+
+export interface TargetResult {
+  target: TargetName;
+  /** Why the target did not run (an engine missing); every other field is then absent. */
+  skipped?: string;
+  load?: AutocannonResult;
+  /** The server child: memory at the end, CPU seconds used during load and drain. */
+  server?: { memoryAtLoadEnd: ProcMemory; memoryAtEnd: ProcMemory; cpuSec: number; errorLogLines: number; firstErrors: string[] };
+  pipeline?: DrainResult & { stored: StoredCounts | null; probeAccepted: number };
+}
+
+/** (a) The bare node:http server. */
+export async function runBaseline(options: BenchOptions): Promise<TargetResult> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = new ServerChild('baseline', BASELINE_SERVER, [String(port)], {});
+  try {
+    await child.waitUntilServing(url, 10_000);
+    const cpu0 = readCpuSeconds(child.pid);
+    const load = await runLoad({ url, origin: BENCH_ORIGIN, connections: options.connections, durationSec: options.durationSec, sessions: options.sessions });
+    const memory = readMemory(child.pid);
+    const server = { memoryAtLoadEnd: memory, memoryAtEnd: memory, cpuSec: readCpuSeconds(child.pid) - cpu0, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
+    return { target: 'baseline', load, server };
+  } finally {
+    await child.stop();
+  }
+}
+
+/** One event through the real endpoint before the load, so a rejected body fails at once, legibly. */
+async function probeEvent(url: string): Promise<void> {
+  const res = await fetch(`${url}/v1/event`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN },
+    body: benchEventBody(0, Date.now()),
+  });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`the bench event was refused: ${res.status} ${body.slice(0, 500)}`);
+}
+
+/** (b) embedded and (c) Kafka mode: the all-in-one process as `npm start` runs it. */
+export async function runSpoor(mode: SpoorMode, options: BenchOptions): Promise<TargetResult> {
+  const dataDir = await mkdtemp(join(tmpdir(), `spoor-bench-${mode}-`));
+  try {
+    const port = await freePort();
+    const env = await spoorEnv(mode, dataDir, port);
+    if (!env) return { target: mode, skipped: 'Kafka, ClickHouse or Redis could not be started by @spoor/testkit' };
+    const project = await registerBenchProject(env);
+    const url = `http://127.0.0.1:${port}`;
+    const child = new ServerChild(mode, HOST_MAIN, [], env);
+    let result: TargetResult;
+    try {
+      await child.waitUntilServing(`${url}/healthz`, 120_000);
+      await probeEvent(url);
+      const cpu0 = readCpuSeconds(child.pid);
+      const load = await runLoad({ url, origin: BENCH_ORIGIN, connections: options.connections, durationSec: options.durationSec, sessions: options.sessions });
+      const memoryAtLoadEnd = readMemory(child.pid);
+      const drain = await waitForDrain(url, Date.now(), DRAIN_TIMEOUT_MS);
+      const server = { memoryAtLoadEnd, memoryAtEnd: readMemory(child.pid), cpuSec: readCpuSeconds(child.pid) - cpu0, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
+      result = { target: mode, load, server, pipeline: { ...drain, stored: null, probeAccepted: 1 } };
+    } finally {
+      const code = await child.stop();
+      if (code !== 0) process.stderr.write(`${mode}: the Spoor process exited with ${code} on SIGTERM\n`);
+    }
+    result.pipeline!.stored = await countStored(env, project.project_id, options.sessions + 10);
+    return result;
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { delimiter, join } from 'node:path';
+import type { StartedEngine } from '../started-engine.js';
+import { makeTempDir } from '../temp-dir-registry.js';
+import { ManagedProcess } from './managed-process.js';
+import { freePort } from './port-allocator.js';
+import { pollUntil } from './readiness-poller.js';
+
+function findRedisServer(): string {
+  // /usr/sbin and /usr/bin are searched even when PATH is minimal (CI, sudo).
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin'];
+  for (const dir of dirs) {
+    if (dir !== '' && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
+  }
+  throw new Error('redis-server not found on PATH (Debian: apt-get install redis-server)');
+}
+
+/** Sends PING in the inline protocol and waits for +PONG, with no client library. */
+export function redisPongs(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    const finish = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => finish(false));
+    socket.once('error', () => finish(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+/** Debian's redis-server on a free loopback port: no RDB snapshots, no AOF, data in a temp dir. */
+export async function startLocalRedis(): Promise<StartedEngine> {
+  const binary = findRedisServer();
+  const dir = await makeTempDir('redis');
+  const port = await freePort();
+  const server = ManagedProcess.start({
+    name: 'redis',
+    command: binary,
+    args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--logfile', ''],
+    logFile: join(dir, 'redis.log'),
+    stopGraceMs: 5_000,
+  });
+  try {
+    await pollUntil(`redis on port ${port}`, () => redisPongs(port), {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+      abortReason: () => server.exitReason(),
+    });
+  } catch (error) {
+    const failure = await server.failure((error as Error).message);
+    await server.stop();
+    throw failure;
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: () => server.stop() };
+}
