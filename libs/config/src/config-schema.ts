@@ -1,7 +1,8 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
-/** Services that `SPOOR_SERVICES` may name. Later issues add gateway, classifier and worker. */
-export const SERVICE_NAMES = ['ingest', 'enricher', 'sessionizer'] as const;
+/** Services that `SPOOR_SERVICES` may name. Later issues add classifier and worker. */
+export const SERVICE_NAMES = ['ingest', 'enricher', 'sessionizer', 'gateway'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 const optionalText = z
@@ -21,6 +22,11 @@ const urlOf = (protocols: string[]) =>
     },
     { message: `expected a URL (${protocols.join(' or ')})` },
   );
+
+function isIpPort(v: string): boolean {
+  const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(v) ?? /^([^:]+):(\d{1,5})$/.exec(v);
+  return m !== null && isIP(m[1]!) !== 0 && Number(m[2]) <= 65535;
+}
 
 const hostPort = /^[A-Za-z0-9.\-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
 
@@ -89,7 +95,8 @@ export const ConfigSchema = z.object({
   SPOOR_OIDC_ISSUER: urlOf(['http:', 'https:']),
   SPOOR_OIDC_AUDIENCE: optionalText,
   SPOOR_SMTP_URL: urlOf(['smtp:', 'smtps:']),
-  SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || hostPort.test(v), { message: 'expected host:port' }),
+  // node:dns Resolver.setServers takes addresses, not names: an IP and a port.
+  SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || isIpPort(v), { message: 'expected ip:port, e.g. 127.0.0.1:53 or [::1]:53' }),
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
   SPOOR_LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional()).transform((v) => v ?? 'info'),
   /**

@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('gives the embedded defaults for an empty environment', () => {
     const c = loadConfig({});
     expect(c).to.include({ port: 8080, host: '127.0.0.1', dataDir: './data', ipMode: 'full', kafkaBrokers: null, clickhouseUrl: null, redisUrl: null });
-    expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer']);
+    expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer', 'gateway']);
   });
 
   it('reads every setting it is given', () => {
@@ -33,6 +33,7 @@ describe('loadConfig', () => {
     ['SPOOR_CLICKHOUSE_URL', 'ftp://x'],
     ['SPOOR_REDIS_URL', 'http://not-redis'],
     ['SPOOR_DNS_SERVER', '127.0.0.1'],
+    ['SPOOR_DNS_SERVER', 'dns.example:53'],
     ['SPOOR_UNSAFE_ACK_BEFORE_WRITE', 'maybe'],
   ];
   for (const [variable, value] of bad) {

@@ -1,3 +1,4 @@
+import { Router } from 'express';
 import { loadConfig, ConfigError, type Config, type ServiceName } from '@spoor/config';
 import { createLogger, type Logger } from '@spoor/logger';
 import { createHttpApp, listen, type RunningServer } from '@spoor/http';
@@ -14,18 +15,24 @@ export interface RunningProcess {
 
 /**
  * Starts the configured services in this process on shared adapters, and one HTTP server when
- * any of them serves routes. Used by the all-in-one host and by each service's own main.
+ * any of them serves routes. The server listens first (its routes mounted as services start),
+ * so services that need their own public URL, such as the token issuer, know it.
  */
 export async function runServices(config: Config, modules: ServiceModule[], logger: Logger, clock: () => number = Date.now): Promise<RunningProcess> {
   const selected = modules.filter((m) => config.services.includes(m.name));
   const adapters = await openAdapters(config, logger);
   const services: RunningService[] = [];
-  for (const m of selected) services.push(await m.start({ config, logger: logger.child(m.name), adapters, clock }));
-  const routers = services.flatMap((s) => (s.router ? [s.router] : []));
-  if (routers.length) routers.unshift(healthRouter(adapters, services, clock));
-  const http = routers.length
-    ? await listen(createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (app) => routers.forEach((r) => app.use(r)) }), config.port, config.host)
+  const root = Router();
+  const http = selected.some((m) => m.serves)
+    ? await listen(createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (app) => app.use(root) }), config.port, config.host)
     : null;
+  if (http) root.use(healthRouter(adapters, services, clock));
+  const publicUrl = config.publicUrl ?? http?.url ?? null;
+  for (const m of selected) {
+    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl });
+    services.push(service);
+    if (service.router) root.use(service.router);
+  }
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });
   let stopping: Promise<void> | null = null;
   return {

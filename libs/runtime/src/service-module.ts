@@ -9,6 +9,8 @@ export interface ServiceContext {
   adapters: Adapters;
   /** Milliseconds since the epoch; tests pass their own. */
   clock: () => number;
+  /** SPOOR_PUBLIC_URL, else the URL this process' HTTP server is bound to (null: no HTTP). */
+  publicUrl: string | null;
 }
 
 export interface RunningService {
@@ -25,5 +27,7 @@ export interface RunningService {
 /** What every service exports: a name and a start function. */
 export interface ServiceModule {
   name: ServiceName;
+  /** True for services that answer HTTP: the process then listens before starting them. */
+  serves?: boolean;
   start(ctx: ServiceContext): Promise<RunningService>;
 }

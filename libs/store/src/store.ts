@@ -1,4 +1,8 @@
 import type {
+  AccountRecord,
+  ApiKeyRecord,
+  SessionTag,
+  SigningKeyRecord,
   ActionSeen,
   EnrichedEvent,
   ProjectRecord,
@@ -61,6 +65,44 @@ export interface SessionRepository {
   list(projectId: string, q: ListQuery): Promise<SessionListItem[]>;
 }
 
+export interface AccountRepository {
+  /** Throws StoreConflictError when the email (built-in issuer) or (issuer, subject) is taken. */
+  create(a: AccountRecord): Promise<void>;
+  get(accountId: string): Promise<AccountRecord | null>;
+  /** Built-in issuer accounts only; emails compare lowercased. */
+  findByEmail(email: string): Promise<AccountRecord | null>;
+  findBySubject(issuer: string, subject: string): Promise<AccountRecord | null>;
+}
+
+export interface ApiKeyRepository {
+  /** Throws StoreConflictError when the account has a live key of that name. */
+  create(k: ApiKeyRecord): Promise<void>;
+  /** Live (not revoked) keys of an account, oldest first. */
+  list(accountId: string): Promise<ApiKeyRecord[]>;
+  /** The live key with this hash, or null (revoked keys are refused at once). */
+  findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Revokes the live key of that name; false when there is none. */
+  revoke(accountId: string, apiKeyName: string, at: number): Promise<boolean>;
+}
+
+export interface SigningKeyRepository {
+  /** Oldest first. */
+  list(): Promise<SigningKeyRecord[]>;
+  /** Idempotent by kid. */
+  create(k: SigningKeyRecord): Promise<void>;
+}
+
+export interface TagRepository {
+  /** Idempotent: (project, session, tag) keeps the latest tagged_at. */
+  add(tags: SessionTag[]): Promise<void>;
+  /** Distinct tags of a project with the last time each was applied, most recent first. */
+  list(projectId: string): Promise<Array<{ tag: string; last_seen: number }>>;
+  /** Tags of one session, most recent first. */
+  ofSession(projectId: string, sessionId: string): Promise<Array<{ tag: string; last_seen: number }>>;
+  /** Sessions tagged `tag`, newest first; window filters on tagged_at. */
+  sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>>;
+}
+
 export interface Store {
   readonly kind: 'duckdb' | 'clickhouse';
   /** Applies pending schema migrations; safe to call from several processes at once. */
@@ -68,6 +110,10 @@ export interface Store {
   readonly projects: ProjectRepository;
   readonly events: EventRepository;
   readonly sessions: SessionRepository;
+  readonly accounts: AccountRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly signingKeys: SigningKeyRepository;
+  readonly tags: TagRepository;
   close(): Promise<void>;
 }
 

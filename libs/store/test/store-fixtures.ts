@@ -1,5 +1,7 @@
 // Builders for the contract's records: a complete, valid value with overrides.
-import type { EnrichedEvent, ProjectRecord, RawEvent, SessionState } from '@spoor/schemas';
+import type {
+  AccountRecord, ApiKeyRecord, EnrichedEvent, ProjectRecord, RawEvent, SessionState, SigningKeyRecord,
+} from '@spoor/schemas';
 
 export const T0 = 1_732_262_400_000;
 export const INJECTION = `'; DROP TABLE x; --`;
@@ -47,5 +49,30 @@ export function project(over: Partial<ProjectRecord> & { project_id: string }): 
   return {
     origin: 'https://acme.example', project: 'acme/web', account_id: 'acct-1', verified: false,
     verification_token: 'tok', created_at: T0, ...over,
+  };
+}
+
+/** A built-in account (issuer `spoor`, subject = account_id) unless overridden. */
+export function account(over: Partial<AccountRecord> & { account_id: string }): AccountRecord {
+  return {
+    email: `${over.account_id}@acme.example`, password_hash: '$scrypt$n=16384,r=8,p=1$c2FsdA$aGFzaA',
+    issuer: 'spoor', subject: over.account_id, created_at: T0, ...over,
+  };
+}
+
+/** An account of an external OIDC issuer: no password, usually no email. */
+export function externalAccount(over: Partial<AccountRecord> & { account_id: string; subject: string }): AccountRecord {
+  return account({ email: null, password_hash: null, issuer: 'https://idp.example', ...over });
+}
+
+export function apiKey(over: Partial<ApiKeyRecord> & { api_key_name: string; key_hash: string }): ApiKeyRecord {
+  return { account_id: 'acct-1', created_at: T0, revoked_at: null, ...over };
+}
+
+export function signingKey(over: Partial<SigningKeyRecord> & { kid: string }): SigningKeyRecord {
+  return {
+    private_jwk: JSON.stringify({ kty: 'EC', crv: 'P-256', kid: over.kid, d: 'private' }),
+    public_jwk: JSON.stringify({ kty: 'EC', crv: 'P-256', kid: over.kid, x: 'x', y: 'y' }),
+    created_at: T0, ...over,
   };
 }

@@ -1,8 +1,12 @@
 // One contract, every backend: the same cases run against DuckDB in a temp dir and against
 // ClickHouse (a local chDB-backed server from @spoor/testkit; skipped when there is none).
+// The cases of accounts, API keys, signing keys and tags live in store-contract-*.ts (kept
+// apart for size) and are registered here, inside each backend's suite.
 import { expect } from 'chai';
 import { StoreConflictError, type Store } from '../src/index.js';
 import { backends, type Opened } from './store-backends.js';
+import { accountCases, apiKeyCases, signingKeyCases } from './store-contract-accounts.js';
+import { tagCases } from './store-contract-tags.js';
 import { INJECTION, T0, enriched, project, raw, session } from './store-fixtures.js';
 
 const ids = (events: Array<{ event_id: string }>) => events.map((e) => e.event_id);
@@ -305,6 +309,11 @@ for (const backend of backends) {
         expect(await store.events.listActions(A)).to.deep.equal([{ action: 'a', last_seen: T0 }]);
       });
     });
+
+    accountCases(() => store);
+    apiKeyCases(() => store);
+    signingKeyCases(() => store);
+    tagCases(() => store);
 
     describe('hostile values', function () {
       it(`stores ${JSON.stringify(INJECTION)} verbatim everywhere`, async function () {

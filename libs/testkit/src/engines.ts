@@ -7,6 +7,7 @@ import { startLocalRedis } from './runners/redis-runner.js';
 
 export { stopAllEngines } from './engine-registry.js';
 export { makeTempDir } from './temp-dir-registry.js';
+export { dnsServer, type DnsServer, type TxtRecord } from './runners/dns-runner.js';
 
 // Real engines for the tests, started by the tests themselves. Order of preference:
 // the SPOOR_* variable (an engine you run), a Docker engine via testcontainers, the local

@@ -1,7 +1,8 @@
 import { enricherModule } from '@spoor/enricher';
+import { gatewayModule } from '@spoor/gateway';
 import { ingestModule } from '@spoor/ingest';
 import type { ServiceModule } from '@spoor/runtime';
 import { sessionizerModule } from '@spoor/sessionizer';
 
-/** Every service the host can run; SPOOR_SERVICES picks among them. Order: consumers last. */
-export const serviceModules: ServiceModule[] = [ingestModule, enricherModule, sessionizerModule];
+/** Every service the host can run; SPOOR_SERVICES picks among them. */
+export const serviceModules: ServiceModule[] = [ingestModule, gatewayModule, enricherModule, sessionizerModule];

@@ -5,6 +5,7 @@ import { ProjectResolver } from './project-resolver.js';
 
 export const ingestModule: ServiceModule = {
   name: 'ingest',
+  serves: true,
   async start({ config, logger, adapters, clock }) {
     const service = new IngestService({
       bus: adapters.bus,

@@ -9,11 +9,15 @@
 // idempotent statements recorded in schema_migrations (itself a ReplacingMergeTree, so two
 // processes recording the same step leave one row).
 import type { Store } from '../store.js';
+import { ClickHouseAccountRepository } from './account-repository.js';
+import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickhouse-connection.js';
 import { ClickHouseEventRepository } from './event-repository.js';
 import { clickhouseBootstrap, clickhouseMigrations } from './migrations.js';
 import { ClickHouseProjectRepository } from './project-repository.js';
 import { ClickHouseSessionRepository } from './session-repository.js';
+import { ClickHouseSigningKeyRepository } from './signing-key-repository.js';
+import { ClickHouseTagRepository } from './tag-repository.js';
 
 export type ClickHouseStoreOptions = ClickHouseConnectionOptions;
 
@@ -25,11 +29,19 @@ export class ClickHouseStore implements Store {
   readonly projects: ClickHouseProjectRepository;
   readonly events: ClickHouseEventRepository;
   readonly sessions: ClickHouseSessionRepository;
+  readonly accounts: ClickHouseAccountRepository;
+  readonly apiKeys: ClickHouseApiKeyRepository;
+  readonly signingKeys: ClickHouseSigningKeyRepository;
+  readonly tags: ClickHouseTagRepository;
 
   private constructor(private readonly ch: ClickHouseConnection) {
     this.projects = new ClickHouseProjectRepository(ch);
     this.events = new ClickHouseEventRepository(ch);
     this.sessions = new ClickHouseSessionRepository(ch);
+    this.accounts = new ClickHouseAccountRepository(ch);
+    this.apiKeys = new ClickHouseApiKeyRepository(ch);
+    this.signingKeys = new ClickHouseSigningKeyRepository(ch);
+    this.tags = new ClickHouseTagRepository(ch);
   }
 
   static async connect(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {

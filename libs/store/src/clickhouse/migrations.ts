@@ -24,6 +24,24 @@
 //   server-stamped, decreasing version (first insert wins, which is what create() relies on);
 //   setVerified writes the surviving row again with version + 1. The table is small, so the
 //   lookups by project_id and account_id are plain scans.
+// - accounts: ReplacingMergeTree(version) ORDER BY (issuer, subject), first insert wins, so a
+//   pair is unique the way a project is; findBySubject (every OIDC-authenticated request) is a
+//   key lookup, get(account_id) a scan of a small table. account_emails ORDER BY email, same
+//   versioning, is the claim on a built-in account's lowercased email: create() claims the
+//   email before it writes the account (account-repository.ts has the race analysis).
+// - api_keys: ReplacingMergeTree(version) ORDER BY (account_id, api_key_name, generation). A
+//   name's keys are numbered 0, 1, 2… by generation; creating one claims the next generation
+//   after a revoked one (first insert wins, so of two racers one survives) and revoke writes
+//   the live row again with version + 1. So a name has at most one live key, a revoked name
+//   can be reused, and list() reads the account's key range. findByHash runs on every API-key
+//   request: api_keys_by_hash (ORDER BY key_hash, fed by a materialized view) turns the hash
+//   into the row's key, then the primary key of api_keys finds the row and the outer query
+//   re-checks key_hash and revoked_at after FINAL, so an index entry left by a losing create
+//   or by a revoked key never authenticates.
+// - signing_keys: ReplacingMergeTree(version) ORDER BY kid, first insert wins.
+// - session_tags: ReplacingMergeTree(tagged_at) ORDER BY (project_id, tag, session_id): the
+//   latest tagged_at wins. `tag` before `session_id` serves GET /v1/tags/{tag}; a project has
+//   few distinct tags, so ofSession's session_id condition still prunes within each tag's range.
 // Timestamps are Int64 (UInt64 for version columns) integer ms, the API's unit;
 // `fromUnixTimestamp64Milli(timestamp)` gives a DateTime64 for analytics. payload, attributes
 // and classification are String JSON; query and actions are Map, tags and seen Array(String).
@@ -133,6 +151,57 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
         action     String,
         last_seen  UInt64
       ) ENGINE = ReplacingMergeTree(last_seen) ORDER BY (project_id, action)`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'accounts, api keys, signing keys, session tags',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.accounts (
+        account_id    String,
+        email         Nullable(String),
+        password_hash Nullable(String),
+        issuer        String,
+        subject       String,
+        created_at    Int64,
+        version       UInt64 DEFAULT ${FIRST_INSERT_WINS}
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (issuer, subject)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.account_emails (
+        email      String,
+        account_id String,
+        version    UInt64 DEFAULT ${FIRST_INSERT_WINS}
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY email`,
+      `CREATE TABLE IF NOT EXISTS ${db}.api_keys (
+        account_id   String,
+        api_key_name String,
+        generation   UInt32,
+        key_hash     String,
+        created_at   Int64,
+        revoked_at   Nullable(Int64),
+        version      UInt64 DEFAULT ${FIRST_INSERT_WINS}
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (account_id, api_key_name, generation)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.api_keys_by_hash (
+        key_hash     String,
+        account_id   String,
+        api_key_name String,
+        generation   UInt32
+      ) ENGINE = ReplacingMergeTree ORDER BY (key_hash, account_id, api_key_name, generation)`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.api_keys_by_hash_mv
+        TO ${db}.api_keys_by_hash
+        AS SELECT key_hash, account_id, api_key_name, generation FROM ${db}.api_keys`,
+      `CREATE TABLE IF NOT EXISTS ${db}.signing_keys (
+        kid         String,
+        private_jwk String,
+        public_jwk  String,
+        created_at  Int64,
+        version     UInt64 DEFAULT ${FIRST_INSERT_WINS}
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY kid`,
+      `CREATE TABLE IF NOT EXISTS ${db}.session_tags (
+        project_id String,
+        tag        String,
+        session_id String,
+        tagged_at  UInt64
+      ) ENGINE = ReplacingMergeTree(tagged_at) ORDER BY (project_id, tag, session_id)`,
     ],
   },
 ];

@@ -25,10 +25,11 @@ export interface DuckExecutor {
  * once, and concurrent `run`s on one connection have crashed the process
  * (duckdb/duckdb-node-neo#142; #122, #227), so every use goes through a promise queue.
  * Values are always bound. With `cacheStatements` (the read connection) prepared statements
- * are kept per SQL text. The write connection prepares afresh every time: re-running a cached
- * `INSERT … SELECT FROM <stage> ON CONFLICT DO NOTHING` after the Appender refilled the stage
- * failed in DuckDB 1.5.6 with "Invalid unicode … in segment statistics update" and then a
- * segfault (reproduced outside this package; fresh statements do not show it).
+ * that take parameters are kept per SQL text (see caches()). The write connection prepares
+ * afresh every time: re-running a cached `INSERT … SELECT FROM <stage> ON CONFLICT DO NOTHING`
+ * after the Appender refilled the stage failed in DuckDB 1.5.6 with "Invalid unicode … in
+ * segment statistics update" and then a segfault (reproduced outside this package; fresh
+ * statements do not show it).
  */
 export class DuckDbConnection implements DuckExecutor {
   private tail: Promise<unknown> = Promise.resolve();
@@ -72,13 +73,13 @@ export class DuckDbConnection implements DuckExecutor {
   // The unqueued operations; only reachable through exclusive().
   private readonly executor: DuckExecutor = {
     all: async (sql, params = []) => {
-      const reader = this.cacheStatements
+      const reader = this.caches(params)
         ? await (await this.cached(sql, params)).runAndReadAll()
         : await this.conn.runAndReadAll(sql, toValues(params), toTypes(params));
       return reader.getRowObjectsJS().map(plainRow);
     },
     run: async (sql, params = []) => {
-      if (this.cacheStatements) await (await this.cached(sql, params)).run();
+      if (this.caches(params)) await (await this.cached(sql, params)).run();
       else await this.conn.run(sql, toValues(params), toTypes(params));
     },
     stage: (stage, source, columns, rows) => this.appendToStage(stage, source, columns, rows),
@@ -94,6 +95,19 @@ export class DuckDbConnection implements DuckExecutor {
       }
     },
   };
+
+  /**
+   * Statements without parameters are never cached: DuckDB 1.5.6 plans a prepared statement
+   * with the table statistics of the moment it was prepared, and a parameterless
+   * `SELECT … ORDER BY` prepared on an empty table returned garbled VARCHARs once rows had
+   * been added (reproduced here; upstream: duckdb/duckdb#24696, stale statistics in prepared
+   * statements, #23704). The same sequence with bound parameters read correctly for every
+   * statement shape this package uses (checked against DuckDB 1.5.6); the upstream fix stops
+   * statistics from shaping prepared plans at all.
+   */
+  private caches(params: readonly Param[]): boolean {
+    return this.cacheStatements && params.length > 0;
+  }
 
   private async cached(sql: string, params: readonly Param[]): Promise<DuckDBPreparedStatement> {
     let stmt = this.prepared.get(sql);
@@ -164,4 +178,9 @@ function plainRow(r: Record<string, unknown>): Row {
 
 export function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/** A PRIMARY KEY or UNIQUE violation, as DuckDB words it. */
+export function isConstraintViolation(err: unknown): boolean {
+  return err instanceof Error && /constraint|duplicate key/i.test(err.message);
 }

@@ -6,18 +6,24 @@
 // also keeps DuckDB's optimistic concurrency from aborting concurrent upserts of one key; reads
 // proceed beside them on MVCC snapshots. Idempotency comes from primary keys: events
 // `INSERT … ON CONFLICT DO NOTHING` (first write wins), sessions upsert when updated_at is not
-// older, actions keep greatest(last_seen). Batches go through the Appender into a TEMP staging
-// table and one INSERT … SELECT (see duckdb-connection.ts for the measurements). Every value is
-// a bound parameter; the only SQL text built at run time is from constant column lists.
+// older, actions and session tags keep greatest(last_seen / tagged_at), signing keys keep the
+// first row of a kid; accounts and API keys turn a UNIQUE violation into StoreConflictError.
+// Batches go through the Appender into a TEMP staging table and one INSERT … SELECT (see
+// duckdb-connection.ts for the measurements). Every value is a bound parameter; the only SQL
+// text built at run time is from constant column lists.
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
+import { DuckDbAccountRepository } from './account-repository.js';
+import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbConnection } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
 import { DuckDbProjectRepository } from './project-repository.js';
 import { DuckDbSessionRepository } from './session-repository.js';
+import { DuckDbSigningKeyRepository } from './signing-key-repository.js';
+import { DuckDbTagRepository } from './tag-repository.js';
 
 export interface DuckDbStoreOptions {
   /** Database file; its parent directory is created. `:memory:` for a throw-away store. */
@@ -36,6 +42,10 @@ export class DuckDbStore implements Store {
   readonly projects: DuckDbProjectRepository;
   readonly events: DuckDbEventRepository;
   readonly sessions: DuckDbSessionRepository;
+  readonly accounts: DuckDbAccountRepository;
+  readonly apiKeys: DuckDbApiKeyRepository;
+  readonly signingKeys: DuckDbSigningKeyRepository;
+  readonly tags: DuckDbTagRepository;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -47,6 +57,10 @@ export class DuckDbStore implements Store {
     this.projects = new DuckDbProjectRepository(writer, reader);
     this.events = new DuckDbEventRepository(writer, reader);
     this.sessions = new DuckDbSessionRepository(writer, reader);
+    this.accounts = new DuckDbAccountRepository(writer, reader);
+    this.apiKeys = new DuckDbApiKeyRepository(writer, reader);
+    this.signingKeys = new DuckDbSigningKeyRepository(writer, reader);
+    this.tags = new DuckDbTagRepository(writer, reader);
   }
 
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {

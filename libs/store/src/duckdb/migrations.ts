@@ -5,9 +5,10 @@
 // JSON text (payload, query, actions, attributes, tags, classification, seen): exact round
 // trips, and DuckDB's json functions can still look inside them.
 //
-// Indexes: only the primary keys (they carry the idempotency). DuckDB prunes range scans with
-// per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need no ART
-// index; extra ART indexes would slow every batch insert.
+// Indexes: only the primary keys (they carry the idempotency) and, from step 2, the UNIQUE
+// constraints of the small account tables (they carry the conflicts). DuckDB prunes range
+// scans with per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need
+// no ART index; extra ART indexes would slow every batch insert.
 
 export interface DuckMigration {
   version: number;
@@ -84,6 +85,44 @@ export const duckdbMigrations: readonly DuckMigration[] = [
         action     VARCHAR NOT NULL,
         last_seen  BIGINT  NOT NULL,
         PRIMARY KEY (project_id, action))`,
+    ],
+  },
+  {
+    // DuckDB has no partial unique index, so the two "unique among some rows" rules get a
+    // column of their own that is NULL for the rows the rule exempts (NULLs never collide
+    // in a UNIQUE constraint): builtin_email is the lowercased email of a built-in account,
+    // live_name the name of a key until it is revoked.
+    version: 2,
+    name: 'accounts, api keys, signing keys, session tags',
+    statements: [
+      `CREATE TABLE accounts (
+        account_id    VARCHAR PRIMARY KEY,
+        email         VARCHAR,
+        password_hash VARCHAR,
+        issuer        VARCHAR NOT NULL,
+        subject       VARCHAR NOT NULL,
+        created_at    BIGINT  NOT NULL,
+        builtin_email VARCHAR UNIQUE,
+        UNIQUE (issuer, subject))`,
+      `CREATE TABLE api_keys (
+        key_hash     VARCHAR PRIMARY KEY,
+        account_id   VARCHAR NOT NULL,
+        api_key_name VARCHAR NOT NULL,
+        created_at   BIGINT  NOT NULL,
+        revoked_at   BIGINT,
+        live_name    VARCHAR,
+        UNIQUE (account_id, live_name))`,
+      `CREATE TABLE signing_keys (
+        kid         VARCHAR PRIMARY KEY,
+        private_jwk VARCHAR NOT NULL,
+        public_jwk  VARCHAR NOT NULL,
+        created_at  BIGINT  NOT NULL)`,
+      `CREATE TABLE session_tags (
+        project_id VARCHAR NOT NULL,
+        session_id VARCHAR NOT NULL,
+        tag        VARCHAR NOT NULL,
+        tagged_at  BIGINT  NOT NULL,
+        PRIMARY KEY (project_id, session_id, tag))`,
     ],
   },
 ];

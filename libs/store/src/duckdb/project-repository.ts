@@ -1,7 +1,7 @@
 import type { ProjectRecord } from '@spoor/schemas';
 import { StoreConflictError, type ProjectRepository } from '../store.js';
 import { toBool, toInt, toStr } from '../column-values.js';
-import type { DuckDbConnection, Row } from './duckdb-connection.js';
+import { isConstraintViolation, type DuckDbConnection, type Row } from './duckdb-connection.js';
 
 const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at';
 
@@ -59,8 +59,4 @@ function rowToProject(r: Row): ProjectRecord {
     account_id: toStr(r.account_id), verified: toBool(r.verified),
     verification_token: toStr(r.verification_token), created_at: toInt(r.created_at),
   };
-}
-
-function isConstraintViolation(err: unknown): boolean {
-  return err instanceof Error && /constraint|duplicate key/i.test(err.message);
 }

@@ -1,0 +1,134 @@
+// One deployment from empty to measured: start the all-in-one process, sign up and register the
+// project through its API, stop it, bulk-load the dataset into its store, start it again, check
+// one answer of every endpoint, then load each endpoint from a separate process in turn.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readCpuSeconds, readMemory } from '../ingest/proc-stats.js';
+import { freePort, ServerChild } from '../ingest/server-child.js';
+import { spoorEnv } from '../ingest/spoor-deployment.js';
+import { loadDataset, type LoadStats } from './dataset-loader.js';
+import { createAccountAndProject, login } from './gateway-account.js';
+import { checkEndpoint, readEndpoints, type ReadEndpoint } from './read-endpoints.js';
+import type { ReadBenchOptions, ReadMode } from './read-options.js';
+import { runReadLoad, type ReadLoadResult } from './read-load-runner.js';
+
+const HOST_MAIN = fileURLToPath(new URL('../../../services/host/dist/src/main.js', import.meta.url));
+const START_TIMEOUT_MS = 120_000;
+
+export interface EndpointResult {
+  name: string;
+  route: string;
+  /** How many distinct paths the connections cycled over. */
+  distinctPaths: number;
+  /** The single checked request before the load (cold caches). */
+  firstRequestMs: number;
+  load: ReadLoadResult;
+  /** The server process: CPU seconds during this load, memory right after it. */
+  server: { cpuSec: number; rssMiB: number; peakRssMiB: number };
+}
+
+export interface ModeResult {
+  mode: ReadMode;
+  /** Why the mode did not run (an engine missing); every other field is then absent. */
+  skipped?: string;
+  dataset?: LoadStats;
+  /** From spawning the loaded server until /healthz answered. */
+  startMs?: number;
+  endpoints?: EndpointResult[];
+  server?: { peakRssMiB: number; errorLogLines: number; firstErrors: string[] };
+}
+
+/** Consumers of the default service set; each shows its group in /healthz once started. */
+const CONSUMER_GROUP_SUFFIXES = ['enricher', 'sessionizer'];
+
+/**
+ * The process listens (and answers /healthz) before its services have started and mounted their
+ * routes, and installs its SIGTERM handler only after the last one (libs/runtime, runServices).
+ * So: wait for the gateway's discovery document, then for every consumer to show its group in
+ * /healthz; a stop before that would kill the process instead of closing the store.
+ */
+async function waitUntilStarted(child: ServerChild, url: string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  await child.waitUntilServing(`${url}/.well-known/openid-configuration`, START_TIMEOUT_MS);
+  while (Date.now() < deadline) {
+    const health = (await fetch(`${url}/healthz`).then((r) => r.json(), () => null)) as { lag?: Record<string, number> } | null;
+    const groups = Object.keys(health?.lag ?? {});
+    if (CONSUMER_GROUP_SUFFIXES.every((name) => groups.some((g) => g.endsWith(name)))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${child.label}: the consumers (${CONSUMER_GROUP_SUFFIXES.join(', ')}) had not started ${START_TIMEOUT_MS} ms after spawn`);
+}
+
+async function startServer(label: string, env: Record<string, string>, url: string): Promise<{ child: ServerChild; startMs: number }> {
+  const t0 = Date.now();
+  const child = new ServerChild(label, HOST_MAIN, [], env);
+  try {
+    await waitUntilStarted(child, url);
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  return { child, startMs: Date.now() - t0 };
+}
+
+async function stopServer(child: ServerChild): Promise<void> {
+  const code = await child.stop();
+  if (code !== 0) process.stderr.write(`${child.label}: the Spoor process exited with ${code} on SIGTERM\n`);
+}
+
+async function measureEndpoint(child: ServerChild, url: string, token: string, ep: ReadEndpoint, options: ReadBenchOptions): Promise<EndpointResult> {
+  const firstRequestMs = await checkEndpoint(url, token, ep);
+  const cpu0 = readCpuSeconds(child.pid);
+  const load = await runReadLoad({ url, token, paths: ep.paths, connections: options.connections, durationSec: options.durationSec });
+  const memory = readMemory(child.pid);
+  const result = {
+    name: ep.name, route: ep.route, distinctPaths: ep.paths.length, firstRequestMs, load,
+    server: { cpuSec: readCpuSeconds(child.pid) - cpu0, rssMiB: memory.rssMiB, peakRssMiB: memory.peakRssMiB },
+  };
+  const e = load.exact;
+  process.stdout.write(`  ${ep.name}: ${load.autocannon.requests.mean.toFixed(0)} req/s, p50 ${e.p50.toFixed(2)} ms, p99 ${e.p99.toFixed(2)} ms, ${JSON.stringify(load.autocannon.statusCodeStats)}, first request ${firstRequestMs.toFixed(0)} ms\n`);
+  return result;
+}
+
+/** Embedded or Kafka mode, end to end; the temp data dir (and its DuckDB file) is removed after. */
+export async function runMode(mode: ReadMode, options: ReadBenchOptions): Promise<ModeResult> {
+  const dataDir = await mkdtemp(join(tmpdir(), `spoor-bench-read-${mode}-`));
+  try {
+    const port = await freePort();
+    const env = await spoorEnv(mode, dataDir, port);
+    if (!env) return { mode, skipped: 'Kafka, ClickHouse or Redis could not be started by @spoor/testkit' };
+    const url = `http://127.0.0.1:${port}`;
+
+    const setup = await startServer(`${mode}-setup`, env, url);
+    let account;
+    try {
+      account = await createAccountAndProject(url, randomUUID().slice(0, 8));
+    } finally {
+      await stopServer(setup.child);
+    }
+
+    const endMs = Date.now();
+    process.stdout.write(`  loading ${options.events.toLocaleString('en')} events in ${options.sessions.toLocaleString('en')} sessions through the store\n`);
+    const dataset = await loadDataset(env, mode, account, options, endMs);
+    const s = dataset.stats;
+    process.stdout.write(`  loaded in ${(s.wallMs / 1000).toFixed(1)} s: ${s.eventsPerSec.toFixed(0)} events/s, ${s.rowsPerSec.toFixed(0)} rows/s (${s.rows.toLocaleString('en')} rows), store calls ${(s.storeMs / 1000).toFixed(1)} s\n`);
+
+    const { child, startMs } = await startServer(mode, env, url);
+    try {
+      const token = await login(url, account.email);
+      const endpoints: EndpointResult[] = [];
+      for (const ep of readEndpoints({ ...account, facts: dataset.facts, endMs })) {
+        endpoints.push(await measureEndpoint(child, url, token, ep, options));
+      }
+      const server = { peakRssMiB: readMemory(child.pid).peakRssMiB, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
+      return { mode, dataset: s, startMs, endpoints, server };
+    } finally {
+      await stopServer(child);
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,31 @@
+import { z, EpochMs } from '../zod.js';
+
+/** Query integers arrive as text: accept only plain digits, so `abc` and `1.5` answer 422. */
+const queryInt = (schema: z.ZodNumber) =>
+  z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), schema);
+
+export const Origin = z.string().min(1).max(512).openapi({ description: 'Origin URL of the project', example: 'https://acme.example' });
+export const ProjectName = z.string().min(1).max(200).openapi({ description: 'Project identifier, a slash-separated path', example: 'acme/web' });
+
+/** `origin` and `project`: they scope most requests (spec, Endpoints rule 7). */
+export const ScopeQuery = z.object({ origin: Origin, project: ProjectName });
+
+export const limitParam = (fallback: number, max: number) =>
+  queryInt(z.number().int().min(1).max(max)).optional().default(fallback).openapi({ type: 'integer', minimum: 1, maximum: max, default: fallback });
+
+export const WindowQuery = z.object({
+  window_start: queryInt(EpochMs).optional().openapi({ type: 'integer', description: 'Inclusive start, ms since the epoch' }),
+  window_end: queryInt(EpochMs).optional().openapi({ type: 'integer', description: 'Exclusive end, ms since the epoch' }),
+});
+
+export const ValidationError = z
+  .object({
+    loc: z.array(z.union([z.string(), z.number().int()])),
+    msg: z.string(),
+    type: z.string(),
+    input: z.unknown().optional(),
+  })
+  .openapi('ValidationError');
+
+export const HTTPValidationError = z.object({ detail: z.array(ValidationError) }).openapi('HTTPValidationError');
+export const ErrorBody = z.object({ detail: z.string() }).openapi('ErrorBody');

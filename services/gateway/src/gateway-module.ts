@@ -1,0 +1,65 @@
+import { Router } from 'express';
+import { ApiKeyService, Authenticator, BuiltInIssuer } from '@spoor/auth';
+import type { ServiceModule } from '@spoor/runtime';
+import type { Store } from '@spoor/store';
+import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
+import { authGuard } from './auth-guard.js';
+import { buildVersion } from './build-version.js';
+import type { RouteContext } from './operation-route.js';
+import { accountRoutes } from './routes/account-routes.js';
+import { eventRoutes } from './routes/event-routes.js';
+import { projectRoutes } from './routes/project-routes.js';
+import { sessionRoutes } from './routes/session-routes.js';
+import { tagRoutes } from './routes/tag-routes.js';
+import { wellKnownRoutes } from './routes/well-known-routes.js';
+
+export interface GatewayDeps {
+  store: Store;
+  issuer: BuiltInIssuer;
+  apiKeys: ApiKeyService;
+  dnsServer: string | null;
+  clock: () => number;
+}
+
+/** Declares every gateway operation: express handlers and OpenAPI paths in one go. */
+export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
+  wellKnownRoutes(ctx, deps.issuer);
+  accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys);
+  projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, clock: deps.clock });
+  sessionRoutes(ctx, deps.store);
+  eventRoutes(ctx, deps.store);
+  tagRoutes(ctx, deps.store);
+  registerIngestOperations(ctx.registry);
+}
+
+/** A dependency that must not be touched: declaring routes never calls a handler. */
+const unused = <T extends object>(name: string): T =>
+  new Proxy({} as T, { get: () => { throw new Error(`${name} is not available when only describing the API`); } });
+
+/** The OpenAPI document without a running server (for the generated client and its drift test). */
+export function describeApi(version: string) {
+  const registry = createApiRegistry();
+  const ctx: RouteContext = { router: Router(), registry, authenticate: (_req, _res, next) => next() };
+  declareGateway(ctx, { store: unused('store'), issuer: unused('issuer'), apiKeys: unused('apiKeys'), dnsServer: null, clock: Date.now });
+  return buildApiDocument(registry, version, null);
+}
+
+/** Every read endpoint, accounts, projects, keys and the OpenAPI document (DESIGN.md, gateway). */
+export const gatewayModule: ServiceModule = {
+  name: 'gateway',
+  serves: true,
+  async start({ config, adapters, clock, publicUrl }) {
+    const { store } = adapters;
+    const issuerUrl = publicUrl ?? `http://${config.host}:${config.port}`;
+    const issuer = new BuiltInIssuer({ accounts: store.accounts, signingKeys: store.signingKeys, issuerUrl, clock });
+    const external = config.oidcIssuer ? { issuer: config.oidcIssuer, audience: config.oidcAudience ?? 'spoor' } : null;
+    await issuer.init();
+    const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, clock });
+    const router = Router();
+    const registry = createApiRegistry();
+    declareGateway({ router, registry, authenticate: authGuard(authenticator) }, { store, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, clock });
+    const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
+    router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
+    return { router, stop: async () => {} };
+  },
+};

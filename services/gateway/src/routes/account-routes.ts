@@ -1,0 +1,33 @@
+import type { ApiKeyService, BuiltInIssuer } from '@spoor/auth';
+import { errors } from '@spoor/http';
+import { Account, ApiKeyList, ApiKeyPath, CreatedApiKey, Credentials, Deleted, TokenResponse, UserAPIKeyRequest } from '@spoor/schemas';
+import type { Store } from '@spoor/store';
+import { defineOperation, type RouteContext } from '../operation-route.js';
+
+// The auth library's errors are HttpErrors of the shared catalogue (409 taken email or key
+// name, 401 bad credentials, 422 rule breaks): they pass through to the one error handler.
+export function accountRoutes(ctx: RouteContext, store: Store, issuer: BuiltInIssuer, apiKeys: ApiKeyService): void {
+  defineOperation(ctx, { method: 'post', path: '/v1/auth/signup', summary: 'Create an account on the built-in issuer; answers an ID token', tag: 'auth', auth: false, body: Credentials, response: TokenResponse, failures: [400, 409] }, async ({ body }) => {
+    const { id_token, expires_at } = await issuer.signup(body.email, body.password);
+    return { id_token, expires_at };
+  });
+
+  defineOperation(ctx, { method: 'post', path: '/v1/auth/login', summary: 'Log in on the built-in issuer; answers an ID token', tag: 'auth', auth: false, body: Credentials, response: TokenResponse, failures: [400, 401] }, async ({ body }) => {
+    const { id_token, expires_at } = await issuer.login(body.email, body.password);
+    return { id_token, expires_at };
+  });
+
+  defineOperation(ctx, { method: 'get', path: '/v1/users/account', summary: 'Profile of the authenticated user', tag: 'account', auth: true, response: Account }, async ({ principal }) => {
+    const account = await store.accounts.get(principal.account_id);
+    return { account_id: principal.account_id, email: account?.email ?? principal.email };
+  });
+
+  defineOperation(ctx, { method: 'get', path: '/v1/users/apikey', summary: 'API keys of the user (never the secret)', tag: 'account', auth: true, response: ApiKeyList }, async ({ principal }) => ({ api_keys: await apiKeys.list(principal.account_id) }));
+
+  defineOperation(ctx, { method: 'post', path: '/v1/users/apikey', summary: 'Create an API key; the secret is shown once', tag: 'account', auth: true, body: UserAPIKeyRequest, response: CreatedApiKey, failures: [400, 409] }, async ({ body, principal }) => apiKeys.create(principal.account_id, body.api_key_name));
+
+  defineOperation(ctx, { method: 'delete', path: '/v1/users/apikey/{api_key_name}', summary: 'Delete (revoke) the named API key', tag: 'account', auth: true, params: ApiKeyPath, response: Deleted, failures: [404] }, async ({ params, principal }) => {
+    if (!(await apiKeys.revoke(principal.account_id, params.api_key_name))) throw errors.notFound('API key not found');
+    return { deleted: true };
+  });
+}
