@@ -144,7 +144,10 @@ function generateSession(spec: DatasetSpec, rng: SeededRandom, start: number, co
   }
   const state = summaryOf(spec, visitor, events);
   const tags = TAGS.filter((tag) => rng.next() < tag.share)
-    .map((tag) => ({ project_id: spec.projectId, session_id: visitor.sessionId, tag: tag.tag, tagged_at: state.updated_at }));
+    .map((tag): SessionTag => ({
+      project_id: spec.projectId, session_id: visitor.sessionId, tag: tag.tag, source: 'manual',
+      tagged_at: state.updated_at, removed: false, changed_at: state.updated_at,
+    }));
   return { state, events, tags };
 }
 

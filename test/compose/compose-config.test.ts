@@ -17,7 +17,7 @@ describe('docker-compose.yml', () => {
 
   it('runs every pipeline service with replicas behind a proxy that routes ingest', () => {
     const compose = readFileSync('docker-compose.yml', 'utf8');
-    for (const service of ['kafka', 'clickhouse', 'redis', 'ingest', 'enricher', 'sessionizer']) {
+    for (const service of ['kafka', 'clickhouse', 'redis', 'ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']) {
       expect(compose, service).to.match(new RegExp(`^  ${service}:`, 'm'));
     }
     expect(compose).to.match(/replicas: [2-9]/);

@@ -13,7 +13,13 @@ export interface DeliveredMessage {
   value: string;
 }
 
-export type BatchHandler = (batch: DeliveredMessage[]) => Promise<void>;
+/** What a handler can do besides returning: long handlers call heartbeat() to keep their claim. */
+export interface BatchContext {
+  /** Tells the broker this consumer is alive (Kafka: the group heartbeat); cheap, may be called often. */
+  heartbeat(): Promise<void>;
+}
+
+export type BatchHandler = (batch: DeliveredMessage[], ctx: BatchContext) => Promise<void>;
 
 export interface SubscribeOptions {
   topic: string;
@@ -48,5 +54,11 @@ export function topicNames(prefix: string) {
   return {
     rawEvents: `${prefix}events.raw`,
     enrichedEvents: `${prefix}events.enriched`,
+    /** Session summaries after each sessionizer write, keyed by session: the classifier's input. */
+    sessionUpdates: `${prefix}sessions.updated`,
+    /** Rules that newly matched a session: for notifications and webhooks. */
+    ruleMatches: `${prefix}rules.matched`,
+    /** Job commands, one topic per kind, keyed by job id. */
+    jobs: (kind: string) => `${prefix}jobs.${kind}`,
   } as const;
 }

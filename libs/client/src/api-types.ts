@@ -282,10 +282,29 @@ export interface paths {
         /** Tags of the session */
         get: operations["get_sessions_session_id_tags"];
         put?: never;
-        post?: never;
+        /** Tags the session by hand */
+        post: operations["post_sessions_session_id_tags"];
         delete?: never;
         /** CORS preflight */
         options: operations["options_sessions_session_id_tags"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/tags/{tag}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Takes back a tag given by hand (rule tags follow their rules); answers the remaining tags */
+        delete: operations["delete_sessions_session_id_tags_tag"];
+        /** CORS preflight */
+        options: operations["options_sessions_session_id_tags_tag"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -431,6 +450,206 @@ export interface paths {
         delete?: never;
         /** CORS preflight */
         options: operations["options_tags_tag"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every rule of the project, enabled or not */
+        get: operations["get_rules"];
+        put?: never;
+        /** Creates a rule, or saves the next version of an existing rule_id */
+        post: operations["post_rules"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_rules"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The rule with its JSONLogic (latest version) */
+        get: operations["get_rules_rule_id"];
+        put?: never;
+        post?: never;
+        /** Disables the rule; it stays readable with enabled: false */
+        delete: operations["delete_rules_rule_id"];
+        /** CORS preflight */
+        options: operations["options_rules_rule_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{rule_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every saved version of the rule, oldest first */
+        get: operations["get_rules_rule_id_versions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_rules_rule_id_versions"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Evaluates YAML rules against the given sessions; writes nothing */
+        post: operations["post_rules_test"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_rules_test"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trigger/aggregation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Aggregates events and sessions of a project over a window (asynchronous: answers the queued job) */
+        post: operations["post_trigger_aggregation"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_trigger_aggregation"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trigger/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Builds and sends a digest or notifications for a window (asynchronous: answers the queued job) */
+        post: operations["post_trigger_notification"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_trigger_notification"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trigger/transitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Computes the transition matrix of a window (asynchronous: answers the queued job) */
+        post: operations["post_trigger_transitions"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_trigger_transitions"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trigger/classification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reclassifies the named sessions with the current rules (asynchronous: answers the queued job) */
+        post: operations["post_trigger_classification"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_trigger_classification"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trigger/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Runs every session of the project through attribute extraction and classification again (asynchronous: answers the queued job) */
+        post: operations["post_trigger_backfill"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_trigger_backfill"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status, times, progress, result or error of a job */
+        get: operations["get_jobs_job_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_jobs_job_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your most recent jobs, newest first */
+        get: operations["get_jobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_jobs"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -603,9 +822,15 @@ export interface components {
                 [key: string]: unknown;
             };
             tags: string[];
+            /** @description The classifier's latest verdict; null until the session was classified */
             classification: {
                 rule_ids: string[];
                 labels: string[];
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                classified_at: number;
             } | null;
             /**
              * @description Milliseconds since the Unix epoch, UTC
@@ -701,6 +926,28 @@ export interface components {
                 last_seen: number;
             }[];
         };
+        TagChange: {
+            session_id: string;
+            tag: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            tagged_at: number;
+        };
+        AddTagRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            tag: string;
+        };
         RawEventList: {
             events: components["schemas"]["RawEvent"][];
         };
@@ -724,6 +971,211 @@ export interface components {
                  */
                 tagged_at: number;
             }[];
+        };
+        RuleList: {
+            rules: components["schemas"]["Rule"][];
+        };
+        Rule: {
+            rule_id: string;
+            origin: string;
+            project: string;
+            version: number;
+            /** @enum {string} */
+            kind: "classification" | "attribute";
+            logic?: unknown;
+            tags: string[];
+            label: string | null;
+            attribute: string | null;
+            value?: unknown;
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            updated_at: number;
+        };
+        RuleVersions: {
+            rule_id: string;
+            versions: components["schemas"]["Rule"][];
+        };
+        CreateRuleRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /**
+             * @description Identifier of the rule, chosen by the user
+             * @example engaged-visitor
+             */
+            rule_id: string;
+            /**
+             * @default classification
+             * @enum {string}
+             */
+            kind: "classification" | "attribute";
+            /** @description JSONLogic; a classification rule sees the session summary, an attribute rule the enriched event */
+            logic: unknown;
+            /** @default [] */
+            tags: string[];
+            label?: string | null;
+            /** @description Attribute rules: the attribute to set */
+            attribute?: string | null;
+            /** @description Attribute rules: JSONLogic for the value, evaluated on the event */
+            value?: unknown;
+            description?: string | null;
+            /** @default true */
+            enabled: boolean;
+        };
+        RuleTestResult: {
+            results: {
+                session_id: string | null;
+                matched: string[];
+                labels: string[];
+                tags: string[];
+                attributes: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        RuleTestRequest: {
+            /** @description Session objects, shaped like GET /v1/sessions/{id} */
+            sessions: {
+                [key: string]: unknown;
+            }[];
+            /** @description YAML: a list of rule definitions, or a mapping with a `rules:` list */
+            rules: string;
+        };
+        JobQueued: {
+            job_id: string;
+            /** @enum {string} */
+            status: "queued";
+        };
+        RequestBase: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /**
+             * @description Inclusive start, ms since the epoch
+             * @example 1732262400000
+             */
+            window_start?: number;
+            /**
+             * @description Exclusive end, ms since the epoch
+             * @example 1732262400000
+             */
+            window_end?: number;
+        };
+        NotificationRequest: components["schemas"]["RequestBase"] & {
+            /**
+             * @default digest
+             * @enum {string}
+             */
+            kind: "digest" | "alert";
+            /** @description Channel ids; all of the account's channels when left out */
+            channels?: string[];
+        };
+        TransitionsRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /**
+             * @description Inclusive start, ms since the epoch
+             * @example 1732262400000
+             */
+            window_start?: number;
+            /**
+             * @description Exclusive end, ms since the epoch
+             * @example 1732262400000
+             */
+            window_end?: number;
+        };
+        ClassificationRequest: components["schemas"]["RequestBase"] & {
+            session_ids: string[];
+        };
+        BackfillRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /**
+             * @description Inclusive start, ms since the epoch
+             * @example 1732262400000
+             */
+            window_start?: number;
+            /**
+             * @description Exclusive end, ms since the epoch
+             * @example 1732262400000
+             */
+            window_end?: number;
+        };
+        Job: {
+            job_id: string;
+            /** @enum {string} */
+            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill";
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            origin: string;
+            project: string;
+            request: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            started_at: number | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            finished_at: number | null;
+            progress: {
+                done: number;
+                total: number | null;
+            } | null;
+            result?: unknown;
+            error: string | null;
+            attempts: number;
+        };
+        JobList: {
+            jobs: components["schemas"]["Job"][];
         };
         IngestAccepted: {
             accepted: number;
@@ -2008,12 +2460,147 @@ export interface operations {
             };
         };
     };
+    post_sessions_session_id_tags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddTagRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagChange"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     options_sessions_session_id_tags: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    delete_sessions_session_id_tags_tag: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                session_id: string;
+                tag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_sessions_session_id_tags_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+                tag: string;
             };
             cookie?: never;
         };
@@ -2776,6 +3363,993 @@ export interface operations {
             path: {
                 tag: string;
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_rules: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_rules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_rules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_rules_rule_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier of the rule, chosen by the user */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_rules_rule_id: {
+        parameters: {
+            query?: {
+                /** @description Origin URL of the project */
+                origin?: string;
+                /** @description Project identifier, a slash-separated path */
+                project?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier of the rule, chosen by the user */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_rules_rule_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_rules_rule_id_versions: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier of the rule, chosen by the user */
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleVersions"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_rules_rule_id_versions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_rules_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleTestResult"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_rules_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_trigger_aggregation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestBase"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_trigger_aggregation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_trigger_notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_trigger_notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_trigger_transitions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransitionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_trigger_transitions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_trigger_classification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClassificationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_trigger_classification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_trigger_backfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_trigger_backfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_jobs_job_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_jobs_job_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_jobs: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_jobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** Services that `SPOOR_SERVICES` may name. Later issues add classifier and worker. */
-export const SERVICE_NAMES = ['ingest', 'enricher', 'sessionizer', 'gateway'] as const;
+export const SERVICE_NAMES = ['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 const optionalText = z
@@ -98,6 +98,15 @@ export const ConfigSchema = z.object({
   // node:dns Resolver.setServers takes addresses, not names: an IP and a port.
   SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || isIpPort(v), { message: 'expected ip:port, e.g. 127.0.0.1:53 or [::1]:53' }),
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
+  /** How long a job's claim outlives a worker that stopped renewing it (a killed one). */
+  SPOOR_JOB_LEASE_MS: optionalText.transform((v, ctx) => {
+    if (v === undefined) return 15_000;
+    if (!/^\d+$/.test(v) || Number(v) < 1000 || Number(v) > 600_000) {
+      ctx.addIssue({ code: 'custom', message: 'expected milliseconds between 1000 and 600000' });
+      return z.NEVER;
+    }
+    return Number(v);
+  }),
   SPOOR_LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional()).transform((v) => v ?? 'info'),
   /**
    * Test-only: ingest answers 200 before the bus acknowledged, buffering writes behind a timer.

@@ -25,6 +25,7 @@ export interface Config {
   dnsServer: string | null;
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  jobLeaseMs: number;
   unsafeAckBeforeWrite: boolean;
 }
 
@@ -57,6 +58,7 @@ function toConfig(p: Parsed): Config {
     dnsServer: p.SPOOR_DNS_SERVER ?? null,
     publicUrl: p.SPOOR_PUBLIC_URL ?? null,
     logLevel: p.SPOOR_LOG_LEVEL,
+    jobLeaseMs: p.SPOOR_JOB_LEASE_MS,
     unsafeAckBeforeWrite: p.SPOOR_UNSAFE_ACK_BEFORE_WRITE,
   };
 }

@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('gives the embedded defaults for an empty environment', () => {
     const c = loadConfig({});
     expect(c).to.include({ port: 8080, host: '127.0.0.1', dataDir: './data', ipMode: 'full', kafkaBrokers: null, clickhouseUrl: null, redisUrl: null });
-    expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer', 'gateway']);
+    expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']);
   });
 
   it('reads every setting it is given', () => {

@@ -41,6 +41,11 @@ function describe(issue: z.core.$ZodIssue, input: unknown): [string, string] {
       return ['extra_forbidden', `Extra inputs are not permitted: ${issue.keys.join(', ')}`];
     case 'invalid_format':
       return ['value_error', issue.message];
+    case 'custom': {
+      // Refinements name their FastAPI type in params.type (rule logic checks, for one).
+      const type = (issue.params as { type?: unknown } | undefined)?.type;
+      return [typeof type === 'string' ? type : 'value_error', issue.message];
+    }
     default:
       return ['value_error', issue.message];
   }

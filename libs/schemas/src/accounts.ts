@@ -29,9 +29,20 @@ export interface SigningKeyRecord {
   created_at: number;
 }
 
+/**
+ * A tag on a session from one source: `manual` (POST /v1/sessions/{id}/tags) or the rule_id of
+ * the classification rule that applied it. A (project, session, tag, source) is one fact; the
+ * write with the greatest `changed_at` decides whether it stands (`removed: false`) or was taken
+ * back. A session carries a tag while any of its sources stands.
+ */
 export interface SessionTag {
   project_id: string;
   session_id: string;
   tag: string;
+  source: string;
+  /** When the tag was applied: for rule tags the session's last_event_at when it matched. */
   tagged_at: number;
+  removed: boolean;
+  /** Version of this fact: the write time. */
+  changed_at: number;
 }

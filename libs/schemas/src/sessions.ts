@@ -43,3 +43,9 @@ export interface ActionSeen {
   action: string;
   last_seen: number;
 }
+
+/** The KV key of an open session's state (sessionizer); a backfill drops it to force a reload. */
+export const openSessionKey = (projectId: string, sessionId: string) => `ss:${projectId}:${sessionId}`;
+
+/** A session summary as published on the session-updates topic. */
+export type SessionUpdate = SessionSummary;

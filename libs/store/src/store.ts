@@ -1,5 +1,8 @@
 import type {
   AccountRecord,
+  JobRecord,
+  RuleRecord,
+  SessionClassification,
   ApiKeyRecord,
   SessionTag,
   SigningKeyRecord,
@@ -43,6 +46,8 @@ export interface EventRepository {
   listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]>;
   /** Every enriched event of one session, oldest first. */
   sessionEvents(projectId: string, sessionId: string): Promise<EnrichedEvent[]>;
+  /** Every enriched event of these sessions, oldest first (then event_id); for backfills. */
+  eventsOfSessions(projectId: string, sessionIds: string[]): Promise<EnrichedEvent[]>;
   countRaw(projectId: string): Promise<number>;
   countEnriched(projectId: string): Promise<number>;
   /** Records that actions were seen; keeps the greatest last_seen per (project, action). */
@@ -63,6 +68,13 @@ export interface SessionRepository {
   getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]>;
   /** Newest first by last_event_at, then session_id; window filters on last_event_at. */
   list(projectId: string, q: ListQuery): Promise<SessionListItem[]>;
+  /**
+   * Whole states in session_id order, the first `limit` after `afterSessionId` (exclusive; null
+   * starts at the beginning): the backfill's cursor over every session of a project.
+   */
+  page(projectId: string, afterSessionId: string | null, limit: number): Promise<SessionState[]>;
+  /** How many sessions the project has. */
+  count(projectId: string): Promise<number>;
 }
 
 export interface AccountRepository {
@@ -93,14 +105,54 @@ export interface SigningKeyRepository {
 }
 
 export interface TagRepository {
-  /** Idempotent: (project, session, tag) keeps the latest tagged_at. */
+  /**
+   * Records tag facts. Per (project, session, tag, source) the write with the greatest
+   * changed_at wins (on a tie the later write); a fact with `removed: true` takes the tag back
+   * from that source. Idempotent.
+   */
   add(tags: SessionTag[]): Promise<void>;
-  /** Distinct tags of a project with the last time each was applied, most recent first. */
+  /**
+   * Distinct standing tags of a project with the last time each was applied (the greatest
+   * tagged_at over its standing facts), most recent first, then by tag.
+   */
   list(projectId: string): Promise<Array<{ tag: string; last_seen: number }>>;
-  /** Tags of one session, most recent first. */
+  /** Standing tags of one session, most recent first, then by tag. */
   ofSession(projectId: string, sessionId: string): Promise<Array<{ tag: string; last_seen: number }>>;
-  /** Sessions tagged `tag`, newest first; window filters on tagged_at. */
+  /**
+   * Sessions carrying `tag`, newest first (then session_id); tagged_at of a session is the
+   * greatest over its standing facts for that tag, and the window filters on it.
+   */
   sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>>;
+}
+
+export interface RuleRepository {
+  /**
+   * Writes one version of a rule. Throws StoreConflictError when (project, rule_id, version)
+   * already exists: two concurrent saves cannot both become version n.
+   */
+  put(rule: RuleRecord): Promise<void>;
+  /** The latest version of a rule, or null. */
+  get(projectId: string, ruleId: string): Promise<RuleRecord | null>;
+  /** The latest version of every rule of the project (enabled or not), by rule_id. */
+  list(projectId: string): Promise<RuleRecord[]>;
+  /** Every version of one rule, oldest first. */
+  versions(projectId: string, ruleId: string): Promise<RuleRecord[]>;
+}
+
+export interface ClassificationRepository {
+  /** Per (project, session) the greatest classified_at wins (on a tie the later write). */
+  put(items: SessionClassification[]): Promise<void>;
+  get(projectId: string, sessionId: string): Promise<SessionClassification | null>;
+  /** The stored ones among sessionIds, by session_id. */
+  getMany(projectId: string, sessionIds: string[]): Promise<SessionClassification[]>;
+}
+
+export interface JobRepository {
+  /** Per job_id the greatest updated_at wins (on a tie the later write). */
+  put(job: JobRecord): Promise<void>;
+  get(jobId: string): Promise<JobRecord | null>;
+  /** Jobs of an account, newest created first. */
+  listByAccount(accountId: string, limit: number): Promise<JobRecord[]>;
 }
 
 export interface Store {
@@ -114,6 +166,9 @@ export interface Store {
   readonly apiKeys: ApiKeyRepository;
   readonly signingKeys: SigningKeyRepository;
   readonly tags: TagRepository;
+  readonly rules: RuleRepository;
+  readonly classifications: ClassificationRepository;
+  readonly jobs: JobRepository;
   close(): Promise<void>;
 }
 

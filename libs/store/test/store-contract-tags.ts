@@ -1,11 +1,17 @@
 // Contract cases for session tags; registered by store.contract.test.ts inside each backend's suite.
 import { expect } from 'chai';
 import type { SessionTag } from '@spoor/schemas';
-import type { Store } from '../src/index.js';
-import { INJECTION, T0 } from './store-fixtures.js';
+import type { ListQuery, Store } from '../src/index.js';
+import { INJECTION, T0, tagFact } from './store-fixtures.js';
 
-const tagged = (project_id: string, session_id: string, tag: string, at: number): SessionTag =>
-  ({ project_id, session_id, tag, tagged_at: T0 + at });
+type Extra = Partial<Pick<SessionTag, 'source' | 'removed' | 'changed_at' | 'tagged_at'>>;
+
+/** A fact tagged at T0 + at; changed_at defaults to the same instant. */
+const tagged = (project_id: string, session_id: string, tag: string, at: number, extra: Extra = {}): SessionTag =>
+  tagFact({ project_id, session_id, tag, tagged_at: T0 + at, ...extra });
+/** The same fact taken back at T0 + changed. */
+const removed = (project_id: string, session_id: string, tag: string, changed: number, extra: Extra = {}): SessionTag =>
+  tagFact({ project_id, session_id, tag, tagged_at: T0, removed: true, changed_at: T0 + changed, ...extra });
 
 export function tagCases(store: () => Store): void {
   describe('session tags', function () {
@@ -16,7 +22,7 @@ export function tagCases(store: () => Store): void {
         tagged(p, 's1', 'buyer', 1000),
         tagged(p, 's2', 'buyer', 3000),
         tagged(p, 's3', 'buyer', 2000),
-        tagged(p, 's3b', 'buyer', 2000),
+        tagged(p, 's3b', 'buyer', 2000, { source: 'r-buyer' }),
         tagged(p, 's1', 'returning', 1500),
         tagged(p, 's2', 'churn-risk', 500),
       ]);
@@ -40,8 +46,7 @@ export function tagCases(store: () => Store): void {
     });
 
     it('lists tagged sessions newest first (ties by id), windowed on tagged_at with the end exclusive, and limits', async function () {
-      const ids = async (q: { window_start?: number; window_end?: number; limit: number }) =>
-        (await store().tags.sessions(p, 'buyer', q)).map((s) => s.session_id);
+      const ids = async (q: ListQuery) => (await store().tags.sessions(p, 'buyer', q)).map((s) => s.session_id);
       expect(await store().tags.sessions(p, 'buyer', { limit: 1 })).to.deep.equal([{ session_id: 's2', tagged_at: T0 + 3000 }]);
       expect(await ids({ limit: 10 })).to.deep.equal(['s2', 's3', 's3b', 's1']);
       expect(await ids({ window_start: T0 + 1000, window_end: T0 + 3000, limit: 10 })).to.deep.equal(['s3', 's3b', 's1']);
@@ -53,34 +58,148 @@ export function tagCases(store: () => Store): void {
       expect(await store().tags.sessions(p, 'no-such-tag', { limit: 10 })).to.deep.equal([]);
     });
 
-    it('is idempotent and keeps the latest tagged_at, whatever the arrival order', async function () {
+    it('is idempotent: the same fact written again changes nothing', async function () {
       const q = 'p-tags-idem';
       const { tags } = store();
-      await tags.add([tagged(q, 'a', 'vip', 100), tagged(q, 'a', 'vip', 300), tagged(q, 'a', 'vip', 200)]);
-      await tags.add([tagged(q, 'a', 'vip', 300)]);
-      await tags.add([tagged(q, 'a', 'vip', 50)]);
+      const fact = tagged(q, 'a', 'vip', 300, { source: 'r-vip' });
+      await tags.add([fact, fact]);
+      await tags.add([fact]);
       await tags.add([]);
       expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 300 }]);
       expect(await tags.sessions(q, 'vip', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 300 }]);
-      // The older tagging no longer counts: the session left the window it was first tagged in.
-      expect(await tags.sessions(q, 'vip', { window_start: T0, window_end: T0 + 150, limit: 10 })).to.deep.equal([]);
-      await tags.add([tagged(q, 'a', 'vip', 400)]);
-      expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 400 }]);
+      expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 300 }]);
+    });
+
+    it('keeps a tag while another source stands; tagged_at is the greatest over the standing sources', async function () {
+      const q = 'p-tags-sources';
+      const { tags } = store();
+      await tags.add([tagged(q, 'a', 'buyer', 100), tagged(q, 'a', 'buyer', 300, { source: 'r-1', changed_at: T0 + 301 })]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'buyer', last_seen: T0 + 300 }]);
+
+      // The rule takes its tag back: the manual tag still stands, with its own tagged_at.
+      await tags.add([removed(q, 'a', 'buyer', 400, { source: 'r-1' })]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'buyer', last_seen: T0 + 100 }]);
+      expect(await tags.list(q)).to.deep.equal([{ tag: 'buyer', last_seen: T0 + 100 }]);
+      expect(await tags.sessions(q, 'buyer', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 100 }]);
+
+      // The manual one goes too: the tag is gone everywhere.
+      await tags.add([removed(q, 'a', 'buyer', 500)]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([]);
+      expect(await tags.list(q)).to.deep.equal([]);
+      expect(await tags.sessions(q, 'buyer', { limit: 10 })).to.deep.equal([]);
+
+      // Added again later: it stands again with the new tagged_at.
+      await tags.add([tagged(q, 'a', 'buyer', 600, { source: 'r-1' })]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'buyer', last_seen: T0 + 600 }]);
+      expect(await tags.sessions(q, 'buyer', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 600 }]);
+    });
+
+    it('a removal by a source that never tagged takes nothing back from the others', async function () {
+      const q = 'p-tags-stray';
+      const { tags } = store();
+      await tags.add([tagged(q, 'a', 'vip', 100, { source: 'r-1' }), removed(q, 'a', 'vip', 200), removed(q, 'b', 'vip', 200)]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 100 }]);
+      expect(await tags.ofSession(q, 'b')).to.deep.equal([]);
+      expect(await tags.sessions(q, 'vip', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 100 }]);
+    });
+
+    it('lets the greatest changed_at win whatever the arrival order, across and inside batches', async function () {
+      const q = 'p-tags-order';
+      const { tags } = store();
+      // A removal at 20 arrives before an add at 10: the add is stale.
+      await tags.add([removed(q, 'a', 'vip', 20)]);
+      await tags.add([tagged(q, 'a', 'vip', 5, { changed_at: T0 + 10 })]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([]);
+      // An add at 30 outranks the removal.
+      await tags.add([tagged(q, 'a', 'vip', 7, { changed_at: T0 + 30 })]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 7 }]);
+      // Inside one batch, out of order: the removal at 50 wins over the add at 40.
+      await tags.add([removed(q, 'b', 'vip', 50), tagged(q, 'b', 'vip', 9, { changed_at: T0 + 40 })]);
+      expect(await tags.ofSession(q, 'b')).to.deep.equal([]);
+      // And the other way round: the add at 70 wins over the removal at 60.
+      await tags.add([tagged(q, 'c', 'vip', 11, { changed_at: T0 + 70 }), removed(q, 'c', 'vip', 60)]);
+      expect(await tags.ofSession(q, 'c')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 11 }]);
+      expect(await tags.sessions(q, 'vip', { limit: 10 })).to.deep.equal([
+        { session_id: 'c', tagged_at: T0 + 11 },
+        { session_id: 'a', tagged_at: T0 + 7 },
+      ]);
+    });
+
+    it('takes tagged_at from the winning version, even when an older version had a later one', async function () {
+      const q = 'p-tags-version';
+      const { tags } = store();
+      await tags.add([tagged(q, 'a', 'vip', 900, { changed_at: T0 + 1 })]);
+      await tags.add([tagged(q, 'a', 'vip', 100, { changed_at: T0 + 2 })]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 100 }]);
+      expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 100 }]);
+      expect(await tags.sessions(q, 'vip', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 100 }]);
+      // The old version's tagged_at must not drag the session into a window it has left.
+      expect(await tags.sessions(q, 'vip', { window_start: T0 + 500, limit: 10 })).to.deep.equal([]);
+      // A removal whose own tagged_at lies inside the window hides the session from it.
+      await tags.add([tagged(q, 'b', 'vip', 50, { changed_at: T0 + 1 }), removed(q, 'b', 'vip', 3, { tagged_at: T0 + 600 })]);
+      expect(await tags.sessions(q, 'vip', { window_start: T0 + 500, limit: 10 })).to.deep.equal([]);
+      expect(await tags.sessions(q, 'vip', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 100 }]);
+    });
+
+    it('on equal changed_at lets the later write win, across and inside batches', async function () {
+      const q = 'p-tags-tie';
+      const { tags } = store();
+      await tags.add([tagged(q, 'a', 'vip', 10, { changed_at: T0 + 50 })]);
+      await tags.add([removed(q, 'a', 'vip', 50)]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([]);
+      await tags.add([tagged(q, 'a', 'vip', 20, { changed_at: T0 + 50 })]);
+      expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 20 }]);
+      await tags.add([tagged(q, 'b', 'vip', 10, { changed_at: T0 + 50 }), removed(q, 'b', 'vip', 50)]);
+      expect(await tags.ofSession(q, 'b')).to.deep.equal([]);
+      await tags.add([removed(q, 'c', 'vip', 50), tagged(q, 'c', 'vip', 30, { changed_at: T0 + 50 })]);
+      expect(await tags.ofSession(q, 'c')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 30 }]);
+    });
+
+    it('windows and limits on the greatest tagged_at over standing sources', async function () {
+      const q = 'p-tags-window';
+      const { tags } = store();
+      await tags.add([
+        tagged(q, 'a', 'vip', 100),
+        tagged(q, 'a', 'vip', 900, { source: 'r-1' }),
+        tagged(q, 'b', 'vip', 500, { source: 'r-1' }),
+        tagged(q, 'b', 'vip', 200, { source: 'r-2' }),
+        tagged(q, 'c', 'vip', 300),
+        tagged(q, 'd', 'vip', 900, { source: 'r-2' }),
+      ]);
+      const ids = async (w: ListQuery) => (await tags.sessions(q, 'vip', w)).map((s) => `${s.session_id}@${s.tagged_at - T0}`);
+      expect(await ids({ limit: 10 })).to.deep.equal(['a@900', 'd@900', 'b@500', 'c@300']);
+      // a's manual fact at 100 lies in [0, 400) but a's tagged_at is 900.
+      expect(await ids({ window_start: T0, window_end: T0 + 400, limit: 10 })).to.deep.equal(['c@300']);
+      expect(await ids({ window_start: T0 + 300, window_end: T0 + 900, limit: 10 })).to.deep.equal(['b@500', 'c@300']);
+      expect(await ids({ window_start: T0 + 300, limit: 2 })).to.deep.equal(['a@900', 'd@900']);
+      // Once r-1 takes its tags back, a falls to 100 and b to 200.
+      await tags.add([removed(q, 'a', 'vip', 1000, { source: 'r-1' }), removed(q, 'b', 'vip', 1000, { source: 'r-1' })]);
+      expect(await ids({ limit: 10 })).to.deep.equal(['d@900', 'c@300', 'b@200', 'a@100']);
+      expect(await ids({ window_start: T0, window_end: T0 + 400, limit: 10 })).to.deep.equal(['c@300', 'b@200', 'a@100']);
+      expect(await ids({ window_end: T0 + 300, limit: 1 })).to.deep.equal(['b@200']);
+      expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 900 }]);
+      await tags.add([removed(q, 'd', 'vip', 1000, { source: 'r-2' })]);
+      expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 300 }]);
     });
 
     it('never shows project B\'s tags to project A, even on equal session ids', async function () {
       const { tags } = store();
       await tags.add([tagged('iso-tag-a', 'S', 'shared', 10), tagged('iso-tag-b', 'S', 'shared', 20), tagged('iso-tag-b', 'S', 'only-b', 30)]);
+      // B's removal of the shared tag leaves A's alone.
+      await tags.add([removed('iso-tag-b', 'S', 'shared', 40)]);
       expect(await tags.list('iso-tag-a')).to.deep.equal([{ tag: 'shared', last_seen: T0 + 10 }]);
       expect(await tags.ofSession('iso-tag-a', 'S')).to.deep.equal([{ tag: 'shared', last_seen: T0 + 10 }]);
       expect(await tags.sessions('iso-tag-a', 'shared', { limit: 10 })).to.deep.equal([{ session_id: 'S', tagged_at: T0 + 10 }]);
       expect(await tags.sessions('iso-tag-a', 'only-b', { limit: 10 })).to.deep.equal([]);
+      expect(await tags.ofSession('iso-tag-b', 'S')).to.deep.equal([{ tag: 'only-b', last_seen: T0 + 30 }]);
     });
 
     it('stores hostile values verbatim', async function () {
-      await store().tags.add([tagged(INJECTION, INJECTION, INJECTION, 1)]);
+      await store().tags.add([tagged(INJECTION, INJECTION, INJECTION, 1, { source: INJECTION })]);
       expect(await store().tags.sessions(INJECTION, INJECTION, { limit: 10 })).to.deep.equal([{ session_id: INJECTION, tagged_at: T0 + 1 }]);
       expect(await store().tags.list(INJECTION)).to.deep.equal([{ tag: INJECTION, last_seen: T0 + 1 }]);
+      await store().tags.add([removed(INJECTION, INJECTION, INJECTION, 2, { source: INJECTION })]);
+      expect(await store().tags.ofSession(INJECTION, INJECTION)).to.deep.equal([]);
     });
   });
 }

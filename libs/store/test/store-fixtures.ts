@@ -1,6 +1,7 @@
 // Builders for the contract's records: a complete, valid value with overrides.
 import type {
-  AccountRecord, ApiKeyRecord, EnrichedEvent, ProjectRecord, RawEvent, SessionState, SigningKeyRecord,
+  AccountRecord, ApiKeyRecord, EnrichedEvent, JobRecord, ProjectRecord, RawEvent, RuleRecord,
+  SessionClassification, SessionState, SessionTag, SigningKeyRecord,
 } from '@spoor/schemas';
 
 export const T0 = 1_732_262_400_000;
@@ -74,5 +75,39 @@ export function signingKey(over: Partial<SigningKeyRecord> & { kid: string }): S
     private_jwk: JSON.stringify({ kty: 'EC', crv: 'P-256', kid: over.kid, d: 'private' }),
     public_jwk: JSON.stringify({ kty: 'EC', crv: 'P-256', kid: over.kid, x: 'x', y: 'y' }),
     created_at: T0, ...over,
+  };
+}
+
+/** A standing manual tag fact; changed_at defaults to tagged_at. */
+export function tagFact(over: Partial<SessionTag> & { project_id: string; session_id: string; tag: string }): SessionTag {
+  const tagged_at = over.tagged_at ?? T0;
+  return { source: 'manual', tagged_at, removed: false, changed_at: tagged_at, ...over };
+}
+
+/** Version 1 of an enabled classification rule unless overridden. */
+export function rule(over: Partial<RuleRecord> & { rule_id: string }): RuleRecord {
+  return {
+    project_id: 'p-rules', version: 1, kind: 'classification',
+    logic: { and: [{ '>=': [{ var: 'event_count' }, 3] }, { in: ['checkout', { var: 'actions_list' }] }] },
+    tags: ['buyer'], label: 'Buyer', attribute: null, value: null, description: 'Sessions that checked out',
+    enabled: true, created_at: T0, updated_at: T0 + (over.version ?? 1), updated_by: 'acct-1', ...over,
+  };
+}
+
+export function classification(over: Partial<SessionClassification> & { session_id: string }): SessionClassification {
+  return {
+    project_id: 'p-class', rule_ids: ['r-buyer', 'r-vip'], labels: ['Buyer', 'VIP'],
+    tags: [{ rule_id: 'r-buyer', tag: 'buyer' }, { rule_id: 'r-vip', tag: 'vip' }],
+    classified_at: T0, session_last_event_at: T0 - 1000, ...over,
+  };
+}
+
+/** A queued job unless overridden. */
+export function job(over: Partial<JobRecord> & { job_id: string }): JobRecord {
+  return {
+    account_id: 'acct-jobs', project_id: 'p-jobs', kind: 'backfill', status: 'queued',
+    request: { project: 'acme/web', rules: ['r1'], window: { start: T0, end: null } },
+    created_at: T0, started_at: null, finished_at: null, progress: null, result: null, error: null,
+    attempts: 0, worker: null, updated_at: over.created_at ?? T0, ...over,
   };
 }

@@ -1,11 +1,15 @@
 // One contract, every backend: the same cases run against DuckDB in a temp dir and against
 // ClickHouse (a local chDB-backed server from @spoor/testkit; skipped when there is none).
-// The cases of accounts, API keys, signing keys and tags live in store-contract-*.ts (kept
-// apart for size) and are registered here, inside each backend's suite.
+// The cases of accounts, API keys, signing keys, tags, rules, classifications, jobs and the
+// backfill's reads live in store-contract-*.ts (kept apart for size) and are registered here,
+// inside each backend's suite.
 import { expect } from 'chai';
 import { StoreConflictError, type Store } from '../src/index.js';
 import { backends, type Opened } from './store-backends.js';
 import { accountCases, apiKeyCases, signingKeyCases } from './store-contract-accounts.js';
+import { backfillCases } from './store-contract-backfill.js';
+import { jobCases } from './store-contract-jobs.js';
+import { classificationCases, ruleCases } from './store-contract-rules.js';
 import { tagCases } from './store-contract-tags.js';
 import { INJECTION, T0, enriched, project, raw, session } from './store-fixtures.js';
 
@@ -314,6 +318,10 @@ for (const backend of backends) {
     apiKeyCases(() => store);
     signingKeyCases(() => store);
     tagCases(() => store);
+    ruleCases(() => store);
+    classificationCases(() => store);
+    jobCases(() => store);
+    backfillCases(() => store);
 
     describe('hostile values', function () {
       it(`stores ${JSON.stringify(INJECTION)} verbatim everywhere`, async function () {

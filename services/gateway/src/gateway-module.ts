@@ -1,6 +1,10 @@
 import { Router } from 'express';
 import { ApiKeyService, Authenticator, BuiltInIssuer } from '@spoor/auth';
+import type { Bus } from '@spoor/bus';
+import { JobDispatcher } from '@spoor/jobs';
+import type { Kv } from '@spoor/kv';
 import type { ServiceModule } from '@spoor/runtime';
+import type { JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
@@ -8,6 +12,8 @@ import { buildVersion } from './build-version.js';
 import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
+import { jobRoutes } from './routes/job-routes.js';
+import { ruleRoutes } from './routes/rule-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { tagRoutes } from './routes/tag-routes.js';
@@ -15,6 +21,10 @@ import { wellKnownRoutes } from './routes/well-known-routes.js';
 
 export interface GatewayDeps {
   store: Store;
+  kv: Kv;
+  bus: Bus;
+  /** The command topic of a job kind. */
+  jobTopic: (kind: JobKind) => string;
   issuer: BuiltInIssuer;
   apiKeys: ApiKeyService;
   dnsServer: string | null;
@@ -26,9 +36,11 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   wellKnownRoutes(ctx, deps.issuer);
   accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys);
   projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, clock: deps.clock });
-  sessionRoutes(ctx, deps.store);
+  sessionRoutes(ctx, deps.store, deps.clock);
   eventRoutes(ctx, deps.store);
   tagRoutes(ctx, deps.store);
+  ruleRoutes(ctx, deps.store, deps.kv, deps.clock);
+  jobRoutes(ctx, deps.store, new JobDispatcher({ get jobs() { return deps.store.jobs; }, bus: deps.bus, topic: deps.jobTopic, clock: deps.clock }));
   registerIngestOperations(ctx.registry);
 }
 
@@ -40,7 +52,7 @@ const unused = <T extends object>(name: string): T =>
 export function describeApi(version: string) {
   const registry = createApiRegistry();
   const ctx: RouteContext = { router: Router(), registry, authenticate: (_req, _res, next) => next() };
-  declareGateway(ctx, { store: unused('store'), issuer: unused('issuer'), apiKeys: unused('apiKeys'), dnsServer: null, clock: Date.now });
+  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), apiKeys: unused('apiKeys'), dnsServer: null, clock: Date.now });
   return buildApiDocument(registry, version, null);
 }
 
@@ -57,7 +69,7 @@ export const gatewayModule: ServiceModule = {
     const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, clock });
     const router = Router();
     const registry = createApiRegistry();
-    declareGateway({ router, registry, authenticate: authGuard(authenticator) }, { store, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, clock });
+    declareGateway({ router, registry, authenticate: authGuard(authenticator) }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, clock });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     return { router, stop: async () => {} };

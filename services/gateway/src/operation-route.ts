@@ -27,6 +27,8 @@ export interface Operation<Q extends AnyObject | undefined, P extends AnyObject 
   response: R;
   /** Documented failures besides 422 (and 401 when auth is on). */
   failures?: number[];
+  /** Largest JSON body accepted, in bytes (default 256 KB). */
+  bodyLimit?: number;
 }
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -43,6 +45,7 @@ const FAILURE_TEXT: Record<number, string> = {
   400: 'Malformed JSON',
   401: 'Missing or invalid credentials',
   403: 'Forbidden (for example an unverified domain)',
+  503: 'Temporarily unavailable; retry',
   404: 'Unknown, or belongs to another account',
   409: 'Conflict',
   413: 'Body too large',
@@ -63,7 +66,7 @@ export function defineOperation<Q extends AnyObject | undefined, P extends AnyOb
   for (const path of [op.path, ...(op.aliases ?? [])]) ctx.registry.registerPath(openApiRoute(op, path));
   const handlers: RequestHandler[] = [];
   if (op.auth) handlers.push(ctx.authenticate);
-  if (op.body) handlers.push(...jsonBody(256 * 1024));
+  if (op.body) handlers.push(...jsonBody(op.bodyLimit ?? 256 * 1024));
   handlers.push(async (req, res) => {
     const query = (op.query ? parseOr422(op.query, req.query, 'query') : undefined) as Out<Q>;
     const params = (op.params ? parseOr422(op.params, req.params, 'path') : undefined) as Out<P>;

@@ -4,7 +4,7 @@ import { SessionizerService } from './sessionizer-service.js';
 export const sessionizerModule: ServiceModule = {
   name: 'sessionizer',
   async start({ config, adapters, clock }) {
-    const service = new SessionizerService({ store: adapters.store, kv: adapters.kv, clock });
+    const service = new SessionizerService({ store: adapters.store, kv: adapters.kv, clock, updates: { bus: adapters.bus, topic: adapters.topics.sessionUpdates } });
     const consumes = { topic: adapters.topics.enrichedEvents, group: `${config.topicPrefix}sessionizer` };
     const sub = await adapters.bus.subscribe({
       ...consumes,

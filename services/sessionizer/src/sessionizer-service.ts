@@ -1,6 +1,7 @@
-import type { DeliveredMessage } from '@spoor/bus';
+import type { Bus, DeliveredMessage } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
-import type { EnrichedEvent, SessionState } from '@spoor/schemas';
+import { RulesCache } from '@spoor/rules';
+import { openSessionKey, type EnrichedEvent, type SessionState, type SessionUpdate } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { applyEvent, emptySession } from './session-summary.js';
 
@@ -8,12 +9,14 @@ export interface SessionizerDeps {
   store: Store;
   kv: Kv;
   clock: () => number;
+  /** Where each written summary is published for the classifier; absent: not published. */
+  updates?: { bus: Bus; topic: string };
 }
 
 /** Open sessions stay in the KV this long after their last change; the store has the rest. */
 const OPEN_SESSION_TTL_MS = 2 * 60 * 60 * 1000;
 
-const stateKey = (projectId: string, sessionId: string) => `ss:${projectId}:${sessionId}`;
+const stateKey = openSessionKey;
 
 /**
  * Consumes enriched events and keeps session summaries and action last-seen times. Bots are
@@ -21,9 +24,12 @@ const stateKey = (projectId: string, sessionId: string) => `ss:${projectId}:${se
  * ids, and is written to the store before the offset commits, so a replay changes nothing.
  */
 export class SessionizerService {
-  private readonly counters = { events: 0, bots: 0, repeats: 0, malformed: 0 };
+  private readonly counters = { events: 0, bots: 0, repeats: 0, malformed: 0, attributeSets: 0 };
+  private readonly rules: RulesCache;
 
-  constructor(private readonly deps: SessionizerDeps) {}
+  constructor(private readonly deps: SessionizerDeps) {
+    this.rules = new RulesCache(deps.store.rules, deps.kv, { clock: deps.clock });
+  }
 
   async handle(batch: DeliveredMessage[]): Promise<void> {
     const events = batch.flatMap((m) => parseEnriched(m.value) ?? (this.counters.malformed++, []));
@@ -32,18 +38,27 @@ export class SessionizerService {
     await this.touchActions(events);
     if (human.length === 0) return;
     const states = await this.loadStates(human);
+    const rules = await this.rules.forProjects(human.map((e) => e.project_id));
     const now = this.deps.clock();
     const changed = new Set<SessionState>();
     for (const e of human.sort((a, b) => a.timestamp - b.timestamp)) {
       const key = stateKey(e.project_id, e.session_id);
       let state = states.get(key);
       if (!state) states.set(key, (state = emptySession(e)));
-      if (applyEvent(state, e, now)) this.counters.events++;
-      else this.counters.repeats++;
+      if (applyEvent(state, e, now)) {
+        this.counters.events++;
+        // Attribute rules run on each new event (DESIGN.md, Rules); a repeat changes nothing.
+        const compiled = rules.get(e.project_id);
+        if (compiled && compiled.attribute > 0 && compiled.set.extract(e as unknown as Record<string, unknown>, state.attributes)) this.counters.attributeSets++;
+      } else this.counters.repeats++;
       changed.add(state);
     }
     const list = [...changed];
     await this.deps.store.sessions.upsert(list);
+    if (this.deps.updates) {
+      const { bus, topic } = this.deps.updates;
+      await bus.publish(topic, list.map((s) => ({ key: s.session_id, value: JSON.stringify(toUpdate(s)) })));
+    }
     await this.deps.kv.mset(list.map((s) => ({ key: stateKey(s.project_id, s.session_id), value: JSON.stringify(s), ttlMs: OPEN_SESSION_TTL_MS })));
   }
 
@@ -79,6 +94,11 @@ export class SessionizerService {
     }
     await this.deps.store.events.touchActions([...latest.values()]);
   }
+}
+
+function toUpdate(s: SessionState): SessionUpdate {
+  const { seen: _seen, ...summary } = s;
+  return summary;
 }
 
 /** A message that is not an enriched event would block its partition: it is counted and skipped. */

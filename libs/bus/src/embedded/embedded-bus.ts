@@ -133,7 +133,7 @@ class EmbeddedSubscription {
   private async handleWithRetry(batch: DeliveredMessage[]): Promise<boolean> {
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
-        await this.opts.handler(batch);
+        await this.opts.handler(batch, NO_HEARTBEAT);
         return true;
       } catch (err) {
         this.logger.warn('handler failed; retrying the batch', { err, topic: this.topic, group: this.group, attempt });
@@ -143,3 +143,6 @@ class EmbeddedSubscription {
     return false;
   }
 }
+
+/** One process, no group membership to keep alive. */
+const NO_HEARTBEAT = { heartbeat: async () => {} };

@@ -22,6 +22,15 @@ export async function runKafkaConsumer(consumer: Consumer, opts: SubscribeOption
 
 async function handleBatch(consumer: Consumer, payload: EachBatchPayload, opts: SubscribeOptions, maxBatch: number, logger: Logger): Promise<void> {
   const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
+  // kafkajs has no background heartbeat: a handler that runs long (a job) calls this, throttled.
+  let lastBeat = Date.now();
+  const ctx = {
+    heartbeat: async () => {
+      if (Date.now() - lastBeat < 500) return;
+      lastBeat = Date.now();
+      await heartbeat();
+    },
+  };
   for (let i = 0; i < batch.messages.length; i += maxBatch) {
     const slice = batch.messages.slice(i, i + maxBatch);
     const messages: DeliveredMessage[] = slice.map((m) => ({
@@ -34,7 +43,7 @@ async function handleBatch(consumer: Consumer, payload: EachBatchPayload, opts: 
     for (let attempt = 0; ; attempt++) {
       if (!isRunning() || isStale()) return;
       try {
-        await opts.handler(messages);
+        await opts.handler(messages, ctx);
         break;
       } catch (err) {
         logger.warn('handler failed; retrying the batch', { err, topic: batch.topic, partition: batch.partition, attempt });

@@ -28,7 +28,7 @@ export const SessionSummarySchema = z
     geo: GeoSchema,
     attributes: z.record(z.string(), z.unknown()),
     tags: z.array(z.string()),
-    classification: z.object({ rule_ids: z.array(z.string()), labels: z.array(z.string()) }).nullable(),
+    classification: z.object({ rule_ids: z.array(z.string()), labels: z.array(z.string()), classified_at: EpochMs }).nullable().openapi({ description: 'The classifier\'s latest verdict; null until the session was classified' }),
     updated_at: EpochMs,
   })
   .openapi('SessionSummary');

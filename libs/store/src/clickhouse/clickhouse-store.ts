@@ -4,17 +4,22 @@
 // against an identifier pattern. There are no unique constraints or upserts, so each table is
 // a ReplacingMergeTree whose sorting key is the identity of a row (see migrations.ts for the
 // keys and the read paths) and every read says FINAL, which collapses versions not yet merged
-// in the background: a duplicate insert never shows. FINAL costs a merge of the rows read at
-// query time; the reads here are narrowed to one project's key range first. Migrations are
+// in the background: a duplicate insert never shows (tag facts and session counts aggregate
+// instead, which gives FINAL's answer without the merge; see their repositories). FINAL costs
+// a merge of the rows read at query time; the reads here are narrowed to one project's key
+// range first. Migrations are
 // idempotent statements recorded in schema_migrations (itself a ReplacingMergeTree, so two
 // processes recording the same step leave one row).
 import type { Store } from '../store.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
+import { ClickHouseClassificationRepository } from './classification-repository.js';
 import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickhouse-connection.js';
 import { ClickHouseEventRepository } from './event-repository.js';
+import { ClickHouseJobRepository } from './job-repository.js';
 import { clickhouseBootstrap, clickhouseMigrations } from './migrations.js';
 import { ClickHouseProjectRepository } from './project-repository.js';
+import { ClickHouseRuleRepository } from './rule-repository.js';
 import { ClickHouseSessionRepository } from './session-repository.js';
 import { ClickHouseSigningKeyRepository } from './signing-key-repository.js';
 import { ClickHouseTagRepository } from './tag-repository.js';
@@ -33,6 +38,9 @@ export class ClickHouseStore implements Store {
   readonly apiKeys: ClickHouseApiKeyRepository;
   readonly signingKeys: ClickHouseSigningKeyRepository;
   readonly tags: ClickHouseTagRepository;
+  readonly rules: ClickHouseRuleRepository;
+  readonly classifications: ClickHouseClassificationRepository;
+  readonly jobs: ClickHouseJobRepository;
 
   private constructor(private readonly ch: ClickHouseConnection) {
     this.projects = new ClickHouseProjectRepository(ch);
@@ -42,6 +50,9 @@ export class ClickHouseStore implements Store {
     this.apiKeys = new ClickHouseApiKeyRepository(ch);
     this.signingKeys = new ClickHouseSigningKeyRepository(ch);
     this.tags = new ClickHouseTagRepository(ch);
+    this.rules = new ClickHouseRuleRepository(ch);
+    this.classifications = new ClickHouseClassificationRepository(ch);
+    this.jobs = new ClickHouseJobRepository(ch);
   }
 
   static async connect(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {

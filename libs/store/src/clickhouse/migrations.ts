@@ -39,12 +39,28 @@
 //   re-checks key_hash and revoked_at after FINAL, so an index entry left by a losing create
 //   or by a revoked key never authenticates.
 // - signing_keys: ReplacingMergeTree(version) ORDER BY kid, first insert wins.
-// - session_tags: ReplacingMergeTree(tagged_at) ORDER BY (project_id, tag, session_id): the
-//   latest tagged_at wins. `tag` before `session_id` serves GET /v1/tags/{tag}; a project has
-//   few distinct tags, so ofSession's session_id condition still prunes within each tag's range.
+// - session_tags (step 2, dropped by step 3): ReplacingMergeTree(tagged_at) ORDER BY
+//   (project_id, tag, session_id), one row per tagged session.
+// - session_tag_facts (step 3): ReplacingMergeTree(changed_at) ORDER BY (project_id, tag,
+//   session_id, source): one fact per source, the greatest changed_at wins, on a tie the last
+//   insert (what a merge keeps). `_written`, the server's insert time in µs, lets reads pick
+//   that same row with argMax((changed_at, _written)) among versions not yet merged, instead
+//   of FINAL (tag-repository.ts). `tag` before `session_id` serves GET /v1/tags/{tag}; a
+//   project has few distinct tags, so ofSession's session_id condition still prunes within
+//   each tag's range.
+// - rules: ReplacingMergeTree(_version) ORDER BY (project_id, rule_id, version), first insert
+//   wins like projects, so of two puts of one version one survives; `write_id` (random per
+//   put, table-only) is how put() recognises its own row when it reads the survivor back.
+//   get, list and versions read one project's (or rule's) key range under FINAL.
+// - session_classifications: ReplacingMergeTree(classified_at) ORDER BY (project_id,
+//   session_id), newest verdict wins; reads use FINAL.
+// - jobs: ReplacingMergeTree(updated_at) ORDER BY job_id, newest record wins; get is a key
+//   lookup, listByAccount a scan of a small table (jobs are started by people), both FINAL.
 // Timestamps are Int64 (UInt64 for version columns) integer ms, the API's unit;
 // `fromUnixTimestamp64Milli(timestamp)` gives a DateTime64 for analytics. payload, attributes
 // and classification are String JSON; query and actions are Map, tags and seen Array(String).
+// From step 3: rule logic and value, a classification's tags and a job's request, progress and
+// result are String JSON; a rule's tags and a classification's rule_ids and labels Array(String).
 
 export interface ClickHouseMigration {
   version: number;
@@ -54,6 +70,8 @@ export interface ClickHouseMigration {
 
 /** µs before 2100-01-01: decreasing with insert time, below 2^53 so JS numbers stay exact. */
 const FIRST_INSERT_WINS = 'toUInt64(4102444800000000 - toUnixTimestamp64Micro(now64(6)))';
+/** The insert time in µs: increasing, so the greatest is the last write. */
+const INSERT_TIME = 'toUInt64(toUnixTimestamp64Micro(now64(6)))';
 
 const EVENT_COLUMNS = `
   project_id       String,
@@ -202,6 +220,72 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
         session_id String,
         tagged_at  UInt64
       ) ENGINE = ReplacingMergeTree(tagged_at) ORDER BY (project_id, tag, session_id)`,
+    ],
+  },
+  {
+    // Tags now carry a source and can be taken back, so step 2's session_tags (one row per
+    // tagged session) is dropped, not migrated: no released code ever wrote tags except tests.
+    // The facts go to a table of a new name because the step must stay safe to re-run and to
+    // run from two processes at once: a process still applying this step could otherwise drop
+    // the new table after another one had finished migrating and written tags into it.
+    version: 3,
+    name: 'tag facts by source, rules, session classifications, jobs',
+    statements: (db) => [
+      `DROP TABLE IF EXISTS ${db}.session_tags`,
+      `CREATE TABLE IF NOT EXISTS ${db}.session_tag_facts (
+        project_id String,
+        tag        String,
+        session_id String,
+        source     String,
+        tagged_at  Int64,
+        removed    Bool,
+        changed_at UInt64,
+        _written   UInt64 MATERIALIZED ${INSERT_TIME}
+      ) ENGINE = ReplacingMergeTree(changed_at) ORDER BY (project_id, tag, session_id, source)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.rules (
+        project_id  String,
+        rule_id     String,
+        version     UInt32,
+        kind        LowCardinality(String),
+        logic       String,
+        tags        Array(String),
+        label       Nullable(String),
+        attribute   Nullable(String),
+        value       Nullable(String),
+        description Nullable(String),
+        enabled     Bool,
+        created_at  Int64,
+        updated_at  Int64,
+        updated_by  String,
+        write_id    String,
+        _version    UInt64 MATERIALIZED ${FIRST_INSERT_WINS}
+      ) ENGINE = ReplacingMergeTree(_version) ORDER BY (project_id, rule_id, version)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.session_classifications (
+        project_id            String,
+        session_id            String,
+        rule_ids              Array(String),
+        labels                Array(String),
+        tags                  String,
+        classified_at         UInt64,
+        session_last_event_at Int64
+      ) ENGINE = ReplacingMergeTree(classified_at) ORDER BY (project_id, session_id)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.jobs (
+        job_id      String,
+        account_id  String,
+        project_id  String,
+        kind        LowCardinality(String),
+        status      LowCardinality(String),
+        request     String,
+        created_at  Int64,
+        started_at  Nullable(Int64),
+        finished_at Nullable(Int64),
+        progress    Nullable(String),
+        result      String,
+        error       Nullable(String),
+        attempts    UInt32,
+        worker      Nullable(String),
+        updated_at  UInt64
+      ) ENGINE = ReplacingMergeTree(updated_at) ORDER BY job_id`,
     ],
   },
 ];

@@ -1,6 +1,6 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
 import type { ListQuery, SessionRepository } from '../store.js';
-import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
+import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import {
   SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
 } from '../session-row.js';
@@ -54,5 +54,25 @@ export class ClickHouseSessionRepository implements SessionRepository {
       { project_id: projectId, start: q.window_start ?? MIN_MS, end: q.window_end ?? MAX_MS, limit: checkLimit(q.limit) },
     );
     return rows.map(rowToSessionListItem);
+  }
+
+  async page(projectId: string, afterSessionId: string | null, limit: number): Promise<SessionState[]> {
+    const after = afterSessionId === null ? '' : 'AND session_id > {after:String}';
+    const rows = await this.ch.rows(
+      `SELECT ${LIST} FROM ${this.ch.table('sessions')} FINAL
+       WHERE project_id = {project_id:String} ${after}
+       ORDER BY session_id LIMIT {limit:UInt64}`,
+      { project_id: projectId, limit: checkLimit(limit), ...(afterSessionId === null ? {} : { after: afterSessionId }) },
+    );
+    return rows.map(rowToSession);
+  }
+
+  /** Every stored row of a key is a version of one session, so distinct ids count without FINAL. */
+  async count(projectId: string): Promise<number> {
+    const [row] = await this.ch.rows(
+      `SELECT uniqExact(session_id) AS n FROM ${this.ch.table('sessions')} WHERE project_id = {project_id:String}`,
+      { project_id: projectId },
+    );
+    return toInt(row?.n ?? 0);
   }
 }

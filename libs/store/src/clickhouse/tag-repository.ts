@@ -1,54 +1,65 @@
 import type { SessionTag } from '@spoor/schemas';
 import type { ListQuery, TagRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
-import { rowToTagSeen, rowToTaggedSession } from '../tag-row.js';
-import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow } from '../tag-row.js';
+import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 
-// ReplacingMergeTree(tagged_at) keeps the greatest tagged_at of a (project, tag, session), so
-// max(tagged_at) over every stored version is the surviving one: the reads aggregate instead
-// of saying FINAL, which gives the same answer without merging at query time.
+/**
+ * Each fact's surviving version, as (removed, tagged_at): the row a merge of
+ * ReplacingMergeTree(changed_at) keeps is the greatest changed_at and, on a tie, the last
+ * insert, which is the greatest `_written` (migrations.ts, step 3). argMax over every stored
+ * version therefore picks the row FINAL would, without merging at query time. "Standing" is
+ * decided after that pick: filtering `removed` before it would let an older standing version
+ * outlive the removal that replaced it.
+ */
+const latestFacts = (table: string, where: string): string =>
+  `SELECT tag, session_id, argMax((removed, tagged_at), (changed_at, _written)) AS fact
+   FROM ${table} WHERE ${where} GROUP BY tag, session_id, source`;
+
 export class ClickHouseTagRepository implements TagRepository {
   constructor(private readonly ch: ClickHouseConnection) {}
 
   async add(tags: SessionTag[]): Promise<void> {
-    await this.ch.insert('session_tags', tags.map((t) => ({
-      project_id: t.project_id, tag: t.tag, session_id: t.session_id, tagged_at: t.tagged_at,
-    })));
+    // Rows of one insert share one `_written`, so the batch's own ties are settled here.
+    await this.ch.insert('session_tag_facts', latestPerFact(tags).map(tagToRow));
   }
 
   async list(projectId: string): Promise<Array<{ tag: string; last_seen: number }>> {
-    const rows = await this.ch.rows(
-      `SELECT tag, max(tagged_at) AS last_seen FROM ${this.ch.table('session_tags')}
-       WHERE project_id = {project_id:String} GROUP BY tag ORDER BY last_seen DESC, tag`,
-      { project_id: projectId },
+    const rows = await this.standing(
+      'tag, max(fact.2) AS last_seen', 'project_id = {project_id:String}', 'tag',
+      'last_seen DESC, tag', { project_id: projectId },
     );
     return rows.map(rowToTagSeen);
   }
 
   async ofSession(projectId: string, sessionId: string): Promise<Array<{ tag: string; last_seen: number }>> {
-    const rows = await this.ch.rows(
-      `SELECT tag, max(tagged_at) AS last_seen FROM ${this.ch.table('session_tags')}
-       WHERE project_id = {project_id:String} AND session_id = {session_id:String}
-       GROUP BY tag ORDER BY last_seen DESC, tag`,
-      { project_id: projectId, session_id: sessionId },
+    const rows = await this.standing(
+      'tag, max(fact.2) AS last_seen', 'project_id = {project_id:String} AND session_id = {session_id:String}',
+      'tag', 'last_seen DESC, tag', { project_id: projectId, session_id: sessionId },
     );
     return rows.map(rowToTagSeen);
   }
 
   /**
-   * The window applies to each session's latest tagged_at (HAVING), never to an older version.
-   * The WHERE lower bound only prunes: a key whose latest version is at or after the start
-   * keeps that version, and a key with none there is out of the window anyway.
+   * The window applies to each session's tagged_at over its standing facts (HAVING). Nothing is
+   * pruned on tagged_at before the pick: a fact's latest version can carry an older tagged_at
+   * (or a removal) than a version it replaced.
    */
   async sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>> {
-    const rows = await this.ch.rows(
-      `SELECT session_id, max(tagged_at) AS latest FROM ${this.ch.table('session_tags')}
-       WHERE project_id = {project_id:String} AND tag = {tag:String} AND tagged_at >= {start:Int64}
-       GROUP BY session_id
-       HAVING latest >= {start:Int64} AND latest < {end:Int64}
-       ORDER BY latest DESC, session_id LIMIT {limit:UInt64}`,
+    const rows = await this.standing(
+      'session_id, max(fact.2) AS latest', 'project_id = {project_id:String} AND tag = {tag:String}',
+      'session_id HAVING latest >= {start:Int64} AND latest < {end:Int64}',
+      'latest DESC, session_id LIMIT {limit:UInt64}',
       { project_id: projectId, tag, start: q.window_start ?? MIN_MS, end: q.window_end ?? MAX_MS, limit: checkLimit(q.limit) },
     );
     return rows.map((r) => rowToTaggedSession({ session_id: r.session_id, tagged_at: r.latest }));
+  }
+
+  private standing(select: string, where: string, groupBy: string, orderBy: string, params: Params) {
+    return this.ch.rows(
+      `SELECT ${select} FROM (${latestFacts(this.ch.table('session_tag_facts'), where)})
+       WHERE NOT fact.1 GROUP BY ${groupBy} ORDER BY ${orderBy}`,
+      params,
+    );
   }
 }

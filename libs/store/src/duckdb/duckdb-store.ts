@@ -6,8 +6,9 @@
 // also keeps DuckDB's optimistic concurrency from aborting concurrent upserts of one key; reads
 // proceed beside them on MVCC snapshots. Idempotency comes from primary keys: events
 // `INSERT … ON CONFLICT DO NOTHING` (first write wins), sessions upsert when updated_at is not
-// older, actions and session tags keep greatest(last_seen / tagged_at), signing keys keep the
-// first row of a kid; accounts and API keys turn a UNIQUE violation into StoreConflictError.
+// older, actions keep greatest(last_seen), tag facts, session classifications and jobs upsert
+// when changed_at / classified_at / updated_at is not older, signing keys keep the first row of
+// a kid; accounts, API keys and rule versions turn a key violation into StoreConflictError.
 // Batches go through the Appender into a TEMP staging table and one INSERT … SELECT (see
 // duckdb-connection.ts for the measurements). Every value is a bound parameter; the only SQL
 // text built at run time is from constant column lists.
@@ -17,10 +18,13 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
+import { DuckDbClassificationRepository } from './classification-repository.js';
 import { DuckDbConnection } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
+import { DuckDbJobRepository } from './job-repository.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
 import { DuckDbProjectRepository } from './project-repository.js';
+import { DuckDbRuleRepository } from './rule-repository.js';
 import { DuckDbSessionRepository } from './session-repository.js';
 import { DuckDbSigningKeyRepository } from './signing-key-repository.js';
 import { DuckDbTagRepository } from './tag-repository.js';
@@ -46,6 +50,9 @@ export class DuckDbStore implements Store {
   readonly apiKeys: DuckDbApiKeyRepository;
   readonly signingKeys: DuckDbSigningKeyRepository;
   readonly tags: DuckDbTagRepository;
+  readonly rules: DuckDbRuleRepository;
+  readonly classifications: DuckDbClassificationRepository;
+  readonly jobs: DuckDbJobRepository;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -61,6 +68,9 @@ export class DuckDbStore implements Store {
     this.apiKeys = new DuckDbApiKeyRepository(writer, reader);
     this.signingKeys = new DuckDbSigningKeyRepository(writer, reader);
     this.tags = new DuckDbTagRepository(writer, reader);
+    this.rules = new DuckDbRuleRepository(writer, reader);
+    this.classifications = new DuckDbClassificationRepository(writer, reader);
+    this.jobs = new DuckDbJobRepository(writer, reader);
   }
 
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {

@@ -57,6 +57,17 @@ export class DuckDbEventRepository implements EventRepository {
     return rows.map(rowToEnrichedEvent);
   }
 
+  async eventsOfSessions(projectId: string, sessionIds: string[]): Promise<EnrichedEvent[]> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.reader.all(
+      `SELECT ${ENRICHED_LIST} FROM enriched_events
+       WHERE project_id = $1 AND session_id IN (SELECT unnest($2))
+       ORDER BY "timestamp", event_id`,
+      [projectId, sessionIds],
+    );
+    return rows.map(rowToEnrichedEvent);
+  }
+
   countRaw(projectId: string): Promise<number> {
     return this.count('SELECT count(*) AS n FROM raw_events WHERE project_id = $1', projectId);
   }

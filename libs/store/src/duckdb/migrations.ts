@@ -2,8 +2,9 @@
 // together with its schema_migrations row. Never edit a released step: add the next one.
 //
 // Timestamps are BIGINT integer ms (the API's unit). JSON-valued fields are VARCHAR holding
-// JSON text (payload, query, actions, attributes, tags, classification, seen): exact round
-// trips, and DuckDB's json functions can still look inside them.
+// JSON text (payload, query, actions, attributes, tags, classification, seen; from step 3 also
+// rule logic and value, classification rule_ids/labels/tags, job request/progress/result):
+// exact round trips, and DuckDB's json functions can still look inside them.
 //
 // Indexes: only the primary keys (they carry the idempotency) and, from step 2, the UNIQUE
 // constraints of the small account tables (they carry the conflicts). DuckDB prunes range
@@ -123,6 +124,70 @@ export const duckdbMigrations: readonly DuckMigration[] = [
         tag        VARCHAR NOT NULL,
         tagged_at  BIGINT  NOT NULL,
         PRIMARY KEY (project_id, session_id, tag))`,
+    ],
+  },
+  {
+    // session_tags (step 2) held one row per (project, session, tag); tags now carry a source
+    // and can be taken back, so a row is one fact per (project, tag, session, source) and
+    // upserts keep the greatest changed_at (tag-repository.ts). The old table is dropped, not
+    // migrated: no released code ever wrote tags except tests. The new table has a new name
+    // so that this step reads the same in both backends (ClickHouse's migrations.ts says why
+    // it matters there). rules: one row per version, the primary key carries put()'s
+    // conflict. session_classifications and jobs: newest classified_at / updated_at wins.
+    version: 3,
+    name: 'tag facts by source, rules, session classifications, jobs',
+    statements: [
+      'DROP TABLE IF EXISTS session_tags',
+      `CREATE TABLE session_tag_facts (
+        project_id VARCHAR NOT NULL,
+        tag        VARCHAR NOT NULL,
+        session_id VARCHAR NOT NULL,
+        source     VARCHAR NOT NULL,
+        tagged_at  BIGINT  NOT NULL,
+        removed    BOOLEAN NOT NULL,
+        changed_at BIGINT  NOT NULL,
+        PRIMARY KEY (project_id, tag, session_id, source))`,
+      `CREATE TABLE rules (
+        project_id  VARCHAR NOT NULL,
+        rule_id     VARCHAR NOT NULL,
+        version     INTEGER NOT NULL,
+        kind        VARCHAR NOT NULL,
+        logic       VARCHAR NOT NULL,
+        tags        VARCHAR NOT NULL,
+        label       VARCHAR,
+        attribute   VARCHAR,
+        value       VARCHAR,
+        description VARCHAR,
+        enabled     BOOLEAN NOT NULL,
+        created_at  BIGINT  NOT NULL,
+        updated_at  BIGINT  NOT NULL,
+        updated_by  VARCHAR NOT NULL,
+        PRIMARY KEY (project_id, rule_id, version))`,
+      `CREATE TABLE session_classifications (
+        project_id            VARCHAR NOT NULL,
+        session_id            VARCHAR NOT NULL,
+        rule_ids              VARCHAR NOT NULL,
+        labels                VARCHAR NOT NULL,
+        tags                  VARCHAR NOT NULL,
+        classified_at         BIGINT  NOT NULL,
+        session_last_event_at BIGINT  NOT NULL,
+        PRIMARY KEY (project_id, session_id))`,
+      `CREATE TABLE jobs (
+        job_id      VARCHAR PRIMARY KEY,
+        account_id  VARCHAR NOT NULL,
+        project_id  VARCHAR NOT NULL,
+        kind        VARCHAR NOT NULL,
+        status      VARCHAR NOT NULL,
+        request     VARCHAR NOT NULL,
+        created_at  BIGINT  NOT NULL,
+        started_at  BIGINT,
+        finished_at BIGINT,
+        progress    VARCHAR,
+        result      VARCHAR NOT NULL,
+        error       VARCHAR,
+        attempts    INTEGER NOT NULL,
+        worker      VARCHAR,
+        updated_at  BIGINT  NOT NULL)`,
     ],
   },
 ];

@@ -1,6 +1,6 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
 import type { ListQuery, SessionRepository } from '../store.js';
-import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
+import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import {
   SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
 } from '../session-row.js';
@@ -60,5 +60,23 @@ export class DuckDbSessionRepository implements SessionRepository {
       [projectId, q.window_start ?? MIN_MS, q.window_end ?? MAX_MS, checkLimit(q.limit)],
     );
     return rows.map(rowToSessionListItem);
+  }
+
+  async page(projectId: string, afterSessionId: string | null, limit: number): Promise<SessionState[]> {
+    const rows = afterSessionId === null
+      ? await this.reader.all(
+        `SELECT ${LIST} FROM sessions WHERE project_id = $1 ORDER BY session_id LIMIT $2`,
+        [projectId, checkLimit(limit)],
+      )
+      : await this.reader.all(
+        `SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id > $2 ORDER BY session_id LIMIT $3`,
+        [projectId, afterSessionId, checkLimit(limit)],
+      );
+    return rows.map(rowToSession);
+  }
+
+  async count(projectId: string): Promise<number> {
+    const [row] = await this.reader.all('SELECT count(*) AS n FROM sessions WHERE project_id = $1', [projectId]);
+    return toInt(row?.n ?? 0);
   }
 }

@@ -1,32 +1,39 @@
 import type { SessionTag } from '@spoor/schemas';
 import type { ListQuery, TagRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
-import { latestPerTag, rowToTagSeen, rowToTaggedSession } from '../tag-row.js';
-import type { DuckColumns, DuckDbConnection } from './duckdb-connection.js';
+import { TAG_COLUMNS, latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow } from '../tag-row.js';
+import type { DuckColumnType, DuckColumns, DuckDbConnection } from './duckdb-connection.js';
 
-const COLUMNS: DuckColumns = [['project_id', 'VARCHAR'], ['session_id', 'VARCHAR'], ['tag', 'VARCHAR'], ['tagged_at', 'BIGINT']];
-const LIST = 'project_id, session_id, tag, tagged_at';
+const TYPES: Record<string, DuckColumnType> = { tagged_at: 'BIGINT', removed: 'BOOLEAN', changed_at: 'BIGINT' };
+const COLUMNS: DuckColumns = TAG_COLUMNS.map((n) => [n, TYPES[n] ?? 'VARCHAR'] as const);
+const LIST = TAG_COLUMNS.join(', ');
 
+/**
+ * One row per fact, PRIMARY KEY (project_id, tag, session_id, source) (migrations.ts, step 3).
+ * Reads take the standing facts (removed = false) and the greatest tagged_at among them.
+ */
 export class DuckDbTagRepository implements TagRepository {
   constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
 
   async add(tags: SessionTag[]): Promise<void> {
     // One row per key first, for the DuckDB 1.5 ON CONFLICT quirk noted in touchActions.
-    const rows = latestPerTag(tags);
+    const rows = latestPerFact(tags).map(tagToRow);
     if (rows.length === 0) return;
     await this.writer.exclusive(async (x) => {
-      await x.stage('stage_session_tags', 'session_tags', COLUMNS, rows.map((t) => ({ ...t })));
+      await x.stage('stage_session_tag_facts', 'session_tag_facts', COLUMNS, rows);
       await x.run(
-        `INSERT INTO session_tags (${LIST}) SELECT ${LIST} FROM stage_session_tags
-         ON CONFLICT (project_id, session_id, tag)
-         DO UPDATE SET tagged_at = greatest(session_tags.tagged_at, excluded.tagged_at)`,
+        `INSERT INTO session_tag_facts (${LIST}) SELECT ${LIST} FROM stage_session_tag_facts
+         ON CONFLICT (project_id, tag, session_id, source)
+         DO UPDATE SET tagged_at = excluded.tagged_at, removed = excluded.removed, changed_at = excluded.changed_at
+         WHERE excluded.changed_at >= session_tag_facts.changed_at`,
       );
     });
   }
 
   async list(projectId: string): Promise<Array<{ tag: string; last_seen: number }>> {
     const rows = await this.reader.all(
-      `SELECT tag, max(tagged_at) AS last_seen FROM session_tags WHERE project_id = $1
+      `SELECT tag, max(tagged_at) AS last_seen FROM session_tag_facts
+       WHERE project_id = $1 AND NOT removed
        GROUP BY tag ORDER BY last_seen DESC, tag`,
       [projectId],
     );
@@ -35,8 +42,9 @@ export class DuckDbTagRepository implements TagRepository {
 
   async ofSession(projectId: string, sessionId: string): Promise<Array<{ tag: string; last_seen: number }>> {
     const rows = await this.reader.all(
-      `SELECT tag, tagged_at AS last_seen FROM session_tags WHERE project_id = $1 AND session_id = $2
-       ORDER BY tagged_at DESC, tag`,
+      `SELECT tag, max(tagged_at) AS last_seen FROM session_tag_facts
+       WHERE project_id = $1 AND session_id = $2 AND NOT removed
+       GROUP BY tag ORDER BY last_seen DESC, tag`,
       [projectId, sessionId],
     );
     return rows.map(rowToTagSeen);
@@ -44,11 +52,13 @@ export class DuckDbTagRepository implements TagRepository {
 
   async sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>> {
     const rows = await this.reader.all(
-      `SELECT session_id, tagged_at FROM session_tags
-       WHERE project_id = $1 AND tag = $2 AND tagged_at >= $3 AND tagged_at < $4
-       ORDER BY tagged_at DESC, session_id LIMIT $5`,
+      `SELECT session_id, max(tagged_at) AS latest FROM session_tag_facts
+       WHERE project_id = $1 AND tag = $2 AND NOT removed
+       GROUP BY session_id
+       HAVING latest >= $3 AND latest < $4
+       ORDER BY latest DESC, session_id LIMIT $5`,
       [projectId, tag, q.window_start ?? MIN_MS, q.window_end ?? MAX_MS, checkLimit(q.limit)],
     );
-    return rows.map(rowToTaggedSession);
+    return rows.map((r) => rowToTaggedSession({ session_id: r.session_id, tagged_at: r.latest }));
   }
 }

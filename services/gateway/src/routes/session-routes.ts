@@ -1,6 +1,6 @@
 import { errors } from '@spoor/http';
-import { AttributeMap, EnrichedEventList, ScopeQuery, SessionList, SessionListQuery, SessionPath, SessionSummarySchema, TagList } from '@spoor/schemas';
-import type { SessionState } from '@spoor/schemas';
+import { AddTagRequest, AttributeMap, EnrichedEventList, ScopeQuery, TagChange, TagPath, SessionList, SessionListQuery, SessionPath, SessionSummarySchema, TagList } from '@spoor/schemas';
+import type { SessionClassification, SessionState } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
@@ -9,9 +9,10 @@ import type { Principal } from '../auth-guard.js';
 const failures = [404];
 
 /** The public summary: the sessionizer's state without its bookkeeping. */
-function publicSummary(s: SessionState, tags: string[]) {
+function publicSummary(s: SessionState, tags: string[], verdict: SessionClassification | null) {
   const { seen: _seen, project_id: _project, ...summary } = s;
-  return { ...summary, tags: [...new Set([...summary.tags, ...tags])] };
+  const classification = verdict ? { rule_ids: verdict.rule_ids, labels: verdict.labels, classified_at: verdict.classified_at } : null;
+  return { ...summary, tags: [...new Set([...summary.tags, ...tags])], classification };
 }
 
 async function sessionOf(store: Store, principal: Principal, q: { origin: string; project: string }, sessionId: string) {
@@ -21,7 +22,7 @@ async function sessionOf(store: Store, principal: Principal, q: { origin: string
   return { project, session };
 }
 
-export function sessionRoutes(ctx: RouteContext, store: Store): void {
+export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => number): void {
   defineOperation(ctx, { method: 'get', path: '/v1/sessions', summary: 'Session identifiers, newest first', tag: 'sessions', auth: true, query: SessionListQuery, response: SessionList, failures }, async ({ query, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
     return { sessions: await store.sessions.list(project.project_id, query) };
@@ -29,8 +30,8 @@ export function sessionRoutes(ctx: RouteContext, store: Store): void {
 
   defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}', summary: 'Full session summary', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: SessionSummarySchema, failures }, async ({ query, params, principal }) => {
     const { project, session } = await sessionOf(store, principal, query, params.session_id);
-    const tags = await store.tags.ofSession(project.project_id, session.session_id);
-    return publicSummary(session, tags.map((t) => t.tag));
+    const [tags, verdict] = await Promise.all([store.tags.ofSession(project.project_id, session.session_id), store.classifications.get(project.project_id, session.session_id)]);
+    return publicSummary(session, tags.map((t) => t.tag), verdict);
   });
 
   defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures }, async ({ query, params, principal }) => {
@@ -45,6 +46,20 @@ export function sessionRoutes(ctx: RouteContext, store: Store): void {
 
   defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/tags', summary: 'Tags of the session', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: TagList, failures }, async ({ query, params, principal }) => {
     const { project } = await sessionOf(store, principal, query, params.session_id);
+    return { tags: await store.tags.ofSession(project.project_id, params.session_id) };
+  });
+
+  defineOperation(ctx, { method: 'post', path: '/v1/sessions/{session_id}/tags', summary: 'Tags the session by hand', tag: 'sessions', auth: true, params: SessionPath, body: AddTagRequest, response: TagChange, failures }, async ({ body, params, principal }) => {
+    const { project } = await sessionOf(store, principal, body, params.session_id);
+    const now = clock();
+    await store.tags.add([{ project_id: project.project_id, session_id: params.session_id, tag: body.tag, source: 'manual', tagged_at: now, removed: false, changed_at: now }]);
+    return { session_id: params.session_id, tag: body.tag, tagged_at: now };
+  });
+
+  defineOperation(ctx, { method: 'delete', path: '/v1/sessions/{session_id}/tags/{tag}', summary: 'Takes back a tag given by hand (rule tags follow their rules); answers the remaining tags', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath.extend(TagPath.shape), response: TagList, failures }, async ({ query, params, principal }) => {
+    const { project } = await sessionOf(store, principal, query, params.session_id);
+    const now = clock();
+    await store.tags.add([{ project_id: project.project_id, session_id: params.session_id, tag: params.tag, source: 'manual', tagged_at: now, removed: true, changed_at: now }]);
     return { tags: await store.tags.ofSession(project.project_id, params.session_id) };
   });
 }

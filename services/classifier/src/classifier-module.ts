@@ -1,0 +1,40 @@
+import { JobRunner } from '@spoor/jobs';
+import type { ServiceModule } from '@spoor/runtime';
+import { classificationJob, ClassifierService } from './classifier-service.js';
+import { SessionClassifier } from './session-classifier.js';
+
+/** Classifies sessions as they change, and runs classification jobs (DESIGN.md, classifier). */
+export const classifierModule: ServiceModule = {
+  name: 'classifier',
+  async start({ config, adapters, clock, logger }) {
+    const { store, kv, bus, topics } = adapters;
+    const classifier = new SessionClassifier({ store, kv, clock, matches: { bus, topic: topics.ruleMatches } });
+    const service = new ClassifierService(classifier);
+    const consumes = { topic: topics.sessionUpdates, group: `${config.topicPrefix}classifier` };
+    const sub = await bus.subscribe({ ...consumes, maxBatch: 2000, handler: (batch) => service.handle(batch) });
+    const jobs = new JobRunner({
+      jobs: store.jobs,
+      kv,
+      bus,
+      topic: topics.jobs,
+      group: `${config.topicPrefix}classifier-jobs`,
+      handlers: { classification: classificationJob(store, classifier) },
+      logger: logger.child('jobs'),
+      clock,
+      leaseMs: config.jobLeaseMs,
+    });
+    await jobs.start();
+    return {
+      consumes: [consumes, ...jobs.consumes()],
+      stats: () => ({ ...service.stats(), ...prefixed('jobs', jobs.stats()) }),
+      stop: async () => {
+        await jobs.stop();
+        await sub.stop();
+      },
+    };
+  },
+};
+
+function prefixed(prefix: string, stats: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(stats).map(([k, v]) => [`${prefix}_${k}`, v]));
+}

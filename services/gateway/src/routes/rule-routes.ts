@@ -1,0 +1,118 @@
+import { errors } from '@spoor/http';
+import type { Kv } from '@spoor/kv';
+import { parseRulesYaml, RulesCache, testRules } from '@spoor/rules';
+import {
+  CreateRuleRequest,
+  RuleList,
+  RulePath,
+  RuleSchema,
+  RuleTestRequest,
+  RuleTestResult,
+  RuleVersions,
+  ScopeQuery,
+  z,
+  type ProjectRecord,
+  type RuleRecord,
+} from '@spoor/schemas';
+import { StoreConflictError, type Store } from '@spoor/store';
+import type { Principal } from '../auth-guard.js';
+import { defineOperation, type RouteContext } from '../operation-route.js';
+import { scopedProject } from '../project-scope.js';
+
+function publicRule(r: RuleRecord, p: ProjectRecord) {
+  const { project_id: _p, updated_by: _by, ...rest } = r;
+  return { ...rest, origin: p.origin, project: p.project };
+}
+
+/** DELETE names only the rule (spec); origin and project narrow it when the id is in several projects. */
+const OptionalScope = z.object({ origin: ScopeQuery.shape.origin.optional(), project: ScopeQuery.shape.project.optional() });
+
+export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () => number): void {
+  /** Writes the next version; two concurrent saves of one rule: the loser retries on top of the winner. */
+  async function saveVersion(project: ProjectRecord, principal: Principal, next: (prev: RuleRecord | null) => Omit<RuleRecord, 'version' | 'created_at' | 'updated_at' | 'updated_by' | 'project_id'>, ruleId: string) {
+    for (let attempt = 0; ; attempt++) {
+      const prev = await store.rules.get(project.project_id, ruleId);
+      const now = clock();
+      const rule: RuleRecord = {
+        ...next(prev),
+        project_id: project.project_id,
+        version: (prev?.version ?? 0) + 1,
+        created_at: prev?.created_at ?? now,
+        updated_at: Math.max(now, (prev?.updated_at ?? 0) + 1),
+        updated_by: principal.account_id,
+      };
+      try {
+        await store.rules.put(rule);
+      } catch (err) {
+        if (err instanceof StoreConflictError && attempt < 3) continue;
+        if (err instanceof StoreConflictError) throw errors.conflict('The rule was changed concurrently; try again');
+        throw err;
+      }
+      await RulesCache.changed(kv, project.project_id);
+      return rule;
+    }
+  }
+
+  defineOperation(ctx, { method: 'get', path: '/v1/rules', summary: 'Every rule of the project, enabled or not', tag: 'rules', auth: true, query: ScopeQuery, response: RuleList, failures: [404] }, async ({ query, principal }) => {
+    const project = await scopedProject(store, principal, query.origin, query.project);
+    return { rules: (await store.rules.list(project.project_id)).map((r) => publicRule(r, project)) };
+  });
+
+  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}', summary: 'The rule with its JSONLogic (latest version)', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleSchema, failures: [404] }, async ({ query, params, principal }) => {
+    const project = await scopedProject(store, principal, query.origin, query.project);
+    const rule = await store.rules.get(project.project_id, params.rule_id);
+    if (!rule) throw errors.notFound('Rule not found');
+    return publicRule(rule, project);
+  });
+
+  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}/versions', summary: 'Every saved version of the rule, oldest first', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleVersions, failures: [404] }, async ({ query, params, principal }) => {
+    const project = await scopedProject(store, principal, query.origin, query.project);
+    const versions = await store.rules.versions(project.project_id, params.rule_id);
+    if (versions.length === 0) throw errors.notFound('Rule not found');
+    return { rule_id: params.rule_id, versions: versions.map((r) => publicRule(r, project)) };
+  });
+
+  defineOperation(ctx, { method: 'post', path: '/v1/rules', summary: 'Creates a rule, or saves the next version of an existing rule_id', tag: 'rules', auth: true, body: CreateRuleRequest, response: RuleSchema, failures: [404, 409] }, async ({ body, principal }) => {
+    const project = await scopedProject(store, principal, body.origin, body.project);
+    const rule = await saveVersion(project, principal, () => ({
+      rule_id: body.rule_id,
+      kind: body.kind,
+      logic: body.logic,
+      tags: [...new Set(body.tags)],
+      label: body.label ?? null,
+      attribute: body.attribute ?? null,
+      value: body.value ?? null,
+      description: body.description ?? null,
+      enabled: body.enabled,
+    }), body.rule_id);
+    return publicRule(rule, project);
+  });
+
+  defineOperation(ctx, { method: 'delete', path: '/v1/rules/{rule_id}', summary: 'Disables the rule; it stays readable with enabled: false', tag: 'rules', auth: true, query: OptionalScope, params: RulePath, response: RuleSchema, failures: [404, 409] }, async ({ query, params, principal }) => {
+    let project: ProjectRecord;
+    if (query.origin !== undefined || query.project !== undefined) {
+      if (query.origin === undefined || query.project === undefined) {
+        const missing = query.origin === undefined ? 'origin' : 'project';
+        throw errors.validation([{ loc: ['query', missing], msg: 'Field required when the other scope parameter is given', type: 'missing' }]);
+      }
+      project = await scopedProject(store, principal, query.origin, query.project);
+    } else {
+      const holders: ProjectRecord[] = [];
+      for (const p of await store.projects.listByAccount(principal.account_id)) if (await store.rules.get(p.project_id, params.rule_id)) holders.push(p);
+      if (holders.length === 0) throw errors.notFound('Rule not found');
+      if (holders.length > 1) throw errors.conflict('Several of your projects have a rule with this id; give origin and project');
+      project = holders[0]!;
+    }
+    const current = await store.rules.get(project.project_id, params.rule_id);
+    if (!current) throw errors.notFound('Rule not found');
+    if (!current.enabled) return publicRule(current, project);
+    const rule = await saveVersion(project, principal, (prev) => ({ ...(prev ?? current), enabled: false }), params.rule_id);
+    return publicRule(rule, project);
+  });
+
+  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024 }, async ({ body }) => {
+    const parsed = parseRulesYaml(body.rules);
+    if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
+    return testRules(body.sessions, parsed.rules);
+  });
+}
