@@ -17,7 +17,8 @@ SPOOR_DATA_DIR="$data" SPOOR_PORT="$port" SPOOR_LOG_LEVEL=warn node services/hos
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$data"' EXIT
 base="http://127.0.0.1:$port"
-for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null && break; sleep 0.2; done
+# /openapi.json answers 503 until every service has started.
+for _ in $(seq 1 300); do curl -fs "$base/openapi.json" >/dev/null && break; sleep 0.2; done
 
 token="$(curl -fs "$base/v1/auth/signup" -H 'content-type: application/json' \
   -d '{"email":"fuzz@example.com","password":"fuzzing-password"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["id_token"])')"

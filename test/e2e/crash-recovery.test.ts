@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/logger';
 import { openAdapters } from '@spoor/runtime';
-import { makeTempDir, requireEngine } from '@spoor/testkit';
+import { freePort, makeTempDir, requireEngine } from '@spoor/testkit';
 import { modeEnv, MODES, type Mode } from '../support/engine-env.js';
-import { freePort } from '../support/free-port.js';
 import { registerProject, waitFor } from '../support/spoor-harness.js';
 
 const HOST_MAIN = join(process.cwd(), 'services/host/dist/src/main.js');

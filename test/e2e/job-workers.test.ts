@@ -5,10 +5,9 @@ import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/logger';
 import { openAdapters, type Adapters } from '@spoor/runtime';
 import type { JobRecord, SessionState } from '@spoor/schemas';
-import { makeTempDir, requireEngine } from '@spoor/testkit';
+import { freePort, makeTempDir, requireEngine } from '@spoor/testkit';
 import { ApiClient, signUp } from '../support/api-client.js';
 import { modeEnv, type Mode } from '../support/engine-env.js';
-import { freePort } from '../support/free-port.js';
 import { waitFor } from '../support/spoor-harness.js';
 
 const HOST_MAIN = join(process.cwd(), 'services/host/dist/src/main.js');

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { loadConfig, ConfigError, type Config, type ServiceName } from '@spoor/config';
 import { createLogger, type Logger } from '@spoor/logger';
-import { createHttpApp, listen, type RunningServer } from '@spoor/http';
+import { createHttpApp, errors, listen, type RunningServer } from '@spoor/http';
 import { openAdapters, type Adapters } from './adapters.js';
 import { healthRouter } from './health-router.js';
 import type { RunningService, ServiceModule } from './service-module.js';
@@ -26,13 +26,19 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const http = selected.some((m) => m.serves)
     ? await listen(createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (app) => app.use(root) }), config.port, config.host)
     : null;
-  if (http) root.use(healthRouter(adapters, services, clock));
+  let started = false;
+  if (http) {
+    root.use(healthRouter(adapters, services, clock));
+    // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
+    root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
+  }
   const publicUrl = config.publicUrl ?? http?.url ?? null;
   for (const m of selected) {
     const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl });
     services.push(service);
     if (service.router) root.use(service.router);
   }
+  started = true;
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });
   let stopping: Promise<void> | null = null;
   return {

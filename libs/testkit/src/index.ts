@@ -1,3 +1,4 @@
 // Test infrastructure: real engines for the tests (see deploy/local and README).
 // Implemented by engines.ts; this file only re-exports.
 export * from './engines.js';
+export { freePort } from './runners/port-allocator.js';
