@@ -25,8 +25,11 @@ token="$(curl -fs "$base/v1/auth/signup" -H 'content-type: application/json' \
 curl -fs "$base/v1/users/projects" -H "authorization: Bearer $token" -H 'content-type: application/json' \
   -d '{"origin":"http://localhost:3000","project":"fuzz/web"}' >/dev/null
 
+# One worker: with two, hypothesis' lambda descriptions call ast.parse from two threads, and
+# CPython 3.11 then sometimes raises "AST constructor recursion depth mismatch" inside
+# schemathesis (a runtime error of the tool, not of the API; seen in CI on 2026-11-22).
 "$venv/bin/schemathesis" run "$base/openapi.json" \
   --header "Authorization: Bearer $token" \
   --checks not_a_server_error,response_schema_conformance,content_type_conformance \
-  --max-examples "$examples" --workers 2 --phases examples,coverage,fuzzing \
+  --max-examples "$examples" --workers 1 --phases examples,coverage,fuzzing \
   --suppress-health-check all --request-timeout 10
