@@ -32,48 +32,71 @@ export interface RuleSet {
 
 interface Compiled {
   rule_id: string;
-  logic: unknown;
+  logic: jsonLogic.RulesLogic;
   label: string | null;
   tags: string[];
-  attribute: string | null;
-  value: unknown;
+  attribute: string;
+  value: jsonLogic.RulesLogic;
 }
+
+/** What an evaluation that threw answers: the rule does not apply. */
+const FAILED = Symbol('failed');
 
 const byId = (a: { rule_id: string }, b: { rule_id: string }) => (a.rule_id < b.rule_id ? -1 : a.rule_id > b.rule_id ? 1 : 0);
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false; // not JSON (a cycle): count it as a change rather than throw
+  }
 }
+
+function isValid(r: CompilableRule): boolean {
+  if (ruleLogicIssues(r.logic).length > 0) return false;
+  return r.kind !== 'attribute' || (!!r.attribute && ruleLogicIssues(r.value).length === 0);
+}
+
+const toCompiled = (r: CompilableRule): Compiled => ({
+  rule_id: r.rule_id,
+  logic: r.logic as jsonLogic.RulesLogic,
+  label: r.label,
+  tags: [...new Set(r.tags)],
+  attribute: r.attribute ?? '',
+  value: r.value as jsonLogic.RulesLogic,
+});
 
 /**
  * Compiles rules once for many evaluations with json-logic-js (DESIGN.md, Rules). Logic is
- * checked again with the save-time validator: only allowed operators run, and `var` paths
- * cannot reach prototypes. A rule that throws on some data (say `in` on a null field) does not
- * match and is counted in `errors`.
+ * checked again with the save-time validator, once here and never per call: only allowed
+ * operators run, and `var` paths are literals that cannot name Object.prototype members, which
+ * is what keeps evaluation out of prototypes without copying the data (json-logic-js's `var`
+ * reads `data[key]`, inherited properties included). A rule that throws on some data (say
+ * `missing_some` over a null list) does not match and is counted in `errors`.
  */
 export function compileRules(rules: CompilableRule[]): RuleSet {
   const invalid: string[] = [];
-  const valid = (r: CompilableRule) => {
-    const ok = ruleLogicIssues(r.logic).length === 0 && (r.kind !== 'attribute' || (r.attribute !== null && ruleLogicIssues(r.value).length === 0));
-    if (!ok) invalid.push(r.rule_id);
-    return ok;
-  };
-  const toCompiled = (r: CompilableRule): Compiled => ({ rule_id: r.rule_id, logic: r.logic, label: r.label, tags: [...new Set(r.tags)], attribute: r.attribute, value: r.value });
   const enabled = rules.filter((r) => r.enabled).sort(byId);
-  const classification = enabled.filter((r) => r.kind !== 'attribute' && valid(r)).map(toCompiled);
-  const attribute = enabled.filter((r) => r.kind === 'attribute' && valid(r)).map(toCompiled);
+  const usable = enabled.filter((r) => isValid(r) || (invalid.push(r.rule_id), false));
+  const classification = usable.filter((r) => r.kind !== 'attribute').map(toCompiled);
+  const attribute = usable.filter((r) => r.kind === 'attribute').map(toCompiled);
   const index = new Map([...classification, ...attribute].map((r) => [r.rule_id, r]));
   const errors = new Map<string, number>();
 
-  const holds = (r: Compiled, data: Record<string, unknown>): boolean => {
+  // json-logic-js is used as is: add_operation would change every caller's operator table.
+  const evaluate = (r: Compiled, logic: jsonLogic.RulesLogic, data: Record<string, unknown>): unknown => {
     try {
-      return jsonLogic.truthy(jsonLogic.apply(r.logic as jsonLogic.RulesLogic, data));
+      return jsonLogic.apply(logic, data);
     } catch {
       errors.set(r.rule_id, (errors.get(r.rule_id) ?? 0) + 1);
-      return false;
+      return FAILED;
     }
+  };
+  const holds = (r: Compiled, data: Record<string, unknown>): boolean => {
+    const result = evaluate(r, r.logic, data);
+    return result !== FAILED && jsonLogic.truthy(result);
   };
 
   return {
@@ -94,23 +117,25 @@ export function compileRules(rules: CompilableRule[]): RuleSet {
       return verdict;
     },
     extract(event, into) {
-      let changed = false;
+      // Final values first (the later rule_id overwrites), so that "changed" compares end states.
+      let next: Map<string, unknown> | undefined;
       for (const r of attribute) {
         if (!holds(r, event)) continue;
-        let value: unknown;
-        try {
-          value = jsonLogic.apply(r.value as jsonLogic.RulesLogic, event);
-        } catch {
-          errors.set(r.rule_id, (errors.get(r.rule_id) ?? 0) + 1);
-          continue;
-        }
-        if (value === undefined) value = null;
-        if (!Object.prototype.hasOwnProperty.call(into, r.attribute!) || !sameValue(into[r.attribute!], value)) {
-          Object.defineProperty(into, r.attribute!, { value, enumerable: true, writable: true, configurable: true });
-          changed = true;
-        }
+        const value = evaluate(r, r.value, event);
+        if (value !== FAILED) (next ??= new Map()).set(r.attribute, value === undefined ? null : value);
       }
-      return changed;
+      return next ? assign(into, next) : false;
     },
   };
+}
+
+/** Writes `values` into `into`; own data properties, so an attribute named `__proto__` is just a name. */
+function assign(into: Record<string, unknown>, values: Map<string, unknown>): boolean {
+  let changed = false;
+  for (const [name, value] of values) {
+    if (Object.prototype.hasOwnProperty.call(into, name) && sameValue(into[name], value)) continue;
+    Object.defineProperty(into, name, { value, enumerable: true, writable: true, configurable: true });
+    changed = true;
+  }
+  return changed;
 }

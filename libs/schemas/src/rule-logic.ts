@@ -10,7 +10,14 @@ export interface RuleLogicIssue {
 
 export const RULE_LOGIC_LIMITS = { depth: 32, nodes: 2000, bytes: 32 * 1024 } as const;
 
-/** json-logic-js's operators without `log` (console output) and `method` (calls methods on data). */
+/** Issues reported for one expression at most; past a few, more only bloat the 422 body. */
+const MAX_ISSUES = 20;
+
+/**
+ * json-logic-js 2.0.5's operators with their argument counts, without `log` (writes to the
+ * console). `>` and `>=` take two: json-logic-js ignores a third (only `<` and `<=` have the
+ * between form), so a third would silently mean something else than it reads.
+ */
 const ARITY: Record<string, [number, number]> = {
   var: [0, 2], missing: [0, Infinity], missing_some: [2, 2],
   if: [1, Infinity], '?:': [1, Infinity],
@@ -22,76 +29,125 @@ const ARITY: Record<string, [number, number]> = {
   in: [2, 2], cat: [0, Infinity], substr: [2, 3],
 };
 
-/** Path segments that would walk from data into JavaScript internals. */
-const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
+/**
+ * Path segments that json-logic-js's `var` (and `missing`, which calls it) would resolve on
+ * Object.prototype rather than in the data: `data[segment]` reads inherited properties. The
+ * list is Object.prototype's own property names plus `prototype`, written out so that the
+ * check does not depend on the runtime.
+ */
+const FORBIDDEN_SEGMENTS = new Set([
+  '__proto__', 'prototype', 'constructor', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable',
+  'toString', 'toLocaleString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__',
+]);
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function checkVarPath(path: unknown): string | null {
+/**
+ * A data path must be a literal, so that it can be checked here: a computed one (`{"var":
+ * {"cat": ["__pro", "to__"]}}`) could name anything at run time.
+ */
+function dataPathFault(op: string, path: unknown): string | null {
   if (path === null || path === undefined || typeof path === 'number') return null;
-  if (typeof path !== 'string') return 'var takes a literal path (a string or a number)';
-  for (const segment of path.split('.')) if (FORBIDDEN_SEGMENTS.has(segment)) return `var path segment '${segment}' is not allowed`;
+  if (typeof path !== 'string') return `${op} takes a literal path (a string or a number)`;
+  for (const segment of path.split('.')) if (FORBIDDEN_SEGMENTS.has(segment)) return `${op} path segment '${segment}' is not allowed`;
   return null;
 }
 
-/** Every fault of a JSONLogic expression; empty when it may be saved. Never throws on JSON input. */
-export function ruleLogicIssues(logic: unknown): RuleLogicIssue[] {
-  const issues: RuleLogicIssue[] = [];
-  let nodes = 0;
-  let tooMany = false;
-  let tooDeep = false;
-
-  const walk = (node: unknown, path: Array<string | number>, depth: number): void => {
-    if (issues.length >= 20) return;
-    if (depth > RULE_LOGIC_LIMITS.depth) {
-      if (!tooDeep) issues.push({ path, msg: `Logic nests deeper than ${RULE_LOGIC_LIMITS.depth} levels`, type: 'value_error' });
-      tooDeep = true;
-      return;
-    }
-    if (++nodes > RULE_LOGIC_LIMITS.nodes) {
-      if (!tooMany) issues.push({ path: [], msg: `Logic has more than ${RULE_LOGIC_LIMITS.nodes} nodes`, type: 'value_error' });
-      tooMany = true;
-      return;
-    }
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, [...path, i], depth + 1));
-      return;
-    }
-    if (!isPlainObject(node)) return; // a literal
-    const keys = Object.keys(node);
-    if (keys.length !== 1) {
-      issues.push({ path, msg: `An operation is an object with exactly one key (the operator); got ${keys.length === 0 ? 'none' : keys.map((k) => `'${k}'`).join(', ')}`, type: 'value_error' });
-      return;
-    }
-    const op = keys[0]!;
-    const arity = Object.prototype.hasOwnProperty.call(ARITY, op) ? ARITY[op] : undefined;
-    if (!arity) {
-      issues.push({ path, msg: `Unknown operator '${op}'`, type: 'value_error' });
-      return;
-    }
-    const raw = node[op];
-    const args = Array.isArray(raw) ? raw : [raw];
-    const count = Array.isArray(raw) ? raw.length : raw === undefined ? 0 : 1;
-    if (count < arity[0] || count > arity[1]) {
-      const want = arity[0] === arity[1] ? `${arity[0]}` : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
-      issues.push({ path: [...path, op], msg: `'${op}' takes ${want} argument${want === '1' ? '' : 's'}, got ${count}`, type: 'value_error' });
-      return;
-    }
-    if (op === 'var') {
-      const fault = checkVarPath(args[0]);
-      if (fault) issues.push({ path: [...path, op], msg: fault, type: 'value_error' });
-    }
-    if (Array.isArray(raw)) raw.forEach((item, i) => walk(item, [...path, op, i], depth + 1));
-    else walk(raw, [...path, op], depth + 1);
-  };
-
-  let size = 0;
-  try {
-    size = JSON.stringify(logic)?.length ?? 0;
-  } catch {
-    return [{ path: [], msg: 'Logic is not JSON', type: 'value_error' }];
+/** The literal keys of `missing` / `missing_some` that reach into prototypes (computed keys only answer presence). */
+function missingKeysFault(op: string, args: unknown[]): string | null {
+  const keys = op === 'missing_some' ? args[1] : args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+  if (!Array.isArray(keys)) return null;
+  for (const key of keys) {
+    const fault = typeof key === 'string' ? dataPathFault(op, key) : null;
+    if (fault) return fault;
   }
-  if (size > RULE_LOGIC_LIMITS.bytes) return [{ path: [], msg: `Logic is larger than ${RULE_LOGIC_LIMITS.bytes / 1024} KB`, type: 'value_error' }];
-  walk(logic, [], 0);
-  return issues;
+  return null;
+}
+
+function arityFault(op: string, count: number): string | null {
+  const [min, max] = ARITY[op]!;
+  if (count >= min && count <= max) return null;
+  const want = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
+  const one = min === 1 && (max === 1 || max === Infinity);
+  return `'${op}' takes ${want} argument${one ? '' : 's'}, got ${count}`;
+}
+
+/** The fault of one operation's head (key, operator, arity, paths), or null when its arguments are worth walking. */
+function operationFault(node: Record<string, unknown>): { msg: string; atOperator: boolean } | null {
+  const keys = Object.keys(node);
+  if (keys.length !== 1) {
+    const got = keys.length === 0 ? 'none' : keys.map((k) => `'${k}'`).join(', ');
+    return { msg: `An operation is an object with exactly one key (the operator); got ${got}`, atOperator: false };
+  }
+  const op = keys[0]!;
+  if (!Object.prototype.hasOwnProperty.call(ARITY, op)) return { msg: `Unknown operator '${op}'`, atOperator: false };
+  const raw = node[op];
+  // json-logic-js reads a non-array argument as the only one (`{"var": "x"}`).
+  const args = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  const fault = arityFault(op, args.length) ?? (op === 'var' ? dataPathFault(op, args[0]) : null) ?? (op.startsWith('missing') ? missingKeysFault(op, args) : null);
+  return fault ? { msg: fault, atOperator: true } : null;
+}
+
+class LogicWalker {
+  readonly issues: RuleLogicIssue[] = [];
+  private nodes = 0;
+  /** A depth or node-count limit was hit: the walk stopped short. */
+  stopped = false;
+
+  walk(node: unknown, path: Array<string | number>, depth: number): void {
+    if (this.stopped || this.issues.length >= MAX_ISSUES) return;
+    if (depth > RULE_LOGIC_LIMITS.depth) return this.stop(path, `Logic nests deeper than ${RULE_LOGIC_LIMITS.depth} levels`);
+    if (++this.nodes > RULE_LOGIC_LIMITS.nodes) return this.stop([], `Logic has more than ${RULE_LOGIC_LIMITS.nodes} nodes`);
+    if (Array.isArray(node)) return this.walkItems(node, path, depth);
+    if (!isPlainObject(node)) return; // a literal
+    const fault = operationFault(node);
+    const op = Object.keys(node)[0]!;
+    if (fault) return void this.issues.push({ path: fault.atOperator ? [...path, op] : path, msg: fault.msg, type: 'value_error' });
+    const raw = node[op];
+    if (Array.isArray(raw)) this.walkItems(raw, [...path, op], depth);
+    else this.walk(raw, [...path, op], depth + 1);
+  }
+
+  private walkItems(items: unknown[], path: Array<string | number>, depth: number): void {
+    for (let i = 0; i < items.length && !this.stopped; i++) this.walk(items[i], [...path, i], depth + 1);
+  }
+
+  private stop(path: Array<string | number>, msg: string): void {
+    this.issues.push({ path, msg, type: 'value_error' });
+    this.stopped = true;
+  }
+}
+
+/** UTF-8 length without Buffer (the schemas also load outside Node). A surrogate half counts 2, a pair 4. */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
+  }
+  return n;
+}
+
+function jsonBytes(logic: unknown): number | null {
+  try {
+    const text = JSON.stringify(logic);
+    return text === undefined ? 0 : utf8Length(text);
+  } catch {
+    return null; // a BigInt or a cycle: not JSON
+  }
+}
+
+/**
+ * Every fault of a JSONLogic expression; empty when it may be saved. Literals are valid logic
+ * and an array is a list of expressions. Never throws: the walk stops at the depth and node
+ * limits, and the size is measured only on what passed them (JSON.stringify recurses).
+ */
+export function ruleLogicIssues(logic: unknown): RuleLogicIssue[] {
+  const walker = new LogicWalker();
+  walker.walk(logic, [], 0);
+  if (walker.stopped) return walker.issues;
+  const bytes = jsonBytes(logic);
+  if (bytes === null) return [{ path: [], msg: 'Logic is not JSON', type: 'value_error' }];
+  if (bytes > RULE_LOGIC_LIMITS.bytes) return [{ path: [], msg: `Logic is larger than ${RULE_LOGIC_LIMITS.bytes / 1024} KB of JSON`, type: 'value_error' }];
+  return walker.issues;
 }
