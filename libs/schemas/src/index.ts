@@ -6,6 +6,7 @@ export * from './origin.js';
 export * from './accounts.js';
 export * from './rules.js';
 export * from './jobs.js';
+export * from './overview.js';
 export * from './api/common.js';
 export * from './api/events-api.js';
 export * from './api/sessions-api.js';

@@ -49,3 +49,6 @@ export const openSessionKey = (projectId: string, sessionId: string) => `ss:${pr
 
 /** A session summary as published on the session-updates topic. */
 export type SessionUpdate = SessionSummary;
+
+/** Actions that count as a page view: a session's page_count, an overview's top pages. */
+export const PAGE_VIEW_ACTIONS: ReadonlySet<string> = new Set(['pageview', 'page_view', '$pageview', 'navigation', 'navigate']);

@@ -155,6 +155,92 @@ export interface JobRepository {
   listByAccount(accountId: string, limit: number): Promise<JobRecord[]>;
 }
 
+/** A closed window, start inclusive, end exclusive, both required (aggregation jobs). */
+export interface Window {
+  start: number;
+  end: number;
+}
+
+/** What an aggregation reads for one project and window (DESIGN.md, Jobs); bots left out. */
+export interface WindowAggregates {
+  /** Events whose timestamp falls in the window. */
+  events: number;
+  /** Distinct (ip, user agent) pairs among those events. */
+  visitors: number;
+  /** Every action of the window with its event count, most first. */
+  actions: Array<{ name: string; count: number }>;
+  /** Page views (PAGE_VIEW_ACTIONS) per path, top N. */
+  pages: Array<{ name: string; count: number }>;
+  /** Sessions whose last_event_at falls in the window. */
+  sessions: number;
+  /** Of those, with one page view or fewer. */
+  bounces: number;
+  duration_ms: { p50: number; p90: number; p99: number };
+  /** Top N of the window's sessions per referrer host, utm_source, country, browser, device type, standing tag. */
+  referrers: Array<{ name: string; count: number }>;
+  utm_sources: Array<{ name: string; count: number }>;
+  countries: Array<{ name: string; count: number }>;
+  browsers: Array<{ name: string; count: number }>;
+  devices: Array<{ name: string; count: number }>;
+  tags: Array<{ name: string; count: number }>;
+}
+
+export interface TransitionCounts {
+  /** Sessions with at least one event in the window. */
+  sessions: number;
+  /** (from, to) pairs within sessions, '$start' before a first event and '$end' after a last one. */
+  cells: Array<{ from: string; to: string; count: number }>;
+}
+
+/** Read-only analytics over events and sessions, in each engine's own SQL. */
+export interface AnalyticsRepository {
+  aggregate(projectId: string, window: Window, topN: number): Promise<WindowAggregates>;
+  /** Events of a session in the window, ordered by timestamp then event_id. */
+  transitions(projectId: string, window: Window): Promise<TransitionCounts>;
+  /** Sessions carrying `tag` (standing) whose tagged_at is at or after `since`. */
+  countTagged(projectId: string, tag: string, since: number): Promise<number>;
+}
+
+/**
+ * Small documents of configuration and results (channels, webhooks, deliveries, schedules,
+ * alerts, overviews, transition matrices, health snapshots), one table for all: each kind is a
+ * handful to thousands of rows read by key or by project, never scanned for analytics.
+ */
+export interface StoredRecord<T = Record<string, unknown>> {
+  kind: string;
+  /** '' for records that belong to no project (health snapshots). */
+  project_id: string;
+  id: string;
+  /** A second key to list by (a delivery's webhook), or ''. */
+  parent_id: string;
+  /** Lists order by it, greatest first (a window end, a creation time). */
+  sort_key: number;
+  data: T;
+  /** Per (kind, project_id, id) the greatest updated_at wins (on a tie the later write). */
+  updated_at: number;
+  /** A deleted record is kept as a tombstone and never listed or got. */
+  deleted: boolean;
+}
+
+export interface RecordQuery {
+  parent_id?: string;
+  /** Only records with sort_key >= from, < to. */
+  from?: number;
+  to?: number;
+  limit: number;
+}
+
+export interface RecordRepository {
+  put<T>(records: Array<StoredRecord<T>>): Promise<void>;
+  get<T>(kind: string, projectId: string, id: string): Promise<StoredRecord<T> | null>;
+  /** Live records of a kind in a project, greatest sort_key first, then id. */
+  list<T>(kind: string, projectId: string, q: RecordQuery): Promise<Array<StoredRecord<T>>>;
+  /** Live records of a kind over every project (the scheduler's view), by project then id. */
+  listAll<T>(kind: string, limit: number): Promise<Array<StoredRecord<T>>>;
+  /** Removes records of a kind (every project) with sort_key < before: bounded retention. */
+  purge(kind: string, before: number): Promise<void>;
+}
+
 export interface Store {
   readonly kind: 'duckdb' | 'clickhouse';
   /** Applies pending schema migrations; safe to call from several processes at once. */
@@ -169,6 +255,8 @@ export interface Store {
   readonly rules: RuleRepository;
   readonly classifications: ClassificationRepository;
   readonly jobs: JobRepository;
+  readonly analytics: AnalyticsRepository;
+  readonly records: RecordRepository;
   close(): Promise<void>;
 }
 

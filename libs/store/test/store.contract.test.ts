@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { StoreConflictError, type Store } from '../src/index.js';
 import { backends, type Opened } from './store-backends.js';
 import { accountCases, apiKeyCases, signingKeyCases } from './store-contract-accounts.js';
+import { analyticsCases, recordCases } from './store-contract-analytics.js';
 import { backfillCases } from './store-contract-backfill.js';
 import { jobCases } from './store-contract-jobs.js';
 import { classificationCases, ruleCases } from './store-contract-rules.js';
@@ -321,6 +322,8 @@ for (const backend of backends) {
     ruleCases(() => store);
     classificationCases(() => store);
     jobCases(() => store);
+    analyticsCases(() => store);
+    recordCases(() => store);
     backfillCases(() => store);
 
     describe('hostile values', function () {

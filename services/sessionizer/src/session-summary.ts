@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { EnrichedEvent, SessionState } from '@spoor/schemas';
+import { PAGE_VIEW_ACTIONS, type EnrichedEvent, type SessionState } from '@spoor/schemas';
 
-/** Actions that count as a page view (the logger sends `pageview`; others are common spellings). */
-export const PAGE_VIEW_ACTIONS = new Set(['pageview', 'page_view', '$pageview', 'navigation', 'navigate']);
+/** Page views count by PAGE_VIEW_ACTIONS (the logger sends `pageview`; others are common spellings). */
+export { PAGE_VIEW_ACTIONS };
 
 /** 48 bits of the event id: enough that two events of one session practically never collide. */
 export function seenHash(eventId: string): string {

@@ -11,6 +11,8 @@
 // idempotent statements recorded in schema_migrations (itself a ReplacingMergeTree, so two
 // processes recording the same step leave one row).
 import type { Store } from '../store.js';
+import { ClickHouseAnalyticsRepository } from './analytics-repository.js';
+import { ClickHouseRecordRepository } from './record-repository.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
@@ -41,6 +43,8 @@ export class ClickHouseStore implements Store {
   readonly rules: ClickHouseRuleRepository;
   readonly classifications: ClickHouseClassificationRepository;
   readonly jobs: ClickHouseJobRepository;
+  readonly analytics: ClickHouseAnalyticsRepository;
+  readonly records: ClickHouseRecordRepository;
 
   private constructor(private readonly ch: ClickHouseConnection) {
     this.projects = new ClickHouseProjectRepository(ch);
@@ -53,6 +57,8 @@ export class ClickHouseStore implements Store {
     this.rules = new ClickHouseRuleRepository(ch);
     this.classifications = new ClickHouseClassificationRepository(ch);
     this.jobs = new ClickHouseJobRepository(ch);
+    this.analytics = new ClickHouseAnalyticsRepository(ch);
+    this.records = new ClickHouseRecordRepository(ch);
   }
 
   static async connect(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {

@@ -54,6 +54,8 @@
 //   get, list and versions read one project's (or rule's) key range under FINAL.
 // - session_classifications: ReplacingMergeTree(classified_at) ORDER BY (project_id,
 //   session_id), newest verdict wins; reads use FINAL.
+// - records (step 4): ReplacingMergeTree(updated_at) ORDER BY (kind, project_id, id); small
+//   documents read by key or by project with FINAL (store.ts, RecordRepository).
 // - jobs: ReplacingMergeTree(updated_at) ORDER BY job_id, newest record wins; get is a key
 //   lookup, listByAccount a scan of a small table (jobs are started by people), both FINAL.
 // Timestamps are Int64 (UInt64 for version columns) integer ms, the API's unit;
@@ -286,6 +288,22 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
         worker      Nullable(String),
         updated_at  UInt64
       ) ENGINE = ReplacingMergeTree(updated_at) ORDER BY job_id`,
+    ],
+  },
+  {
+    version: 4,
+    name: 'records',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.records (
+        kind       LowCardinality(String),
+        project_id String,
+        id         String,
+        parent_id  String,
+        sort_key   Int64,
+        data       String,
+        updated_at UInt64,
+        deleted    Bool
+      ) ENGINE = ReplacingMergeTree(updated_at) ORDER BY (kind, project_id, id)`,
     ],
   },
 ];

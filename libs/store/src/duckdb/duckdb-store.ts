@@ -16,6 +16,8 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
+import { DuckDbAnalyticsRepository } from './analytics-repository.js';
+import { DuckDbRecordRepository } from './record-repository.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
@@ -53,6 +55,8 @@ export class DuckDbStore implements Store {
   readonly rules: DuckDbRuleRepository;
   readonly classifications: DuckDbClassificationRepository;
   readonly jobs: DuckDbJobRepository;
+  readonly analytics: DuckDbAnalyticsRepository;
+  readonly records: DuckDbRecordRepository;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -71,6 +75,8 @@ export class DuckDbStore implements Store {
     this.rules = new DuckDbRuleRepository(writer, reader);
     this.classifications = new DuckDbClassificationRepository(writer, reader);
     this.jobs = new DuckDbJobRepository(writer, reader);
+    this.analytics = new DuckDbAnalyticsRepository(reader);
+    this.records = new DuckDbRecordRepository(writer, reader);
   }
 
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {

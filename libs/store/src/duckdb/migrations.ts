@@ -190,6 +190,24 @@ export const duckdbMigrations: readonly DuckMigration[] = [
         updated_at  BIGINT  NOT NULL)`,
     ],
   },
+  {
+    // Channels, webhooks and their deliveries, schedules, alerts, overviews, transition
+    // matrices and health snapshots: small documents in one table (store.ts, RecordRepository).
+    version: 4,
+    name: 'records',
+    statements: [
+      `CREATE TABLE records (
+        kind       VARCHAR NOT NULL,
+        project_id VARCHAR NOT NULL,
+        id         VARCHAR NOT NULL,
+        parent_id  VARCHAR NOT NULL,
+        sort_key   BIGINT  NOT NULL,
+        data       VARCHAR NOT NULL,
+        updated_at BIGINT  NOT NULL,
+        deleted    BOOLEAN NOT NULL,
+        PRIMARY KEY (kind, project_id, id))`,
+    ],
+  },
 ];
 
 export const DUCKDB_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -1,0 +1,42 @@
+import { PAGE_VIEW_ACTIONS } from '@spoor/schemas';
+import type { TransitionCounts, WindowAggregates } from './store.js';
+import { toFloatOrNull, toInt, toStr } from './column-values.js';
+
+/** Every action a list holds at most: the "events per action" table of an overview. */
+export const MAX_ACTIONS = 500;
+
+/** '$start' and '$end' bracket every session's path in a transition matrix. */
+export const START_STATE = '$start';
+export const END_STATE = '$end';
+
+/** PAGE_VIEW_ACTIONS as an SQL list of literals (constants, never user input). */
+export const PAGE_VIEW_SQL = [...PAGE_VIEW_ACTIONS].map((a) => `'${a.replace(/'/g, "''")}'`).join(', ');
+
+/** The session dimensions of an overview, each an SQL expression per engine over the sessions table. */
+export type SessionDimension = 'referrers' | 'utm_sources' | 'countries' | 'browsers' | 'devices';
+
+export const toRanked = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ name: toStr(r.name), count: toInt(r.count) }));
+
+export function toTransitions(rows: Array<Record<string, unknown>>): TransitionCounts {
+  const cells = rows
+    .map((r) => ({ from: toStr(r.from_state), to: toStr(r.to_state), count: toInt(r.count) }))
+    .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
+  const sessions = cells.filter((c) => c.from === START_STATE).reduce((n, c) => n + c.count, 0);
+  return { sessions, cells };
+}
+
+/** Headline figures; quantiles are 0 when the window has no session (the engines answer NULL or NaN). */
+export function toHeadline(events: Record<string, unknown>, sessions: Record<string, unknown>): Pick<WindowAggregates, 'events' | 'visitors' | 'sessions' | 'bounces' | 'duration_ms'> {
+  const q = (v: unknown) => {
+    const n = toFloatOrNull(v);
+    return n === null || !Number.isFinite(n) ? 0 : Math.round(n);
+  };
+  const count = toInt(sessions.sessions);
+  return {
+    events: toInt(events.events),
+    visitors: toInt(events.visitors),
+    sessions: count,
+    bounces: toInt(sessions.bounces),
+    duration_ms: count === 0 ? { p50: 0, p90: 0, p99: 0 } : { p50: q(sessions.p50), p90: q(sessions.p90), p99: q(sessions.p99) },
+  };
+}

@@ -1,0 +1,57 @@
+import type { RecordQuery, RecordRepository, StoredRecord } from '../store.js';
+import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
+import { latestPerRecord, RECORD_COLUMNS, recordToRow, rowToRecord } from '../record-row.js';
+import type { DuckDbConnection } from './duckdb-connection.js';
+
+const LIST = RECORD_COLUMNS.join(', ');
+const PLACEHOLDERS = RECORD_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+const SET = RECORD_COLUMNS.filter((n) => !['kind', 'project_id', 'id'].includes(n)).map((n) => `${n} = excluded.${n}`).join(', ');
+
+/** PRIMARY KEY (kind, project_id, id); an upsert keeps the greatest updated_at (ties: the later write). */
+export class DuckDbRecordRepository implements RecordRepository {
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+
+  async put<T>(records: Array<StoredRecord<T>>): Promise<void> {
+    const rows = latestPerRecord(records).map(recordToRow);
+    if (rows.length === 0) return;
+    await this.writer.exclusive(async (x) => {
+      for (const row of rows) {
+        await x.run(
+          `INSERT INTO records (${LIST}) VALUES (${PLACEHOLDERS})
+           ON CONFLICT (kind, project_id, id) DO UPDATE SET ${SET} WHERE excluded.updated_at >= records.updated_at`,
+          RECORD_COLUMNS.map((c) => row[c]!),
+        );
+      }
+    });
+  }
+
+  async get<T>(kind: string, projectId: string, id: string): Promise<StoredRecord<T> | null> {
+    const [row] = await this.reader.all(
+      `SELECT ${LIST} FROM records WHERE kind = $1 AND project_id = $2 AND id = $3 AND NOT deleted`,
+      [kind, projectId, id],
+    );
+    return row ? rowToRecord<T>(row) : null;
+  }
+
+  async list<T>(kind: string, projectId: string, q: RecordQuery): Promise<Array<StoredRecord<T>>> {
+    const rows = await this.reader.all(
+      `SELECT ${LIST} FROM records
+       WHERE kind = $1 AND project_id = $2 AND NOT deleted AND ($3 = '' OR parent_id = $3) AND sort_key >= $4 AND sort_key < $5
+       ORDER BY sort_key DESC, id LIMIT $6`,
+      [kind, projectId, q.parent_id ?? '', q.from ?? MIN_MS, q.to ?? MAX_MS, checkLimit(q.limit)],
+    );
+    return rows.map((r) => rowToRecord<T>(r));
+  }
+
+  async listAll<T>(kind: string, limit: number): Promise<Array<StoredRecord<T>>> {
+    const rows = await this.reader.all(
+      `SELECT ${LIST} FROM records WHERE kind = $1 AND NOT deleted ORDER BY project_id, id LIMIT $2`,
+      [kind, checkLimit(limit)],
+    );
+    return rows.map((r) => rowToRecord<T>(r));
+  }
+
+  async purge(kind: string, before: number): Promise<void> {
+    await this.writer.run('DELETE FROM records WHERE kind = $1 AND sort_key < $2', [kind, before]);
+  }
+}
