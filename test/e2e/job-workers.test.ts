@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/logger';
 import { openAdapters, type Adapters } from '@spoor/runtime';
-import type { JobRecord, SessionState } from '@spoor/schemas';
+import { RECORD_KINDS, type JobRecord, type ScheduleData, type SessionState } from '@spoor/schemas';
 import { freePort, makeTempDir, requireEngine } from '@spoor/testkit';
 import { ApiClient, signUp } from '../support/api-client.js';
 import { modeEnv, type Mode } from '../support/engine-env.js';
@@ -79,7 +79,7 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
       requireEngine(this, e ? 'ok' : null, `engines for ${mode} mode`);
       const port = await freePort();
       url = `http://127.0.0.1:${port}`;
-      env = { ...e!, SPOOR_PORT: String(port), SPOOR_JOB_LEASE_MS: '3000' };
+      env = { ...e!, SPOOR_PORT: String(port), SPOOR_JOB_LEASE_MS: '3000', SPOOR_WORKER_TICK_MS: '100' };
       if (mode === 'kafka') {
         base = new Child({ ...env, SPOOR_SERVICES: 'ingest,gateway,enricher,sessionizer,classifier' });
         await base.start(url);
@@ -138,6 +138,27 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
         const ran = new Set(jobs.map((j) => j.worker));
         expect(ran.size, `workers that ran jobs: ${[...ran].join(', ')}`).to.equal(2);
         expect(jobs.every((j) => (j.result as { sessions: number }).sessions >= 200)).to.equal(true);
+      });
+
+      it('makes each scheduled run once with two workers ticking, a missed stretch once', async () => {
+        const made = await api.post('/v1/schedules', { ...SCOPE, kind: 'transitions', interval_ms: 60_000 });
+        expect(made.status, made.text).to.equal(200);
+        const p = (await adapters!.store.projects.find(ORIGIN, PROJECT))!;
+        const id = made.body.schedule_id as string;
+        const scheduledJobs = async () => (await api.get('/v1/jobs', { limit: 100 })).body.jobs.filter((j: any) => j.request.schedule_id === id);
+        for (const [round, missedBy] of [[1, 150_000], [2, 1_000]] as const) {
+          const rec = (await adapters!.store.records.get<ScheduleData>(RECORD_KINDS.schedule, p.project_id, id))!;
+          const due = Date.now() - missedBy;
+          await adapters!.store.records.put([{ ...rec, data: { ...rec.data, next_run_at: due }, updated_at: rec.updated_at + 1 }]);
+          await waitFor(scheduledJobs, (jobs) => jobs.length >= round, 20_000, `scheduled run ${round}`);
+          await new Promise((r) => setTimeout(r, 1500)); // both workers ticked many times meanwhile
+          const jobs = await scheduledJobs();
+          expect(jobs, `jobs after round ${round}`).to.have.length(round);
+          const latest = jobs[0];
+          expect(latest.request.window_end).to.equal(due + Math.floor(missedBy / 60_000) * 60_000);
+          const done = await waitFor(() => api.get(`/v1/jobs/${latest.job_id}`), (r) => ['succeeded', 'failed'].includes(r.body.status), 30_000, 'the scheduled job');
+          expect(done.body.status, done.body.error).to.equal('succeeded');
+        }
       });
     }
 

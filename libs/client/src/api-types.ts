@@ -189,13 +189,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Most recent stored overviews of the project, newest first */
+        /** Most recent stored overviews (digests) of the project, newest window first */
         get: operations["get_projects_overview"];
         put?: never;
         post?: never;
         delete?: never;
         /** CORS preflight */
         options: operations["options_projects_overview"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest transition matrix of the project (POST /v1/trigger/transitions computes one) */
+        get: operations["get_transitions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_transitions"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -654,6 +672,176 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's channels */
+        get: operations["get_channels"];
+        put?: never;
+        /** Creates a channel */
+        post: operations["post_channels"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_channels"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{channel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One channel */
+        get: operations["get_channels_channel_id"];
+        put?: never;
+        post?: never;
+        /** Deletes a channel */
+        delete: operations["delete_channels_channel_id"];
+        /** CORS preflight */
+        options: operations["options_channels_channel_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's webhooks */
+        get: operations["get_webhooks"];
+        put?: never;
+        /** Creates a webhook */
+        post: operations["post_webhooks"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_webhooks"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook */
+        get: operations["get_webhooks_webhook_id"];
+        put?: never;
+        post?: never;
+        /** Deletes a webhook */
+        delete: operations["delete_webhooks_webhook_id"];
+        /** CORS preflight */
+        options: operations["options_webhooks_webhook_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's schedules */
+        get: operations["get_schedules"];
+        put?: never;
+        /** Creates a schedule */
+        post: operations["post_schedules"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_schedules"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One schedule */
+        get: operations["get_schedules_schedule_id"];
+        put?: never;
+        post?: never;
+        /** Deletes a schedule */
+        delete: operations["delete_schedules_schedule_id"];
+        /** CORS preflight */
+        options: operations["options_schedules_schedule_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's alerts */
+        get: operations["get_alerts"];
+        put?: never;
+        /** Creates a alert */
+        post: operations["post_alerts"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_alerts"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert */
+        get: operations["get_alerts_alert_id"];
+        put?: never;
+        post?: never;
+        /** Deletes a alert */
+        delete: operations["delete_alerts_alert_id"];
+        /** CORS preflight */
+        options: operations["options_alerts_alert_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's deliveries, newest first: status, attempts, the last answer */
+        get: operations["get_webhooks_webhook_id_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_webhooks_webhook_id_deliveries"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event/batch": {
         parameters: {
             query?: never;
@@ -772,9 +960,85 @@ export interface components {
             reason?: string;
         };
         OverviewList: {
-            overviews: {
-                [key: string]: unknown;
-            }[];
+            overviews: components["schemas"]["Overview"][];
+        };
+        Overview: {
+            origin: string;
+            project: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_start: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_end: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+            job_id: string | null;
+            events: number;
+            sessions: number;
+            /** @description Distinct visitors (salted IP and user agent hash) among the sessions */
+            visitors: number;
+            /** @description Share of sessions with one page view or fewer, 0 to 1; 0 without sessions */
+            bounce_rate: number;
+            duration_ms: {
+                p50: number;
+                p90: number;
+                p99: number;
+            };
+            /** @description Events per action, most first */
+            actions: components["schemas"]["RankedCount"][];
+            /** @description Top entry paths of sessions */
+            pages: components["schemas"]["RankedCount"][];
+            referrers: components["schemas"]["RankedCount"][];
+            utm_sources: components["schemas"]["RankedCount"][];
+            countries: components["schemas"]["RankedCount"][];
+            browsers: components["schemas"]["RankedCount"][];
+            devices: components["schemas"]["RankedCount"][];
+            /** @description Sessions of the window per standing tag */
+            tags: components["schemas"]["RankedCount"][];
+        };
+        RankedCount: {
+            name: string;
+            count: number;
+        };
+        TransitionMatrix: {
+            origin: string;
+            project: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_start: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_end: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+            job_id: string | null;
+            sessions: number;
+            states: string[];
+            transitions: components["schemas"]["TransitionCell"][];
+        };
+        TransitionCell: {
+            /** @description An action, or '$start' before a session's first event */
+            from: string;
+            /** @description An action, or '$end' after a session's last event */
+            to: string;
+            count: number;
+            /** @description count over every transition out of `from` */
+            probability: number;
         };
         SessionList: {
             sessions: {
@@ -1176,6 +1440,240 @@ export interface components {
         };
         JobList: {
             jobs: components["schemas"]["Job"][];
+        };
+        ChannelList: {
+            channels: components["schemas"]["Channel"][];
+        };
+        Channel: {
+            channel_id: string;
+            origin: string;
+            project: string;
+            name: string;
+            /** @enum {string} */
+            kind: "email" | "slack" | "discord" | "mattermost";
+            recipients: string[];
+            url: string | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+        };
+        CreateChannelRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            name: string;
+            /** @enum {string} */
+            kind: "email" | "slack" | "discord" | "mattermost";
+            /** @description Email channels: the addresses */
+            recipients?: string[];
+            /**
+             * Format: uri
+             * @description Chat channels: the incoming-webhook URL
+             */
+            url?: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        Webhook: {
+            webhook_id: string;
+            origin: string;
+            project: string;
+            url: string;
+            events: ("rule.matched" | "threshold.crossed" | "digest.created")[];
+            description: string | null;
+            enabled: boolean;
+            disabled_reason: string | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            failing_since: number | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+        };
+        WebhookCreated: components["schemas"]["Webhook"] & {
+            /** @description Standard Webhooks signing secret (whsec_…); shown once */
+            secret: string;
+        };
+        CreateWebhookRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /** Format: uri */
+            url: string;
+            events: ("rule.matched" | "threshold.crossed" | "digest.created")[];
+            description?: string;
+        };
+        ScheduleList: {
+            schedules: components["schemas"]["Schedule"][];
+        };
+        Schedule: {
+            schedule_id: string;
+            origin: string;
+            project: string;
+            /** @enum {string} */
+            kind: "aggregation" | "notification" | "transitions";
+            interval_ms: number;
+            channels: string[] | null;
+            enabled: boolean;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            next_run_at: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            last_run_at: number | null;
+            last_job_id: string | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+        };
+        CreateScheduleRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /** @enum {string} */
+            kind: "aggregation" | "notification" | "transitions";
+            /** @description Every run covers the interval that just ended */
+            interval_ms: number;
+            /** @description Channel ids; every channel of the project when left out */
+            channels?: string[];
+            /** @default true */
+            enabled: boolean;
+        };
+        AlertList: {
+            alerts: components["schemas"]["Alert"][];
+        };
+        Alert: {
+            alert_id: string;
+            origin: string;
+            project: string;
+            name: string;
+            condition: {
+                /** @enum {string} */
+                type: "tag_count";
+                tag: string;
+                threshold: number;
+                window_ms: number;
+            } | {
+                /** @enum {string} */
+                type: "action_absent";
+                action: string;
+                window_ms: number;
+            } | {
+                /** @enum {string} */
+                type: "rule_match";
+                rule_id: string;
+            };
+            channels: string[] | null;
+            firing: boolean;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            last_fired_at: number | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+        };
+        CreateAlertRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            name: string;
+            condition: {
+                /** @enum {string} */
+                type: "tag_count";
+                tag: string;
+                threshold: number;
+                window_ms: number;
+            } | {
+                /** @enum {string} */
+                type: "action_absent";
+                action: string;
+                window_ms: number;
+            } | {
+                /** @enum {string} */
+                type: "rule_match";
+                rule_id: string;
+            };
+            /** @description Channel ids; every channel of the project when left out */
+            channels?: string[];
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDelivery: {
+            /** @description Also the webhook-id header */
+            delivery_id: string;
+            webhook_id: string;
+            /** @enum {string} */
+            event_type: "rule.matched" | "threshold.crossed" | "digest.created";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            next_attempt_at: number | null;
+            response_status: number | null;
+            response_body: string | null;
+            error: string | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            updated_at: number;
+            payload: {
+                [key: string]: unknown;
+            };
         };
         IngestAccepted: {
             accepted: number;
@@ -2016,6 +2514,7 @@ export interface operations {
                 origin: string;
                 /** @description Project identifier, a slash-separated path */
                 project: string;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -2062,6 +2561,82 @@ export interface operations {
         };
     };
     options_projects_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_transitions: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransitionMatrix"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_transitions: {
         parameters: {
             query?: never;
             header?: never;
@@ -4350,6 +4925,1135 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_channels: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_channels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_channels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_channels_channel_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                channel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_channels_channel_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                channel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_channels_channel_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_webhooks: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_webhooks_webhook_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_webhooks_webhook_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_webhooks_webhook_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_schedules: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_schedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_schedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_schedules_schedule_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_schedules_schedule_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_schedules_schedule_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_alerts: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_alerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_alerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_alerts_alert_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_alerts_alert_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_alerts_alert_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_webhooks_webhook_id_deliveries: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_webhooks_webhook_id_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;

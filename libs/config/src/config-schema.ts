@@ -52,6 +52,17 @@ const port = (fallback: number) =>
     return n;
   });
 
+/** Milliseconds as digits, within [min, max]; `fallback` when unset. */
+const millis = (fallback: number, min: number, max: number) =>
+  optionalText.transform((v, ctx) => {
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      ctx.addIssue({ code: 'custom', message: `expected milliseconds between ${min} and ${max}` });
+      return z.NEVER;
+    }
+    return Number(v);
+  });
+
 const boolFlag = optionalText.transform((v, ctx) => {
   if (v === undefined) return false;
   if (/^(1|true|yes|on)$/i.test(v)) return true;
@@ -95,18 +106,18 @@ export const ConfigSchema = z.object({
   SPOOR_OIDC_ISSUER: urlOf(['http:', 'https:']),
   SPOOR_OIDC_AUDIENCE: optionalText,
   SPOOR_SMTP_URL: urlOf(['smtp:', 'smtps:']),
+  SPOOR_SMTP_FROM: optionalText.transform((v) => v ?? 'Spoor <spoor@localhost>'),
+  /** Lets webhooks and chat channels target loopback and private networks (tests, an intranet). */
+  SPOOR_WEBHOOK_ALLOW_PRIVATE: boolFlag,
+  /** The first wait before a failed webhook delivery is tried again; later waits grow fourfold (tests shorten it). */
+  SPOOR_WEBHOOK_RETRY_BASE_MS: millis(5_000, 10, 3_600_000),
+  /** How often the worker looks for due schedules, threshold alerts and webhook retries. */
+  SPOOR_WORKER_TICK_MS: millis(5_000, 100, 600_000),
   // node:dns Resolver.setServers takes addresses, not names: an IP and a port.
   SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || isIpPort(v), { message: 'expected ip:port, e.g. 127.0.0.1:53 or [::1]:53' }),
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
   /** How long a job's claim outlives a worker that stopped renewing it (a killed one). */
-  SPOOR_JOB_LEASE_MS: optionalText.transform((v, ctx) => {
-    if (v === undefined) return 15_000;
-    if (!/^\d+$/.test(v) || Number(v) < 1000 || Number(v) > 600_000) {
-      ctx.addIssue({ code: 'custom', message: 'expected milliseconds between 1000 and 600000' });
-      return z.NEVER;
-    }
-    return Number(v);
-  }),
+  SPOOR_JOB_LEASE_MS: millis(15_000, 1000, 600_000),
   SPOOR_LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional()).transform((v) => v ?? 'info'),
   /**
    * Test-only: ingest answers 200 before the bus acknowledged, buffering writes behind a timer.

@@ -22,6 +22,10 @@ export interface Config {
   oidcIssuer: string | null;
   oidcAudience: string | null;
   smtpUrl: string | null;
+  smtpFrom: string;
+  webhookAllowPrivate: boolean;
+  workerTickMs: number;
+  webhookRetryBaseMs: number;
   dnsServer: string | null;
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -55,6 +59,10 @@ function toConfig(p: Parsed): Config {
     oidcIssuer: p.SPOOR_OIDC_ISSUER ?? null,
     oidcAudience: p.SPOOR_OIDC_AUDIENCE ?? null,
     smtpUrl: p.SPOOR_SMTP_URL ?? null,
+    smtpFrom: p.SPOOR_SMTP_FROM,
+    webhookAllowPrivate: p.SPOOR_WEBHOOK_ALLOW_PRIVATE,
+    workerTickMs: p.SPOOR_WORKER_TICK_MS,
+    webhookRetryBaseMs: p.SPOOR_WEBHOOK_RETRY_BASE_MS,
     dnsServer: p.SPOOR_DNS_SERVER ?? null,
     publicUrl: p.SPOOR_PUBLIC_URL ?? null,
     logLevel: p.SPOOR_LOG_LEVEL,

@@ -14,3 +14,5 @@ export * from './api/projects-api.js';
 export * from './api/account-api.js';
 export * from './rule-logic.js';
 export * from './api/rules-api.js';
+export * from './api/outbound-api.js';
+export * from './outbound-records.js';

@@ -2,3 +2,4 @@
 // Implemented by engines.ts; this file only re-exports.
 export * from './engines.js';
 export { freePort } from './runners/port-allocator.js';
+export { startSmtpCapture, type SmtpCapture, type CapturedMail } from './smtp-capture.js';

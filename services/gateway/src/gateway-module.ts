@@ -13,6 +13,7 @@ import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
+import { outboundRoutes } from './routes/outbound-routes.js';
 import { ruleRoutes } from './routes/rule-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   issuer: BuiltInIssuer;
   apiKeys: ApiKeyService;
   dnsServer: string | null;
+  /** SPOOR_WEBHOOK_ALLOW_PRIVATE */
+  webhookAllowPrivate: boolean;
   clock: () => number;
 }
 
@@ -41,6 +44,7 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   tagRoutes(ctx, deps.store);
   ruleRoutes(ctx, deps.store, deps.kv, deps.clock);
   jobRoutes(ctx, deps.store, new JobDispatcher({ get jobs() { return deps.store.jobs; }, bus: deps.bus, topic: deps.jobTopic, clock: deps.clock }));
+  outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate });
   registerIngestOperations(ctx.registry);
 }
 
@@ -52,7 +56,7 @@ const unused = <T extends object>(name: string): T =>
 export function describeApi(version: string) {
   const registry = createApiRegistry();
   const ctx: RouteContext = { router: Router(), registry, authenticate: (_req, _res, next) => next() };
-  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), apiKeys: unused('apiKeys'), dnsServer: null, clock: Date.now });
+  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), apiKeys: unused('apiKeys'), dnsServer: null, webhookAllowPrivate: false, clock: Date.now });
   return buildApiDocument(registry, version, null);
 }
 
@@ -69,7 +73,7 @@ export const gatewayModule: ServiceModule = {
     const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, clock });
     const router = Router();
     const registry = createApiRegistry();
-    declareGateway({ router, registry, authenticate: authGuard(authenticator) }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, clock });
+    declareGateway({ router, registry, authenticate: authGuard(authenticator) }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, clock });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     return { router, stop: async () => {} };

@@ -1,19 +1,39 @@
+import { hostname } from 'node:os';
 import { SessionClassifier } from '@spoor/classifier';
-import { JobFailure, JobRunner, type JobHandler } from '@spoor/jobs';
+import { JobDispatcher, JobRunner } from '@spoor/jobs';
+import { EmailSender, renderAlert } from '@spoor/notify';
 import type { ServiceModule } from '@spoor/runtime';
 import { backfillJob } from './backfill-job.js';
+import { ChannelSender } from './channel-sender.js';
+import { notificationJob } from './notification-job.js';
+import { everyInterval } from './periodic-task.js';
+import { aggregationJob, transitionsJob } from './result-jobs.js';
+import { startRuleMatchConsumer } from './rule-match-consumer.js';
+import { runDueSchedules } from './schedule-runner.js';
+import { watchThresholds } from './threshold-watcher.js';
+import { WebhookOutbox } from './webhook-outbox.js';
 
-/** Kinds whose work arrives with the worker's next stage: their jobs end failed, saying so. */
-const notYet = (kind: string): JobHandler => async () => {
-  throw new JobFailure(`${kind} jobs are not implemented in this version yet`);
-};
-
-/** Runs job commands (DESIGN.md, worker): backfill now; aggregation, notification and transitions next. */
+/**
+ * Runs job commands and everything that leaves the system (DESIGN.md, worker): backfill,
+ * aggregation, transitions and notification jobs; rule.matched webhooks and alerts from the
+ * classifier's announcements; and, every tick, due schedules, threshold alerts and webhook retries.
+ */
 export const workerModule: ServiceModule = {
   name: 'worker',
   async start({ config, adapters, clock, logger }) {
     const { store, kv, bus, topics } = adapters;
+    const instance = `${hostname()}:${process.pid}:${clock()}`;
     const classifier = new SessionClassifier({ store, kv, clock });
+    const email = config.smtpUrl ? new EmailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom }) : null;
+    const sender = new ChannelSender({ store, logger: logger.child('channels'), email, allowPrivate: config.webhookAllowPrivate });
+    const outbox = new WebhookOutbox({
+      store, kv, clock, instance, logger: logger.child('webhooks'), allowPrivate: config.webhookAllowPrivate, retryBaseMs: config.webhookRetryBaseMs,
+      onDisabled: async (project, hook) => {
+        await sender.send(project, null, renderAlert({ title: `Webhook disabled: ${hook.url}`, lines: [hook.disabled_reason ?? 'It kept failing'], origin: project.origin, project: project.project, at: clock() }));
+      },
+    });
+    const dispatcher = new JobDispatcher({ jobs: store.jobs, bus, topic: topics.jobs, clock });
+    const resultDeps = { store, clock, outbox };
     const runner = new JobRunner({
       jobs: store.jobs,
       kv,
@@ -22,15 +42,32 @@ export const workerModule: ServiceModule = {
       group: `${config.topicPrefix}worker`,
       handlers: {
         backfill: backfillJob({ store, kv, classifier, clock }),
-        aggregation: notYet('aggregation'),
-        notification: notYet('notification'),
-        transitions: notYet('transitions'),
+        aggregation: aggregationJob(resultDeps),
+        transitions: transitionsJob(resultDeps),
+        notification: notificationJob({ ...resultDeps, sender, dashboardUrl: config.publicUrl }),
       },
       logger: logger.child('jobs'),
       clock,
       leaseMs: config.jobLeaseMs,
     });
     await runner.start();
-    return { consumes: runner.consumes(), stats: () => runner.stats(), stop: () => runner.stop() };
+    const matchGroup = `${config.topicPrefix}worker-matches`;
+    const matches = await startRuleMatchConsumer({ bus, topic: topics.ruleMatches, group: matchGroup, store, clock, outbox, sender, logger: logger.child('matches') });
+    const tick = everyInterval('worker tick', config.workerTickMs, logger, async () => {
+      await runDueSchedules({ store, kv, clock, dispatcher, instance });
+      await watchThresholds({ store, kv, clock, sender, outbox, instance, everyMs: config.workerTickMs });
+      await outbox.kick();
+    });
+    return {
+      consumes: [...runner.consumes(), { topic: topics.ruleMatches, group: matchGroup }],
+      stats: () => runner.stats(),
+      stop: async () => {
+        await tick.stop();
+        await matches.stop();
+        await runner.stop();
+        await outbox.kick();
+        email?.close();
+      },
+    };
   },
 };

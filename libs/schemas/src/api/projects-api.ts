@@ -7,4 +7,3 @@ export const CreateProjectRequest = z.object({ origin: Origin, project: ProjectN
 export const VerificationRecord = z.object({ type: z.literal('TXT'), name: z.string(), value: z.string() }).openapi('VerificationRecord');
 export const ProjectRegistration = ProjectItem.extend({ verification: VerificationRecord }).openapi('ProjectRegistration');
 export const VerifyProjectResult = ProjectItem.extend({ verification: VerificationRecord, reason: z.string().optional() }).openapi('VerifyProjectResult');
-export const OverviewList = z.object({ overviews: z.array(z.record(z.string(), z.unknown())) }).openapi('OverviewList');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newVerificationToken, verificationRecord, verifyDomain } from '@spoor/domains';
 import { errors } from '@spoor/http';
-import { CreateProjectRequest, normalizeOrigin, OverviewList, ProjectList, ProjectRegistration, ScopeQuery, VerifyProjectResult, type ProjectRecord } from '@spoor/schemas';
+import { CreateProjectRequest, normalizeOrigin, OverviewList, OverviewQuery, ProjectList, ProjectRegistration, RECORD_KINDS, ScopeQuery, TransitionsResponse, VerifyProjectResult, type Overview, type ProjectRecord, type TransitionMatrix } from '@spoor/schemas';
 import { StoreConflictError, type Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { isVerified, scopedProject } from '../project-scope.js';
@@ -49,9 +49,16 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: { dnsServer
     return { ...withRecord(project), reason: result.reason ?? 'TXT record not found' };
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/projects/overview', summary: 'Most recent stored overviews of the project, newest first', tag: 'projects', auth: true, query: ScopeQuery, response: OverviewList, failures: [404] }, async ({ query, principal }) => {
-    await scopedProject(store, principal, query.origin, query.project);
-    // Overviews are written by the worker's aggregation (issue 5); none exist before it runs.
-    return { overviews: [] };
+  defineOperation(ctx, { method: 'get', path: '/v1/projects/overview', summary: 'Most recent stored overviews (digests) of the project, newest window first', tag: 'projects', auth: true, query: OverviewQuery, response: OverviewList, failures: [404] }, async ({ query, principal }) => {
+    const p = await scopedProject(store, principal, query.origin, query.project);
+    const rows = await store.records.list<Overview>(RECORD_KINDS.overview, p.project_id, { limit: query.limit });
+    return { overviews: rows.map((r) => r.data) };
+  });
+
+  defineOperation(ctx, { method: 'get', path: '/v1/transitions', summary: 'The latest transition matrix of the project (POST /v1/trigger/transitions computes one)', tag: 'projects', auth: true, query: ScopeQuery, response: TransitionsResponse, failures: [404] }, async ({ query, principal }) => {
+    const p = await scopedProject(store, principal, query.origin, query.project);
+    const [latest] = await store.records.list<TransitionMatrix>(RECORD_KINDS.transitions, p.project_id, { limit: 1 });
+    if (!latest) throw errors.notFound('No transition matrix yet; POST /v1/trigger/transitions computes one');
+    return latest.data;
   });
 }

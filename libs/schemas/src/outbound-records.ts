@@ -1,0 +1,85 @@
+// What the records table holds for each kind (libs/store, RecordRepository): the gateway writes
+// configuration, the worker reads it and writes deliveries, results and health snapshots.
+import type { ChannelKind, WebhookEventType } from './api/outbound-api.js';
+
+export const RECORD_KINDS = {
+  channel: 'channel',
+  webhook: 'webhook',
+  delivery: 'delivery',
+  /** A delivery awaiting an attempt: a small index the retry loop scans across projects. */
+  pendingDelivery: 'delivery-pending',
+  schedule: 'schedule',
+  alert: 'alert',
+  overview: 'overview',
+  transitions: 'transitions',
+  health: 'health',
+} as const;
+
+export interface ChannelData {
+  channel_id: string;
+  name: string;
+  kind: ChannelKind;
+  recipients: string[];
+  url: string | null;
+  created_at: number;
+}
+
+export interface WebhookData {
+  webhook_id: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  /** whsec_…; kept readable because every delivery is signed with it (HMAC needs the key). */
+  secret: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  /** Since when every delivery failed; null after a success. */
+  failing_since: number | null;
+  created_at: number;
+}
+
+export interface DeliveryData {
+  delivery_id: string;
+  webhook_id: string;
+  event_type: WebhookEventType;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: number | null;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+  /** The body sent: { type, timestamp, data }. */
+  payload: Record<string, unknown>;
+}
+
+export interface ScheduleData {
+  schedule_id: string;
+  kind: 'aggregation' | 'notification' | 'transitions';
+  interval_ms: number;
+  channels: string[] | null;
+  enabled: boolean;
+  next_run_at: number;
+  last_run_at: number | null;
+  last_job_id: string | null;
+  /** The account the scheduled jobs run for. */
+  account_id: string;
+  created_at: number;
+}
+
+export type AlertCondition =
+  | { type: 'tag_count'; tag: string; threshold: number; window_ms: number }
+  | { type: 'action_absent'; action: string; window_ms: number }
+  | { type: 'rule_match'; rule_id: string };
+
+export interface AlertData {
+  alert_id: string;
+  name: string;
+  condition: AlertCondition;
+  channels: string[] | null;
+  /** A threshold alert fires once when it crosses and again only after it cleared. */
+  firing: boolean;
+  last_fired_at: number | null;
+  created_at: number;
+}

@@ -1,0 +1,248 @@
+// Issue 5 end to end: every trigger runs to `succeeded` and leaves a readable result; a digest
+// reaches a real SMTP server and a chat endpoint; rule matches and threshold crossings arrive
+// as signed webhooks that survive failures; the configuration endpoints answer 401, 404 and 422.
+import { expect } from 'chai';
+import { RECORD_KINDS, type ScheduleData } from '@spoor/schemas';
+import { requireEngine, startSmtpCapture, type SmtpCapture } from '@spoor/testkit';
+import { verifyWebhook } from '@spoor/webhooks';
+import { ApiClient, signUp } from '../support/api-client.js';
+import { MODES } from '../support/engine-env.js';
+import { startHttpReceiver, type HttpReceiver } from '../support/http-receiver.js';
+import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
+
+const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/121.0.0.0 Safari/537.36';
+
+for (const mode of MODES) {
+  describe(`Worker outputs: aggregation, transitions, digests, webhooks, alerts, schedules: ${mode}`, function () {
+    this.timeout(240_000);
+    let spoor: Harness;
+    let api: ApiClient;
+    let other: ApiClient;
+    let smtp: SmtpCapture;
+    let chat: HttpReceiver;
+    let hooks: HttpReceiver;
+    const origin = 'http://localhost:4100';
+    const project = 'outbound/web';
+    const scope = { origin, project };
+    // Recent, so that tag-count alerts over the last hour see these sessions.
+    const t0 = Date.now() - 10 * 60_000;
+    const window = { window_start: t0 - 3_600_000, window_end: t0 + 3_600_000 };
+
+    async function send(sessionId: string, actions: string[], start = t0) {
+      const events = actions.map((action, i) => ({ project, action, timestamp: start + i * 1000, session_id: sessionId, url: `http://localhost:4100/${action === 'pageview' ? `p${i}` : ''}`, payload: {} }));
+      const res = await fetch(`${spoor.url}/v1/event/batch`, { method: 'POST', headers: { 'content-type': 'application/json', origin, 'user-agent': CHROME }, body: JSON.stringify({ events }) });
+      expect(res.status).to.equal(200);
+    }
+
+    async function runJob(kind: string, body: object) {
+      const queued = await api.post(`/v1/trigger/${kind}`, { ...scope, ...body });
+      expect(queued.status, queued.text).to.equal(200);
+      const res = await waitFor(() => api.get(`/v1/jobs/${queued.body.job_id}`), (r) => ['succeeded', 'failed'].includes(r.body?.status), 60_000, `${kind} job`);
+      return res.body;
+    }
+
+    before(async function () {
+      [smtp, chat, hooks] = await Promise.all([startSmtpCapture(), startHttpReceiver(), startHttpReceiver()]);
+      const started = await startSpoor(mode, {
+        SPOOR_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        SPOOR_WEBHOOK_ALLOW_PRIVATE: '1',
+        SPOOR_WORKER_TICK_MS: '200',
+        SPOOR_WEBHOOK_RETRY_BASE_MS: '100',
+      });
+      requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
+      spoor = started!;
+      api = await signUp(spoor.url);
+      other = await signUp(spoor.url);
+      expect((await api.post('/v1/users/projects', scope)).status).to.equal(200);
+      await send('s-a', ['pageview', 'pageview', 'signup']);
+      await send('s-b', ['pageview']);
+      await send('s-c', ['pageview', 'click'], t0 + 5000);
+      await waitFor(() => api.get('/v1/sessions', { ...scope, limit: 10 }), (r) => r.body?.sessions?.length === 3, 30_000, 'three sessions');
+    });
+
+    after(async () => {
+      await spoor?.stop();
+      await Promise.all([smtp?.close(), chat?.close(), hooks?.close()]);
+    });
+
+    it('aggregates a window into an overview, and a re-run replaces it', async () => {
+      const job = await runJob('aggregation', window);
+      expect(job.status, job.error).to.equal('succeeded');
+      expect(job.result).to.include({ events: 6, sessions: 3 });
+      await runJob('aggregation', window);
+      const res = await api.get('/v1/projects/overview', scope);
+      expect(res.status).to.equal(200);
+      const mine = res.body.overviews.filter((o: any) => o.window_start === window.window_start && o.window_end === window.window_end);
+      expect(mine).to.have.length(1);
+      expect(mine[0]).to.include({ origin, project, events: 6, sessions: 3 });
+      // s-b and s-c saw one page each.
+      expect(mine[0].bounce_rate).to.be.closeTo(2 / 3, 0.001);
+      expect(mine[0].actions).to.deep.equal([{ name: 'pageview', count: 4 }, { name: 'click', count: 1 }, { name: 'signup', count: 1 }]);
+      expect(mine[0].browsers).to.deep.equal([{ name: 'Chrome', count: 3 }]);
+    });
+
+    it('computes the transition matrix with start and end states', async () => {
+      const job = await runJob('transitions', window);
+      expect(job.status, job.error).to.equal('succeeded');
+      const res = await api.get('/v1/transitions', scope);
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.sessions).to.equal(3);
+      const cell = (from: string, to: string) => res.body.transitions.find((c: any) => c.from === from && c.to === to);
+      expect(cell('$start', 'pageview')).to.include({ count: 3, probability: 1 });
+      expect(cell('pageview', 'pageview').count).to.equal(1);
+      expect(cell('pageview', 'signup').count).to.equal(1);
+      expect(cell('pageview', 'click').count).to.equal(1);
+      expect(cell('pageview', '$end').count).to.equal(1);
+      for (const from of res.body.states.filter((s: string) => s !== '$end')) {
+        const sum = res.body.transitions.filter((c: any) => c.from === from).reduce((n: number, c: any) => n + c.probability, 0);
+        expect(sum, `probabilities out of ${from}`).to.be.closeTo(1, 1e-6);
+      }
+    });
+
+    it('fails a notification with no channel to send to, saying so', async () => {
+      const job = await runJob('notification', window);
+      expect(job.status).to.equal('failed');
+      expect(job.error).to.match(/no notification channels/i);
+    });
+
+    it('sends the digest by email through SMTP and to a chat channel', async () => {
+      const mail = await api.post('/v1/channels', { ...scope, name: 'team mail', kind: 'email', recipients: ['team@example.com'] });
+      expect(mail.status, mail.text).to.equal(200);
+      const slack = await api.post('/v1/channels', { ...scope, name: 'slack', kind: 'slack', url: chat.url });
+      expect(slack.status, slack.text).to.equal(200);
+      expect((await api.get('/v1/channels', scope)).body.channels).to.have.length(2);
+      const job = await runJob('notification', window);
+      expect(job.status, job.error).to.equal('succeeded');
+      expect(job.result.channels.map((c: any) => c.ok)).to.deep.equal([true, true]);
+      const got = await waitFor(async () => smtp.received.length, (n) => n >= 1, 10_000, 'an email');
+      expect(got).to.equal(1);
+      expect(smtp.received[0]!.rcptTo).to.deep.equal(['team@example.com']);
+      expect(smtp.received[0]!.raw).to.match(/Subject: .*outbound\/web/);
+      expect(chat.received).to.have.length(1);
+      expect(JSON.parse(chat.received[0]!.body).text).to.match(/3 sessions|Sessions[^\n]*3/);
+    });
+
+    it('signs rule.matched webhooks and retries until the receiver accepts', async () => {
+      const created = await api.post('/v1/webhooks', { ...scope, url: hooks.url, events: ['rule.matched', 'threshold.crossed'] });
+      expect(created.status, created.text).to.equal(200);
+      const secret: string = created.body.secret;
+      expect(secret).to.match(/^whsec_/);
+      const listed = await api.get('/v1/webhooks', scope);
+      expect(listed.body.webhooks[0]).to.not.have.property('secret');
+      hooks.plan.push(500, 503);
+      expect((await api.post('/v1/rules', { ...scope, rule_id: 'busy', logic: { '>=': [{ var: 'event_count' }, 4] }, tags: ['busy'] })).status).to.equal(200);
+      await send('s-busy', ['pageview', 'click', 'click', 'click']);
+      const arrivals = await waitFor(async () => hooks.received.filter((r) => JSON.parse(r.body).type === 'rule.matched'), (l) => l.length >= 3, 30_000, 'three attempts');
+      for (const r of arrivals) {
+        expect(verifyWebhook(secret, r.headers as Record<string, string>, r.body), 'signature verifies').to.equal(true);
+        expect(r.headers['webhook-id']).to.equal(arrivals[0]!.headers['webhook-id']);
+      }
+      expect(verifyWebhook(secret, arrivals[0]!.headers as Record<string, string>, arrivals[0]!.body.replace('busy', 'bust'))).to.equal(false);
+      const payload = JSON.parse(arrivals[0]!.body);
+      expect(payload.data).to.include({ session_id: 's-busy', rule_id: 'busy', origin, project });
+      const deliveries = await waitFor(() => api.get(`/v1/webhooks/${created.body.webhook_id}/deliveries`, scope), (r) => r.body?.deliveries?.[0]?.status === 'succeeded', 10_000, 'a succeeded delivery');
+      expect(deliveries.body.deliveries[0]).to.include({ attempts: 3, response_status: 200, event_type: 'rule.matched' });
+    });
+
+    it('fires a threshold alert once, to its channels and as threshold.crossed', async () => {
+      const alert = await api.post('/v1/alerts', { ...scope, name: 'busy sessions', condition: { type: 'tag_count', tag: 'busy', threshold: 0, window_ms: 3_600_000 } });
+      expect(alert.status, alert.text).to.equal(200);
+      const crossed = await waitFor(async () => hooks.received.filter((r) => JSON.parse(r.body).type === 'threshold.crossed'), (l) => l.length >= 1, 20_000, 'threshold.crossed');
+      expect(JSON.parse(crossed[0]!.body).data).to.include({ alert_id: alert.body.alert_id, value: 1 });
+      await waitFor(async () => chat.received.some((r) => /busy sessions/.test(r.body)), Boolean, 10_000, 'the alert in chat');
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(hooks.received.filter((r) => JSON.parse(r.body).type === 'threshold.crossed')).to.have.length(1);
+      expect((await api.get(`/v1/alerts/${alert.body.alert_id}`, scope)).body).to.include({ firing: true });
+    });
+
+    it('runs a schedule that missed runs during downtime once, for the latest interval', async () => {
+      const made = await api.post('/v1/schedules', { ...scope, kind: 'aggregation', interval_ms: 60_000 });
+      expect(made.status, made.text).to.equal(200);
+      expect(made.body.next_run_at).to.be.greaterThan(Date.now());
+      // As if the worker had been down for three and a half intervals.
+      const p = (await spoor.store.projects.find(origin, project))!;
+      const rec = (await spoor.store.records.get<ScheduleData>(RECORD_KINDS.schedule, p.project_id, made.body.schedule_id))!;
+      const missed = Date.now() - 210_000;
+      await spoor.store.records.put([{ ...rec, data: { ...rec.data, next_run_at: missed }, updated_at: rec.updated_at + 1 }]);
+      const ran = await waitFor(() => api.get(`/v1/schedules/${made.body.schedule_id}`, scope), (r) => r.body?.last_job_id !== null, 10_000, 'a scheduled run');
+      expect(ran.body.last_run_at).to.equal(missed + 180_000);
+      expect(ran.body.next_run_at).to.equal(missed + 240_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      const jobs = (await api.get('/v1/jobs', { limit: 100 })).body.jobs.filter((j: any) => j.request.schedule_id === made.body.schedule_id);
+      expect(jobs).to.have.length(1);
+      expect(jobs[0].request).to.include({ window_start: missed + 120_000, window_end: missed + 180_000 });
+    });
+
+    it('answers 401 without a token, 404 to another account and 422 to bad bodies', async () => {
+      const anon = new ApiClient(spoor.url);
+      for (const path of ['/v1/channels', '/v1/webhooks', '/v1/schedules', '/v1/alerts', '/v1/transitions', '/v1/projects/overview']) {
+        expect((await anon.get(path, scope)).status, path).to.equal(401);
+        expect((await other.get(path, scope)).status, path).to.equal(404);
+      }
+      const hook = (await api.get('/v1/webhooks', scope)).body.webhooks[0];
+      expect((await other.get(`/v1/webhooks/${hook.webhook_id}/deliveries`, scope)).status).to.equal(404);
+      expect((await other.delete(`/v1/webhooks/${hook.webhook_id}`, scope)).status).to.equal(404);
+      const bad: Array<[string, object, string]> = [
+        ['/v1/channels', { ...scope, name: 'x', kind: 'email' }, 'recipients'],
+        ['/v1/channels', { ...scope, name: 'x', kind: 'discord' }, 'url'],
+        ['/v1/webhooks', { ...scope, url: 'ftp://example.com/', events: ['rule.matched'] }, 'url'],
+        ['/v1/webhooks', { ...scope, url: hooks.url, events: [] }, 'events'],
+        ['/v1/schedules', { ...scope, kind: 'aggregation', interval_ms: 1000 }, 'interval_ms'],
+        ['/v1/alerts', { ...scope, name: 'x', condition: { type: 'tag_count', tag: 'x' } }, 'condition'],
+      ];
+      for (const [path, body, field] of bad) {
+        const res = await api.post(path, body);
+        expect(res.status, `${path} ${JSON.stringify(body)}`).to.equal(422);
+        expect(res.body.detail.some((d: any) => d.loc.includes(field)), JSON.stringify(res.body)).to.equal(true);
+      }
+      const backwards = await api.post('/v1/trigger/aggregation', { ...scope, window_start: 2000, window_end: 1000 });
+      expect(backwards.status).to.equal(422);
+    });
+
+    it('keeps a deleted webhook from receiving anything', async () => {
+      const hook = (await api.get('/v1/webhooks', scope)).body.webhooks[0];
+      expect((await api.delete(`/v1/webhooks/${hook.webhook_id}`, scope)).status).to.equal(200);
+      expect((await api.get(`/v1/webhooks/${hook.webhook_id}`, scope)).status).to.equal(404);
+      const before = hooks.received.length;
+      await send('s-busy-2', ['pageview', 'click', 'click', 'click']);
+      await waitFor(() => api.get('/v1/tags/busy', { ...scope, limit: 10 }), (r) => r.body?.sessions?.length === 2, 20_000, 'the second busy session');
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(hooks.received.length).to.equal(before);
+    });
+  });
+}
+
+describe('Webhook targets that reach private networks are refused', function () {
+  this.timeout(60_000);
+  let spoor: Harness;
+  let api: ApiClient;
+  const scope = { origin: 'http://localhost:4200', project: 'ssrf/web' };
+
+  before(async function () {
+    spoor = (await startSpoor('embedded'))!;
+    api = await signUp(spoor.url);
+    expect((await api.post('/v1/users/projects', scope)).status).to.equal(200);
+  });
+  after(async () => spoor?.stop());
+
+  const refused = [
+    'http://127.0.0.1/', 'http://127.1.2.3:8080/x', 'http://10.0.0.1/', 'http://172.16.0.1/', 'http://172.31.255.255/',
+    'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/', 'http://0.0.0.0/', 'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/', 'http://[fc00::1]/', 'http://[fd12:3456::1]/', 'http://2130706433/', 'http://0x7f000001/',
+    'http://localhost:9/',
+  ];
+  for (const url of refused) {
+    it(`refuses ${url}`, async () => {
+      for (const [path, body] of [['/v1/webhooks', { ...scope, url, events: ['rule.matched'] }], ['/v1/channels', { ...scope, name: 'c', kind: 'slack', url }]] as const) {
+        const res = await api.post(path, body);
+        expect(res.status, `${path}: ${res.text}`).to.equal(422);
+        expect(res.body.detail[0].loc).to.deep.equal(['body', 'url']);
+      }
+    });
+  }
+
+  it('accepts a public address', async () => {
+    const res = await api.post('/v1/webhooks', { ...scope, url: 'https://93.184.216.34/hook', events: ['digest.created'] });
+    expect(res.status, res.text).to.equal(200);
+  });
+});
