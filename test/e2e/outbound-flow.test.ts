@@ -209,6 +209,30 @@ for (const mode of MODES) {
       await new Promise((r) => setTimeout(r, 1000));
       expect(hooks.received.length).to.equal(before);
     });
+
+    it('disables an endpoint that answers 410 Gone, tells the channels, and enables it again on request', async () => {
+      const gone = await startHttpReceiver();
+      try {
+        gone.plan.push(410);
+        const made = await api.post('/v1/webhooks', { ...scope, url: gone.url, events: ['digest.created'] });
+        expect(made.status, made.text).to.equal(200);
+        expect((await runJob('aggregation', window)).status).to.equal('succeeded');
+        const off = await waitFor(() => api.get(`/v1/webhooks/${made.body.webhook_id}`, scope), (r) => r.body?.enabled === false, 10_000, 'the webhook disabled');
+        expect(off.body.disabled_reason).to.match(/410/);
+        expect(gone.received).to.have.length(1);
+        await waitFor(async () => chat.received.some((r) => /Webhook disabled/.test(r.body)), Boolean, 10_000, 'the owner told in chat');
+        const deliveries = await api.get(`/v1/webhooks/${made.body.webhook_id}/deliveries`, scope);
+        expect(deliveries.body.deliveries[0]).to.include({ status: 'failed', attempts: 1, response_status: 410 });
+        const on = await api.post(`/v1/webhooks/${made.body.webhook_id}/enable`, scope);
+        expect(on.status, on.text).to.equal(200);
+        expect(on.body).to.include({ enabled: true, disabled_reason: null, failing_since: null });
+        expect((await other.post(`/v1/webhooks/${made.body.webhook_id}/enable`, scope)).status).to.equal(404);
+        expect((await runJob('aggregation', window)).status).to.equal('succeeded');
+        await waitFor(async () => gone.received.length, (n) => n === 2, 10_000, 'a delivery to the enabled endpoint');
+      } finally {
+        await gone.close();
+      }
+    });
   });
 }
 

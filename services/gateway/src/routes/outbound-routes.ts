@@ -105,6 +105,15 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
     show: (d) => ({ ...d }),
   });
 
+  defineOperation(ctx, { method: 'post', path: '/v1/webhooks/{webhook_id}/enable', summary: 'Enables a webhook again (after 410 Gone or days of failures disabled it)', tag: 'outbound', auth: true, params: WebhookPath, body: ScopeQuery.openapi('ScopeBody'), response: WebhookSchema, failures: [404] }, async ({ params, body, principal }) => {
+    const p = await scopedProject(store, principal, body.origin, body.project);
+    const found = await store.records.get<WebhookData>(RECORD_KINDS.webhook, p.project_id, params.webhook_id);
+    if (!found) throw errors.notFound('Webhook not found');
+    const data: WebhookData = { ...found.data, enabled: true, disabled_reason: null, failing_since: null };
+    await store.records.put([{ ...found, data, updated_at: Math.max(clock(), found.updated_at + 1) }]);
+    return { ...hideSecret(data), origin: p.origin, project: p.project };
+  });
+
   const DeliveryQuery = ScopedList;
   defineOperation(ctx, { method: 'get', path: '/v1/webhooks/{webhook_id}/deliveries', summary: "A webhook's deliveries, newest first: status, attempts, the last answer", tag: 'outbound', auth: true, params: WebhookPath, query: DeliveryQuery, response: z.object({ deliveries: z.array(DeliverySchema) }).openapi('WebhookDeliveryList'), failures: [404] }, async ({ params, query, principal }) => {
     const p = await scopedProject(store, principal, query.origin, query.project);
