@@ -23,6 +23,9 @@ export interface OutboxDeps {
   post?: typeof postJson;
 }
 
+const EMITTED_TTL_MS = 7 * 24 * 3_600_000;
+const emittedKey = (deliveryId: string) => `webhook:emitted:${deliveryId}`;
+
 /** One event to announce: its data and a key that makes a redelivered announcement the same delivery. */
 export interface OutboxEvent {
   key: string;
@@ -54,21 +57,24 @@ export class WebhookOutbox {
       .filter((h) => h.data.enabled && h.data.events.includes(type));
     if (hooks.length === 0 || events.length === 0) return 0;
     const now = this.deps.clock();
+    const planned = hooks.flatMap((h) => events.map((e) => ({ h, e, id: `msg_${createHash('sha256').update(`${h.id}\n${type}\n${e.key}`).digest('hex').slice(0, 32)}` })));
+    // A redelivered announcement finds its deliveries recorded: one KV round trip, not a read per delivery.
+    const seen = await this.deps.kv.mget(planned.map((p) => emittedKey(p.id)));
+    const fresh = planned.filter((_, i) => seen[i] === null);
     const records: Array<StoredRecord<unknown>> = [];
-    for (const h of hooks) {
-      for (const e of events) {
-        const id = `msg_${createHash('sha256').update(`${h.id}\n${type}\n${e.key}`).digest('hex').slice(0, 32)}`;
-        if (await this.deps.store.records.get(RECORD_KINDS.delivery, project.project_id, id)) continue; // a redelivered announcement
-        const payload = { type, timestamp: new Date(now).toISOString(), data: { origin: project.origin, project: project.project, ...e.data } };
-        const delivery: DeliveryData = {
-          delivery_id: id, webhook_id: h.id, event_type: type, status: 'pending', attempts: 0, next_attempt_at: now,
-          response_status: null, response_body: null, error: null, created_at: now, updated_at: now, payload,
-        };
-        records.push(this.record(RECORD_KINDS.delivery, project.project_id, delivery, now, now));
-        records.push(this.record(RECORD_KINDS.pendingDelivery, project.project_id, delivery, now, now));
-      }
+    for (const { h, e, id } of fresh) {
+      const payload = { type, timestamp: new Date(now).toISOString(), data: { origin: project.origin, project: project.project, ...e.data } };
+      const delivery: DeliveryData = {
+        delivery_id: id, webhook_id: h.id, event_type: type, status: 'pending', attempts: 0, next_attempt_at: now,
+        response_status: null, response_body: null, error: null, created_at: now, updated_at: now, payload,
+      };
+      records.push(this.record(RECORD_KINDS.delivery, project.project_id, delivery, now, now));
+      records.push(this.record(RECORD_KINDS.pendingDelivery, project.project_id, delivery, now, now));
     }
+    if (records.length === 0) return 0;
     await this.deps.store.records.put(records);
+    // Marked after the write: a crash in between sends again with the same webhook-id, which receivers dedupe on.
+    await this.deps.kv.mset(fresh.map((p) => ({ key: emittedKey(p.id), value: '1', ttlMs: EMITTED_TTL_MS })));
     this.kick();
     return records.length / 2;
   }

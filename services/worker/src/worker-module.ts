@@ -8,6 +8,7 @@ import { ChannelSender } from './channel-sender.js';
 import { notificationJob } from './notification-job.js';
 import { everyInterval } from './periodic-task.js';
 import { aggregationJob, transitionsJob } from './result-jobs.js';
+import { purgeExpiredRecords } from './record-retention.js';
 import { startRuleMatchConsumer } from './rule-match-consumer.js';
 import { runDueSchedules } from './schedule-runner.js';
 import { watchThresholds } from './threshold-watcher.js';
@@ -57,6 +58,7 @@ export const workerModule: ServiceModule = {
       await runDueSchedules({ store, kv, clock, dispatcher, instance });
       await watchThresholds({ store, kv, clock, sender, outbox, instance, everyMs: config.workerTickMs });
       await outbox.kick();
+      await purgeExpiredRecords({ store, kv, clock, instance });
     });
     return {
       consumes: [...runner.consumes(), { topic: topics.ruleMatches, group: matchGroup }],

@@ -1,9 +1,11 @@
 import type { RecordQuery, RecordRepository, StoredRecord } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
 import { latestPerRecord, RECORD_COLUMNS, recordToRow, rowToRecord } from '../record-row.js';
-import type { DuckDbConnection } from './duckdb-connection.js';
+import type { DuckColumnType, DuckColumns, DuckDbConnection } from './duckdb-connection.js';
 
 const LIST = RECORD_COLUMNS.join(', ');
+const TYPES: Record<string, DuckColumnType> = { sort_key: 'BIGINT', updated_at: 'BIGINT', deleted: 'BOOLEAN' };
+const COLUMNS: DuckColumns = RECORD_COLUMNS.map((n) => [n, TYPES[n] ?? 'VARCHAR'] as const);
 const PLACEHOLDERS = RECORD_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
 const SET = RECORD_COLUMNS.filter((n) => !['kind', 'project_id', 'id'].includes(n)).map((n) => `${n} = excluded.${n}`).join(', ');
 
@@ -14,14 +16,15 @@ export class DuckDbRecordRepository implements RecordRepository {
   async put<T>(records: Array<StoredRecord<T>>): Promise<void> {
     const rows = latestPerRecord(records).map(recordToRow);
     if (rows.length === 0) return;
+    const upsert = `ON CONFLICT (kind, project_id, id) DO UPDATE SET ${SET} WHERE excluded.updated_at >= records.updated_at`;
+    if (rows.length === 1) {
+      await this.writer.run(`INSERT INTO records (${LIST}) VALUES (${PLACEHOLDERS}) ${upsert}`, RECORD_COLUMNS.map((c) => rows[0]![c]!));
+      return;
+    }
+    // Batches (a burst of deliveries) through the Appender and one statement, as events do.
     await this.writer.exclusive(async (x) => {
-      for (const row of rows) {
-        await x.run(
-          `INSERT INTO records (${LIST}) VALUES (${PLACEHOLDERS})
-           ON CONFLICT (kind, project_id, id) DO UPDATE SET ${SET} WHERE excluded.updated_at >= records.updated_at`,
-          RECORD_COLUMNS.map((c) => row[c]!),
-        );
-      }
+      await x.stage('stage_records', 'records', COLUMNS, rows);
+      await x.run(`INSERT INTO records (${LIST}) SELECT ${LIST} FROM stage_records ${upsert}`);
     });
   }
 
