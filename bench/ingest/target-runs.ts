@@ -41,15 +41,23 @@ export async function runBaseline(options: BenchOptions): Promise<TargetResult> 
   }
 }
 
-/** One event through the real endpoint before the load, so a rejected body fails at once, legibly. */
-async function probeEvent(url: string): Promise<void> {
-  const res = await fetch(`${url}/v1/event`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN },
-    body: benchEventBody(0, Date.now()),
-  });
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`the bench event was refused: ${res.status} ${body.slice(0, 500)}`);
+/**
+ * One event through the real endpoint before the load, so a rejected body fails at once,
+ * legibly. /healthz answers while services still start (the rest answers 503 with
+ * Retry-After): the probe waits through those.
+ */
+async function probeEvent(url: string, deadline = Date.now() + 120_000): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${url}/v1/event`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN },
+      body: benchEventBody(0, Date.now()),
+    });
+    const body = await res.text();
+    if (res.status === 200) return;
+    if (res.status !== 503 || Date.now() > deadline) throw new Error(`the bench event was refused: ${res.status} ${body.slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** (b) embedded and (c) Kafka mode: the all-in-one process as `npm start` runs it. */

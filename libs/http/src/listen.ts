@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import type { FastLane } from './fast-lane.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,9 +10,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts `app` on host:port (0 picks a free port) and resolves once it listens. */
-export async function listen(app: Express, port: number, host: string): Promise<RunningServer> {
-  const server = createServer(app);
+/** Starts `app` on host:port (0 picks a free port) and resolves once it listens; `lane` sees each request first. */
+export async function listen(app: Express, port: number, host: string, lane?: FastLane): Promise<RunningServer> {
+  const server = createServer(lane ? (req, res) => void (lane.handle(req, res) || app(req, res)) : app);
   // Keep-alive longer than common proxies' idle timeouts so they never reuse a closed socket.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

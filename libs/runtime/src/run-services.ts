@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { loadConfig, ConfigError, type Config, type ServiceName } from '@spoor/config';
 import { createLogger, type Logger } from '@spoor/logger';
-import { createHttpApp, errors, listen, type RunningServer } from '@spoor/http';
+import { createHttpApp, errors, FastLane, listen, type RunningServer } from '@spoor/http';
 import { openAdapters, type Adapters } from './adapters.js';
 import { healthRouter } from './health-router.js';
 import type { RunningService, ServiceModule } from './service-module.js';
@@ -23,9 +23,9 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const adapters = await openAdapters(config, logger);
   const services: RunningService[] = [];
   const root = Router();
-  const http = selected.some((m) => m.serves)
-    ? await listen(createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (app) => app.use(root) }), config.port, config.host)
-    : null;
+  const app = selected.some((m) => m.serves) ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) }) : null;
+  const lane = app ? new FastLane(app, logger.child('http')) : null;
+  const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
   if (http) {
     root.use(healthRouter(adapters, services, clock));
@@ -38,6 +38,8 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
     services.push(service);
     if (service.router) root.use(service.router);
   }
+  // Fast routes open with the rest: until then express answers 503 for them too.
+  for (const r of services.flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
   started = true;
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });
   let stopping: Promise<void> | null = null;

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { FastHandler } from '@spoor/http';
 import type { Config, ServiceName } from '@spoor/config';
 import type { Logger } from '@spoor/logger';
 import type { Adapters } from './adapters.js';
@@ -16,6 +17,8 @@ export interface ServiceContext {
 export interface RunningService {
   /** HTTP routes this service serves, mounted on the process' one app. */
   router?: Router;
+  /** Hot POST routes served beside express (libs/http FastLane), by exact path; the router should serve them too. */
+  fastRoutes?: Array<{ path: string; handler: FastHandler; limitBytes: number }>;
   /** Figures for health reporting. */
   stats?: () => Record<string, number>;
   /** Topics and consumer groups this service consumes, for lag reporting. */

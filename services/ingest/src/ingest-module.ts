@@ -1,5 +1,5 @@
 import type { ServiceModule } from '@spoor/runtime';
-import { ingestRouter } from './ingest-routes.js';
+import { ingestFastRoutes, ingestRouter } from './ingest-routes.js';
 import { IngestService } from './ingest-service.js';
 import { ProjectResolver } from './project-resolver.js';
 
@@ -15,6 +15,6 @@ export const ingestModule: ServiceModule = {
       logger,
       unsafeAckBeforeWrite: config.unsafeAckBeforeWrite,
     });
-    return { router: ingestRouter(service), stats: () => service.stats(), stop: async () => {} };
+    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => service.stats(), stop: async () => {} };
   },
 };

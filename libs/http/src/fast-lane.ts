@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express, RequestHandler } from 'express';
+import proxyaddr from 'proxy-addr';
+import type { Logger } from '@spoor/logger';
+import { corsMiddleware } from './cors-middleware.js';
+import { HttpError, errors } from './http-errors.js';
+
+/** What a fast route gets: the parsed JSON body (undefined when empty) and the request. */
+export type FastHandler = (body: unknown, req: IncomingMessage, ip: string) => Promise<unknown>;
+
+const JSON_MEDIA = new Set(['application/json', 'text/plain']);
+const UTF8 = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/**
+ * A bare node:http path for the few hot POST routes (the ingest endpoints), beside the express
+ * app: a CPU profile of ingest put about half of each request's time in express' per-request
+ * machinery (docs/performance.md). It keeps what the express path does — the same CORS
+ * middleware, `trust proxy` client IPs through proxy-addr with express' own compiled setting, the
+ * body rules of jsonBody (JSON or text/plain, 415, 413, 400) and the error catalogue's bodies —
+ * and hands anything unusual (a query string aside, another path or method, a compressed body, a
+ * charset other than UTF-8) to express untouched.
+ */
+export class FastLane {
+  private readonly routes = new Map<string, { handler: FastHandler; limitBytes: number }>();
+  private readonly cors: RequestHandler[] = corsMiddleware();
+
+  constructor(private readonly app: Express, private readonly logger: Logger) {}
+
+  add(path: string, handler: FastHandler, limitBytes: number): void {
+    this.routes.set(path, { handler, limitBytes });
+  }
+
+  /** True when the request was taken here; false leaves it to express (nothing was read). */
+  handle(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST' || this.routes.size === 0) return false;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const route = this.routes.get(q === -1 ? url : url.slice(0, q));
+    if (!route || !this.plainBody(req)) return false;
+    for (const step of this.cors) step(req as never, res as never, () => {});
+    void this.run(route.handler, route.limitBytes, req, res);
+    return true;
+  }
+
+  /** Headers this lane reads bodies for: no content coding, UTF-8 (or no charset). */
+  private plainBody(req: IncomingMessage): boolean {
+    const coding = req.headers['content-encoding'];
+    if (coding && coding !== 'identity') return false;
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    return charset === undefined || UTF8.has(charset);
+  }
+
+  private async run(handler: FastHandler, limitBytes: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const body = await readJson(req, limitBytes);
+      const ip = proxyaddr(req, this.app.get('trust proxy fn')) ?? req.socket.remoteAddress ?? '';
+      send(res, 200, {}, await handler(body, req, ip));
+    } catch (err) {
+      const known = err instanceof HttpError ? err : null;
+      if (!known) this.logger.error('unhandled error', { err, method: req.method, path: req.url });
+      const e = known ?? errors.internal();
+      if (e.status === 413 || e.status === 400) res.setHeader('Connection', 'close'); // the rest of the body is not read
+      send(res, e.status, e.headers, { detail: e.detail });
+    }
+  }
+}
+
+/** jsonBody's rules on a raw stream. */
+function readJson(req: IncomingMessage, limitBytes: number): Promise<unknown> {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return req.resume(), Promise.resolve(undefined);
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!JSON_MEDIA.has(type) && !/^application\/[^/]+\+json$/.test(type)) {
+    return Promise.reject(errors.unsupportedMediaType(req.headers['content-type']));
+  }
+  if (length > limitBytes) return Promise.reject(errors.payloadTooLarge(`Request body exceeds ${limitBytes} bytes`));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limitBytes) {
+        req.removeAllListeners('data');
+        req.pause();
+        reject(errors.payloadTooLarge(`Request body exceeds ${limitBytes} bytes`));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('aborted', () => reject(new HttpError(400, 'request_aborted', 'Request aborted')));
+    req.on('error', () => reject(new HttpError(400, 'request_aborted', 'Request aborted')));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, ''); // as body-parser's decoder
+      if (raw.trim() === '') return resolve(undefined);
+      try {
+        resolve(JSON.parse(raw));
+      } catch (err) {
+        reject(errors.malformedJson((err as Error).message));
+      }
+    });
+  });
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string>, value: unknown): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
