@@ -289,14 +289,18 @@ for (const mode of MODES) {
       expect((await api.get(`/v1/sessions/${sid}/attributes`, scope)).body).to.deep.equal({ attributes: { plan: 5 } });
     });
 
-    it('answers every trigger with a job; kinds of the next stage end failed, saying so', async () => {
-      for (const [path, body] of [['/v1/trigger/aggregation', scope], ['/v1/trigger/notification', scope], ['/v1/trigger/transitions', scope]] as const) {
-        const res = await api.post(path, body);
+    it('answers every trigger with a queued job that ends with a readable result or a reason', async () => {
+      // The worker's own outputs are proven in outbound-flow.test.ts; here: every trigger path
+      // queues, and each job ends — a notification without channels fails, saying why.
+      const expected = { '/v1/trigger/aggregation': 'succeeded', '/v1/trigger/transitions': 'succeeded', '/v1/trigger/notification': 'failed' } as const;
+      for (const [path, status] of Object.entries(expected)) {
+        const res = await api.post(path, scope);
         expect(res.status, `${path} ${res.text}`).to.equal(200);
         expect(res.body.status).to.equal('queued');
         const job = await waitForJob(api, res.body.job_id);
-        expect(job.status).to.equal('failed');
-        expect(job.error).to.match(/not implemented/);
+        expect(job.status, `${path} ${JSON.stringify(job)}`).to.equal(status);
+        if (status === 'failed') expect(job.error).to.match(/no notification channels/i);
+        else expect(job.result.window_end - job.result.window_start).to.equal(24 * 3_600_000);
       }
       for (const path of ['/v1/trigger/aggregation', '/v1/trigger/backfill', '/v1/trigger/classification']) {
         const res = await api.post(path, { origin });

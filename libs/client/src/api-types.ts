@@ -860,6 +860,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/status/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Current pipeline health: services, ingest counters and rate, consumer lag, job failures, storage, problems */
+        get: operations["get_status_health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_status_health"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/status/health/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recorded health snapshots (one a minute, kept 7 days), newest first */
+        get: operations["get_status_health_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_status_health_history"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event/batch": {
         parameters: {
             query?: never;
@@ -1704,6 +1740,66 @@ export interface components {
             payload: {
                 [key: string]: unknown;
             };
+        };
+        HealthReport: {
+            /**
+             * @description 'down' when no ingest instance is alive, 'degraded' when any problem is listed
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "down";
+            version: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            checked_at: number;
+            /** @description Since the oldest live instance started */
+            uptime_ms: number;
+            services: {
+                name: string;
+                alive: boolean;
+                instances: {
+                    instance: string;
+                    alive: boolean;
+                    /**
+                     * @description Milliseconds since the Unix epoch, UTC
+                     * @example 1732262400000
+                     */
+                    last_seen: number;
+                    /**
+                     * @description Milliseconds since the Unix epoch, UTC
+                     * @example 1732262400000
+                     */
+                    started_at: number;
+                    version: string;
+                }[];
+            }[];
+            ingest: {
+                accepted_total: number;
+                rejected_total: number;
+                publish_failures_total: number;
+                /** @description Accepted events per second over the last heartbeat interval, all live instances */
+                rate_per_s: number;
+            };
+            /** @description Messages published but not yet processed, per consumer group */
+            lag: {
+                topic: string;
+                group: string;
+                lag: number;
+            }[];
+            jobs: {
+                started_total: number;
+                succeeded_total: number;
+                failed_total: number;
+            };
+            storage: {
+                kind: string;
+                size_bytes: number;
+            };
+            problems: string[];
+        };
+        HealthHistory: {
+            snapshots: components["schemas"]["HealthReport"][];
         };
         IngestAccepted: {
             accepted: number;
@@ -6163,6 +6259,136 @@ export interface operations {
             path: {
                 webhook_id: string;
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_status_health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthReport"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_status_health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_status_health_history: {
+        parameters: {
+            query?: {
+                /** @description Inclusive start, ms since the epoch */
+                window_start?: number;
+                /** @description Exclusive end, ms since the epoch */
+                window_end?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthHistory"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_status_health_history: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

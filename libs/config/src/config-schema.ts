@@ -113,6 +113,10 @@ export const ConfigSchema = z.object({
   SPOOR_WEBHOOK_RETRY_BASE_MS: millis(5_000, 10, 3_600_000),
   /** How often the worker looks for due schedules, threshold alerts and webhook retries. */
   SPOOR_WORKER_TICK_MS: millis(5_000, 100, 600_000),
+  /** How often each process records its liveness and counters for /v1/status/health. */
+  SPOOR_HEARTBEAT_MS: millis(10_000, 100, 600_000),
+  /** How often one worker stores a health snapshot for /v1/status/health/history. */
+  SPOOR_HEALTH_SNAPSHOT_MS: millis(60_000, 100, 3_600_000),
   // node:dns Resolver.setServers takes addresses, not names: an IP and a port.
   SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || isIpPort(v), { message: 'expected ip:port, e.g. 127.0.0.1:53 or [::1]:53' }),
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),

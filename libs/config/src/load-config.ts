@@ -26,6 +26,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   workerTickMs: number;
   webhookRetryBaseMs: number;
+  heartbeatMs: number;
+  healthSnapshotMs: number;
   dnsServer: string | null;
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -63,6 +65,8 @@ function toConfig(p: Parsed): Config {
     webhookAllowPrivate: p.SPOOR_WEBHOOK_ALLOW_PRIVATE,
     workerTickMs: p.SPOOR_WORKER_TICK_MS,
     webhookRetryBaseMs: p.SPOOR_WEBHOOK_RETRY_BASE_MS,
+    heartbeatMs: p.SPOOR_HEARTBEAT_MS,
+    healthSnapshotMs: p.SPOOR_HEALTH_SNAPSHOT_MS,
     dnsServer: p.SPOOR_DNS_SERVER ?? null,
     publicUrl: p.SPOOR_PUBLIC_URL ?? null,
     logLevel: p.SPOOR_LOG_LEVEL,

@@ -3,7 +3,11 @@ import { loadConfig, ConfigError, type Config, type ServiceName } from '@spoor/c
 import { createLogger, type Logger } from '@spoor/logger';
 import { createHttpApp, errors, FastLane, listen, type RunningServer } from '@spoor/http';
 import { openAdapters, type Adapters } from './adapters.js';
+import { hostname } from 'node:os';
+import { buildVersion } from './build-version.js';
 import { healthRouter } from './health-router.js';
+import { startHeartbeats } from './heartbeat.js';
+import { metricsRouter } from './metrics-router.js';
 import type { RunningService, ServiceModule } from './service-module.js';
 
 export interface RunningProcess {
@@ -27,8 +31,10 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const lane = app ? new FastLane(app, logger.child('http')) : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
+  const named = () => services.map((running, i) => ({ name: selected[i]!.name, running }));
   if (http) {
     root.use(healthRouter(adapters, services, clock));
+    root.use(metricsRouter(adapters, named));
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
@@ -41,6 +47,11 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   // Fast routes open with the rest: until then express answers 503 for them too.
   for (const r of services.flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
   started = true;
+  const heartbeats = startHeartbeats({
+    store: adapters.store, clock, logger, everyMs: config.heartbeatMs, instance: `${hostname()}:${process.pid}:${clock()}`, version: buildVersion(),
+    sources: () => named().map(({ name, running }) => ({ name, stats: running.stats, consumes: running.consumes })),
+  });
+  await heartbeats.beat();
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });
   let stopping: Promise<void> | null = null;
   return {
@@ -50,6 +61,7 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
     stop: () =>
       (stopping ??= (async () => {
         await http?.close();
+        await heartbeats.stop();
         for (const s of [...services].reverse()) await s.stop();
         await adapters.close();
       })()),

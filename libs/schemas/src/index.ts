@@ -15,4 +15,5 @@ export * from './api/account-api.js';
 export * from './rule-logic.js';
 export * from './api/rules-api.js';
 export * from './api/outbound-api.js';
+export * from './api/health-api.js';
 export * from './outbound-records.js';

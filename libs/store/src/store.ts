@@ -257,6 +257,8 @@ export interface Store {
   readonly jobs: JobRepository;
   readonly analytics: AnalyticsRepository;
   readonly records: RecordRepository;
+  /** Bytes the store takes on disk (DuckDB: the database file and its WAL; ClickHouse: active parts of the database). */
+  sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,9 @@
 // inside each backend's suite.
 import { expect } from 'chai';
 import type { Store, StoredRecord } from '../src/index.js';
-import { INJECTION, T0, enriched, session, tagFact } from './store-fixtures.js';
+import { INJECTION, T0, enriched, raw, session, tagFact } from './store-fixtures.js';
+
+const raw0 = raw({ event_id: 'size-0', project_id: 'p-size' });
 
 const P = 'p-analytics';
 const W = { start: T0, end: T0 + 3_600_000 };
@@ -138,6 +140,16 @@ export function recordCases(store: () => Store): void {
       await records.purge('health', T0 + 3);
       expect((await records.list('health', '', { limit: 10 })).map((r) => r.id)).to.deep.equal(['h3']);
       expect(await records.get('keep', 'p-rec', 'k1')).to.not.equal(null);
+    });
+  });
+}
+
+export function sizeCases(store: () => Store): void {
+  describe('size on disk', function () {
+    it('reports a positive size once data is stored', async function () {
+      const { events } = store();
+      await events.insertRaw([{ ...raw0, event_id: 'size-1' }]);
+      expect(await store().sizeBytes()).to.be.greaterThan(0);
     });
   });
 }

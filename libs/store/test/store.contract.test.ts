@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { StoreConflictError, type Store } from '../src/index.js';
 import { backends, type Opened } from './store-backends.js';
 import { accountCases, apiKeyCases, signingKeyCases } from './store-contract-accounts.js';
-import { analyticsCases, recordCases } from './store-contract-analytics.js';
+import { analyticsCases, recordCases, sizeCases } from './store-contract-analytics.js';
 import { backfillCases } from './store-contract-backfill.js';
 import { jobCases } from './store-contract-jobs.js';
 import { classificationCases, ruleCases } from './store-contract-rules.js';
@@ -324,6 +324,7 @@ for (const backend of backends) {
     jobCases(() => store);
     analyticsCases(() => store);
     recordCases(() => store);
+    sizeCases(() => store);
     backfillCases(() => store);
 
     describe('hostile values', function () {

@@ -3,17 +3,18 @@ import { ApiKeyService, Authenticator, BuiltInIssuer } from '@spoor/auth';
 import type { Bus } from '@spoor/bus';
 import { JobDispatcher } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
-import type { ServiceModule } from '@spoor/runtime';
+import { buildVersion, type ServiceModule } from '@spoor/runtime';
 import type { JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
-import { buildVersion } from './build-version.js';
+
 import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { outboundRoutes } from './routes/outbound-routes.js';
+import { statusRoutes } from './routes/status-routes.js';
 import { ruleRoutes } from './routes/rule-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
@@ -45,6 +46,7 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   ruleRoutes(ctx, deps.store, deps.kv, deps.clock);
   jobRoutes(ctx, deps.store, new JobDispatcher({ get jobs() { return deps.store.jobs; }, bus: deps.bus, topic: deps.jobTopic, clock: deps.clock }));
   outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate });
+  statusRoutes(ctx, deps.store, deps.bus, deps.clock);
   registerIngestOperations(ctx.registry);
 }
 

@@ -5,6 +5,7 @@ import { EmailSender, renderAlert } from '@spoor/notify';
 import type { ServiceModule } from '@spoor/runtime';
 import { backfillJob } from './backfill-job.js';
 import { ChannelSender } from './channel-sender.js';
+import { takeHealthSnapshot } from './health-snapshots.js';
 import { notificationJob } from './notification-job.js';
 import { everyInterval } from './periodic-task.js';
 import { aggregationJob, transitionsJob } from './result-jobs.js';
@@ -60,11 +61,15 @@ export const workerModule: ServiceModule = {
       await outbox.kick();
       await purgeExpiredRecords({ store, kv, clock, instance });
     });
+    const snapshots = everyInterval('health snapshot', config.healthSnapshotMs, logger, async () => {
+      await takeHealthSnapshot({ store, kv, bus, clock, instance, everyMs: config.healthSnapshotMs });
+    });
     return {
       consumes: [...runner.consumes(), { topic: topics.ruleMatches, group: matchGroup }],
       stats: () => runner.stats(),
       stop: async () => {
         await tick.stop();
+        await snapshots.stop();
         await matches.stop();
         await runner.stop();
         await outbox.kick();

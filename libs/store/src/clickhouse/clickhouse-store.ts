@@ -85,6 +85,11 @@ export class ClickHouseStore implements Store {
     }
   }
 
+  async sizeBytes(): Promise<number> {
+    const [row] = await this.ch.rows('SELECT sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = {db:String} AND active', { db: this.ch.database });
+    return Number(row?.bytes ?? 0);
+  }
+
   close(): Promise<void> {
     return this.ch.close();
   }

@@ -12,7 +12,7 @@
 // Batches go through the Appender into a TEMP staging table and one INSERT … SELECT (see
 // duckdb-connection.ts for the measurements). Every value is a bound parameter; the only SQL
 // text built at run time is from constant column lists.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
@@ -114,6 +114,12 @@ export class DuckDbStore implements Store {
         });
       }
     });
+  }
+
+  async sizeBytes(): Promise<number> {
+    if (this.key === null) return 0;
+    const sizes = await Promise.all([this.key, `${this.key}.wal`].map((f) => stat(f).then((s) => s.size, () => 0)));
+    return sizes[0]! + sizes[1]!;
   }
 
   close(): Promise<void> {
