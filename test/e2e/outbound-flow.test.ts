@@ -79,6 +79,11 @@ for (const mode of MODES) {
       expect(mine[0].bounce_rate).to.be.closeTo(2 / 3, 0.001);
       expect(mine[0].actions).to.deep.equal([{ name: 'pageview', count: 4 }, { name: 'click', count: 1 }, { name: 'signup', count: 1 }]);
       expect(mine[0].browsers).to.deep.equal([{ name: 'Chrome', count: 3 }]);
+      // A two-hour window charts by the minute: every minute present, the traffic in the one at t0.
+      expect(mine[0].bucket_ms).to.equal(60_000);
+      expect(mine[0].series).to.have.length(120);
+      expect(mine[0].series[0].start).to.equal(window.window_start);
+      expect(mine[0].series.filter((p: any) => p.events > 0)).to.deep.equal([{ start: t0, events: 6, visitors: 1, sessions: 3 }]);
     });
 
     it('computes the transition matrix with start and end states', async () => {

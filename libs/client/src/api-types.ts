@@ -1048,7 +1048,7 @@ export interface components {
             };
             /** @description Events per action, most first */
             actions: components["schemas"]["RankedCount"][];
-            /** @description Top entry paths of sessions */
+            /** @description Page views per path, most first */
             pages: components["schemas"]["RankedCount"][];
             referrers: components["schemas"]["RankedCount"][];
             utm_sources: components["schemas"]["RankedCount"][];
@@ -1057,10 +1057,25 @@ export interface components {
             devices: components["schemas"]["RankedCount"][];
             /** @description Sessions of the window per standing tag */
             tags: components["schemas"]["RankedCount"][];
+            /** @description Length of each series bucket: 1 min to 1 day, or longer for windows over 200 days */
+            bucket_ms: number;
+            /** @description Events, visitors and sessions over time: every bucket of the window, oldest first, empty ones as zeros */
+            series: components["schemas"]["SeriesPoint"][];
         };
         RankedCount: {
             name: string;
             count: number;
+        };
+        SeriesPoint: {
+            /**
+             * @description Start of the bucket; it lasts bucket_ms
+             * @example 1732262400000
+             */
+            start: number;
+            events: number;
+            visitors: number;
+            /** @description Sessions whose last event falls in the bucket */
+            sessions: number;
         };
         TransitionMatrix: {
             origin: string;

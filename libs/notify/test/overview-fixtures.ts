@@ -21,6 +21,8 @@ export function overview(over: Partial<Overview> = {}): Overview {
     browsers: rows(['Firefox', 150]),
     devices: rows(['desktop', 200], ['mobile', 121]),
     tags: rows(['checkout', 14]),
+    bucket_ms: 900_000,
+    series: [{ start: WINDOW_START, events: 12_345, visitors: 210, sessions: 321 }],
     ...over,
   };
 }
@@ -29,6 +31,6 @@ export function overview(over: Partial<Overview> = {}): Overview {
 export function emptyOverview(over: Partial<Overview> = {}): Overview {
   return overview({
     events: 0, sessions: 0, visitors: 0, bounce_rate: 0, duration_ms: { p50: 0, p90: 0, p99: 0 },
-    actions: [], pages: [], referrers: [], utm_sources: [], countries: [], browsers: [], devices: [], tags: [], ...over,
+    actions: [], pages: [], referrers: [], utm_sources: [], countries: [], browsers: [], devices: [], tags: [], series: [], ...over,
   });
 }

@@ -4,6 +4,17 @@ import { z, EpochMs } from './zod.js';
 export const RankedCount = z.object({ name: z.string(), count: z.number().int() }).openapi('RankedCount');
 export type RankedCount = z.infer<typeof RankedCount>;
 
+/** One point of an overview's time series. */
+export const SeriesPoint = z
+  .object({
+    start: EpochMs.openapi({ description: 'Start of the bucket; it lasts bucket_ms' }),
+    events: z.number().int(),
+    visitors: z.number().int(),
+    sessions: z.number().int().openapi({ description: 'Sessions whose last event falls in the bucket' }),
+  })
+  .openapi('SeriesPoint');
+export type SeriesPoint = z.infer<typeof SeriesPoint>;
+
 /**
  * The stored digest of one project over one window (spec: Overview; DESIGN.md, Jobs). Built by an
  * aggregation job from the window's rollups; re-running the window replaces it. Sessions count
@@ -23,13 +34,15 @@ export const Overview = z
     bounce_rate: z.number().openapi({ description: 'Share of sessions with one page view or fewer, 0 to 1; 0 without sessions' }),
     duration_ms: z.object({ p50: z.number(), p90: z.number(), p99: z.number() }),
     actions: z.array(RankedCount).openapi({ description: 'Events per action, most first' }),
-    pages: z.array(RankedCount).openapi({ description: 'Top entry paths of sessions' }),
+    pages: z.array(RankedCount).openapi({ description: 'Page views per path, most first' }),
     referrers: z.array(RankedCount),
     utm_sources: z.array(RankedCount),
     countries: z.array(RankedCount),
     browsers: z.array(RankedCount),
     devices: z.array(RankedCount),
     tags: z.array(RankedCount).openapi({ description: 'Sessions of the window per standing tag' }),
+    bucket_ms: z.number().int().positive().openapi({ description: 'Length of each series bucket: 1 min to 1 day, or longer for windows over 200 days' }),
+    series: z.array(SeriesPoint).openapi({ description: 'Events, visitors and sessions over time: every bucket of the window, oldest first, empty ones as zeros' }),
   })
   .openapi('Overview');
 export type Overview = z.infer<typeof Overview>;

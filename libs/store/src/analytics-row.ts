@@ -1,5 +1,5 @@
 import { PAGE_VIEW_ACTIONS } from '@spoor/schemas';
-import type { TransitionCounts, WindowAggregates } from './store.js';
+import type { SeriesBucket, TransitionCounts, WindowAggregates } from './store.js';
 import { toFloatOrNull, toInt, toStr } from './column-values.js';
 
 /** Every action a list holds at most: the "events per action" table of an overview. */
@@ -16,6 +16,26 @@ export const PAGE_VIEW_SQL = [...PAGE_VIEW_ACTIONS].map((a) => `'${a.replace(/'/
 export type SessionDimension = 'referrers' | 'utm_sources' | 'countries' | 'browsers' | 'devices';
 
 export const toRanked = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ name: toStr(r.name), count: toInt(r.count) }));
+
+/** A series bucket is a positive whole number of milliseconds (a zero would divide by zero in SQL). */
+export function checkBucket(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 1) throw new RangeError(`bucket must be a positive integer of ms, got ${ms}`);
+  return ms;
+}
+
+/** Merges per-bucket event and session rows (bucket index `b`) into buckets, ascending. */
+export function toSeries(start: number, bucketMs: number, events: Array<Record<string, unknown>>, sessions: Array<Record<string, unknown>>): SeriesBucket[] {
+  const byIndex = new Map<number, SeriesBucket>();
+  const at = (b: unknown) => {
+    const i = toInt(b);
+    let bucket = byIndex.get(i);
+    if (!bucket) byIndex.set(i, (bucket = { start: start + i * bucketMs, events: 0, visitors: 0, sessions: 0 }));
+    return bucket;
+  };
+  for (const r of events) Object.assign(at(r.b), { events: toInt(r.events), visitors: toInt(r.visitors) });
+  for (const r of sessions) at(r.b).sessions = toInt(r.sessions);
+  return [...byIndex.values()].sort((a, b) => a.start - b.start);
+}
 
 export function toTransitions(rows: Array<Record<string, unknown>>): TransitionCounts {
   const cells = rows

@@ -192,9 +192,22 @@ export interface TransitionCounts {
   cells: Array<{ from: string; to: string; count: number }>;
 }
 
+/** One bucket of a window's time series; buckets without events or sessions are left out. */
+export interface SeriesBucket {
+  /** The bucket's start: window start + k × bucketMs. */
+  start: number;
+  events: number;
+  /** Distinct (ip, user agent) pairs among the bucket's events. */
+  visitors: number;
+  /** Sessions whose last event falls in the bucket. */
+  sessions: number;
+}
+
 /** Read-only analytics over events and sessions, in each engine's own SQL. */
 export interface AnalyticsRepository {
   aggregate(projectId: string, window: Window, topN: number): Promise<WindowAggregates>;
+  /** Events, visitors and sessions per bucket of `bucketMs` from the window's start, bots left out; ascending. */
+  series(projectId: string, window: Window, bucketMs: number): Promise<SeriesBucket[]>;
   /** Events of a session in the window, ordered by timestamp then event_id. */
   transitions(projectId: string, window: Window): Promise<TransitionCounts>;
   /** Sessions carrying `tag` (standing) whose tagged_at is at or after `since`. */

@@ -73,6 +73,19 @@ export function analyticsCases(store: () => Store): void {
       expect(one.pages).to.deep.equal([{ name: '/', count: 2 }]);
     });
 
+    it('counts events, visitors and sessions per bucket of the window, empty buckets left out', async function () {
+      const series = await store().analytics.series(P, W, 3000);
+      expect(series).to.deep.equal([
+        { start: T0, events: 2, visitors: 1, sessions: 0 },
+        { start: T0 + 3000, events: 3, visitors: 3, sessions: 3 },
+      ]);
+      expect(await store().analytics.series(P, W, 3_600_000)).to.deep.equal([{ start: T0, events: 5, visitors: 3, sessions: 3 }]);
+      expect(await store().analytics.series(P, { start: 0, end: 1 }, 1)).to.deep.equal([]);
+      let refused: unknown = null;
+      await store().analytics.series(P, W, 0).catch((err: unknown) => { refused = err; });
+      expect(refused).to.be.instanceOf(RangeError);
+    });
+
     it('counts transitions within sessions, with start and end states', async function () {
       const t = await store().analytics.transitions(P, W);
       expect(t.sessions).to.equal(3);

@@ -1,6 +1,6 @@
-import type { AnalyticsRepository, TransitionCounts, Window, WindowAggregates } from '../store.js';
+import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
 import { checkLimit } from '../column-values.js';
-import { END_STATE, MAX_ACTIONS, PAGE_VIEW_SQL, START_STATE, toHeadline, toRanked, toTransitions, type SessionDimension } from '../analytics-row.js';
+import { END_STATE, MAX_ACTIONS, PAGE_VIEW_SQL, START_STATE, checkBucket, toHeadline, toRanked, toSeries, toTransitions, type SessionDimension } from '../analytics-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 
 const WINDOW = 'project_id = {project_id:String} AND {start:Int64} <= %c AND %c < {end:Int64}';
@@ -61,6 +61,16 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
       p,
     );
     return { ...toHeadline(events!, sessions!), actions: toRanked(actions), pages: toRanked(pages), ...dims, tags: toRanked(tags) };
+  }
+
+  async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
+    const p = { project_id: projectId, start: w.start, end: w.end, bucket: checkBucket(bucketMs) };
+    const events = await this.ch.rows(
+      `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
+      p,
+    );
+    const sessions = await this.ch.rows(`SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`, p);
+    return toSeries(w.start, bucketMs, events, sessions);
   }
 
   /** Row numbers mark each session's first and last event, so no action name can pose as a boundary. */

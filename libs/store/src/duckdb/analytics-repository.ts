@@ -1,6 +1,6 @@
-import type { AnalyticsRepository, TransitionCounts, Window, WindowAggregates } from '../store.js';
+import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
 import { checkLimit } from '../column-values.js';
-import { END_STATE, MAX_ACTIONS, PAGE_VIEW_SQL, START_STATE, toHeadline, toRanked, toTransitions, type SessionDimension } from '../analytics-row.js';
+import { END_STATE, MAX_ACTIONS, PAGE_VIEW_SQL, START_STATE, checkBucket, toHeadline, toRanked, toSeries, toTransitions, type SessionDimension } from '../analytics-row.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
@@ -55,6 +55,16 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
       top,
     );
     return { ...toHeadline(events!, sessions!), actions: toRanked(actions), pages: toRanked(pages), ...dims, tags: toRanked(tags) };
+  }
+
+  async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
+    const p = [projectId, w.start, w.end, checkBucket(bucketMs)];
+    const events = await this.reader.all(
+      `SELECT ("timestamp" - $2) // $4 AS b, count(*) AS events, count(DISTINCT hash(ip, user_agent)) AS visitors ${EVENTS_IN} GROUP BY b`,
+      p,
+    );
+    const sessions = await this.reader.all(`SELECT (last_event_at - $2) // $4 AS b, count(*) AS sessions ${SESSIONS_IN} GROUP BY b`, p);
+    return toSeries(w.start, bucketMs, events, sessions);
   }
 
   async transitions(projectId: string, w: Window): Promise<TransitionCounts> {
