@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@spoor/config';
 import { serviceModules } from '@spoor/host';
-import { createLogger } from '@spoor/logger';
+import { createLogger } from '@spoor/log';
 import { runServices, type RunningProcess } from '@spoor/runtime';
 import type { ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';

@@ -1,4 +1,4 @@
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { Bus } from './bus.js';
 import { EmbeddedBus } from './embedded/embedded-bus.js';
 import { KafkaBus } from './kafka/kafka-bus.js';

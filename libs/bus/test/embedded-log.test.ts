@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { appendFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLogger } from '@spoor/logger';
+import { createLogger } from '@spoor/log';
 import { makeTempDir } from '@spoor/testkit';
 import { EmbeddedBus } from '../src/index.js';
 import { TopicLog } from '../src/embedded/topic-log.js';

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import { HttpError, errors } from './http-errors.js';
 
 interface BodyParserError extends Error {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { Router } from 'express';
 import { z } from 'zod';
-import { createLogger } from '@spoor/logger';
+import { createLogger } from '@spoor/log';
 import { createHttpApp, errors, FastLane, jsonBody, listen, parseOr422, type FastHandler, type RunningServer } from '../src/index.js';
 
 /** One handler behind both doors: /fast through the lane, /slow (same handler) through express. */

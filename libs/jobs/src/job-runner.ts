@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { sleep, type BatchContext, type Bus, type DeliveredMessage, type Subscription } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { JobCommand, JobKind, JobRecord } from '@spoor/schemas';
 import type { JobRepository } from '@spoor/store';
 

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '@spoor/config';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import { openBus, topicNames, type Bus } from '@spoor/bus';
 import { openStore, type Store } from '@spoor/store';
 import { MemoryKv, RedisKv, type Kv } from '@spoor/kv';

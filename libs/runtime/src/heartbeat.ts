@@ -1,4 +1,4 @@
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { Store } from '@spoor/store';
 
 export const HEARTBEAT_KIND = 'heartbeat';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { FastHandler } from '@spoor/http';
 import type { Config, ServiceName } from '@spoor/config';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { Adapters } from './adapters.js';
 
 export interface ServiceContext {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/logger';
+import { createLogger } from '@spoor/log';
 import { makeTempDir } from '@spoor/testkit';
 import { buildHealthReport, HEARTBEAT_KIND, LAG_PROBLEM, openAdapters, type Adapters, type Heartbeat } from '../src/index.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Router } from 'express';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/logger';
+import { createLogger } from '@spoor/log';
 import { freePort, makeTempDir } from '@spoor/testkit';
 import { runServices, type RunningProcess, type ServiceModule } from '../src/index.js';
 

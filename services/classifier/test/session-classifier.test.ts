@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { openBus, type Bus, type DeliveredMessage } from '@spoor/bus';
 import { MemoryKv } from '@spoor/kv';
-import { createLogger } from '@spoor/logger';
+import { createLogger } from '@spoor/log';
 import { RulesCache } from '@spoor/rules';
 import type { RuleRecord, SessionSummary } from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';

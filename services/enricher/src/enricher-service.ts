@@ -1,7 +1,7 @@
 import type { Bus, DeliveredMessage } from '@spoor/bus';
 import type { EnrichmentPipeline, EnrichResult } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { EnrichedEvent, RawEvent } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { assignSessions } from './session-assigner.js';

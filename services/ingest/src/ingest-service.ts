@@ -1,6 +1,6 @@
 import type { Bus } from '@spoor/bus';
 import { errors } from '@spoor/http';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { RawEvent } from '@spoor/schemas';
 import { partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
 import type { ProjectResolver } from './project-resolver.js';

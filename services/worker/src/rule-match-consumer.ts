@@ -1,5 +1,5 @@
 import type { Bus, DeliveredMessage, Subscription } from '@spoor/bus';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import { renderAlert } from '@spoor/notify';
 import type { RuleMatch } from '@spoor/classifier';
 import { RECORD_KINDS, type AlertData, type ProjectRecord } from '@spoor/schemas';

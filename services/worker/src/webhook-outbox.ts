@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kv } from '@spoor/kv';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import { RECORD_KINDS, type DeliveryData, type ProjectRecord, type WebhookData, type WebhookEventType } from '@spoor/schemas';
 import type { Store, StoredRecord } from '@spoor/store';
 import { DISABLE_AFTER_MS, nextRetryDelay, postJson, webhookHeaders, type DeliveryOutcome } from '@spoor/webhooks';

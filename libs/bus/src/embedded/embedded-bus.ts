@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { Bus, DeliveredMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { OffsetStore } from './offset-store.js';

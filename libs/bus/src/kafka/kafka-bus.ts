@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
-import type { Logger } from '@spoor/logger';
+import type { Logger } from '@spoor/log';
 import type { Bus, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.js';
 import { GroupCommit } from '../group-commit.js';
 import { runKafkaConsumer } from './kafka-consumer.js';
