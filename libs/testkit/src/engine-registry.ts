@@ -2,7 +2,7 @@ import { dockerAnswers } from './docker-probe.js';
 import type { StartedEngine } from './started-engine.js';
 import { removeTempDirs } from './temp-dir-registry.js';
 
-export type EngineName = 'kafka' | 'clickhouse' | 'redis';
+export type EngineName = 'kafka' | 'clickhouse' | 'redis' | 'chromium';
 
 export interface EngineDefinition {
   name: EngineName;
@@ -17,7 +17,7 @@ const running = new Set<StartedEngine>();
 const skipped = new Map<EngineName, string>();
 let bannerHookInstalled = false;
 
-function infraRequired(): boolean {
+export function infraRequired(): boolean {
   return ['1', 'true'].includes(process.env.SPOOR_REQUIRE_INFRA ?? '');
 }
 
@@ -36,7 +36,7 @@ async function launch(definition: EngineDefinition): Promise<StartedEngine> {
   return definition.startLocal();
 }
 
-function reportSkip(name: EngineName, reason: string): void {
+export function reportSkip(name: EngineName, reason: string): void {
   skipped.set(name, reason);
   const [headline, ...details] = reason.split('\n');
   process.stderr.write(`\nSKIPPED: ${name} could not start: ${headline}\n${details.map((line) => `  | ${line}\n`).join('')}`);

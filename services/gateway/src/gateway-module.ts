@@ -8,7 +8,7 @@ import type { JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
-
+import { loggerScriptRouter } from './logger-script-router.js';
 import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
@@ -66,7 +66,7 @@ export function describeApi(version: string) {
 export const gatewayModule: ServiceModule = {
   name: 'gateway',
   serves: true,
-  async start({ config, adapters, clock, publicUrl }) {
+  async start({ config, adapters, clock, publicUrl, logger }) {
     const { store } = adapters;
     const issuerUrl = publicUrl ?? `http://${config.host}:${config.port}`;
     const issuer = new BuiltInIssuer({ accounts: store.accounts, signingKeys: store.signingKeys, issuerUrl, clock });
@@ -78,6 +78,7 @@ export const gatewayModule: ServiceModule = {
     declareGateway({ router, registry, authenticate: authGuard(authenticator) }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, clock });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
+    router.use(loggerScriptRouter(logger));
     return { router, stop: async () => {} };
   },
 };

@@ -46,11 +46,18 @@ export async function resolveProject(event: IngestEvent, facts: RequestFacts, pr
   return found;
 }
 
+/** Smaller differences between sent_at and arrival are taken for latency, not skew. */
+export const MIN_SKEW_MS = 2_000;
+
 /** Stamps what the server knows: id, arrival time, IP, user agent, clock-skew correction. */
 export function stampEvent(event: IngestEvent, project: ProjectRecord, facts: RequestFacts, receivedAt: number): RawEvent {
   // sent_at is the client's clock when it sent the batch: the difference to our clock is the
-  // client's skew, and the same offset applies to when the event happened.
-  const skew = event.sent_at !== undefined ? receivedAt - event.sent_at : 0;
+  // client's skew, and the same offset applies to when the event happened. A difference under
+  // MIN_SKEW_MS is what network latency alone explains; correcting it would only add the
+  // latency's jitter, and reorder a visitor's events across batches (a beacon's slow delivery
+  // would move a page's last event after the next page's first).
+  const measured = event.sent_at !== undefined ? receivedAt - event.sent_at : 0;
+  const skew = Math.abs(measured) < MIN_SKEW_MS ? 0 : measured;
   return {
     event_id: event.event_id ?? uuidv7(receivedAt),
     project_id: project.project_id,

@@ -15,6 +15,15 @@ describe('stampEvent', () => {
     expect(raw.received_at).to.equal(1_007_000);
   });
 
+  it('takes a difference under two seconds for network latency and leaves the timestamp alone', () => {
+    for (const sentAt of [1_006_000, 1_005_001, 1_008_999]) {
+      const raw = stampEvent({ project: 'a/web', action: 'x', timestamp: 1_000_000, sent_at: sentAt, payload: {} }, project, facts, 1_007_000);
+      expect(raw.timestamp, `sent_at ${sentAt}`).to.equal(1_000_000);
+    }
+    // Exactly two seconds ahead of the client: corrected.
+    expect(stampEvent({ project: 'a/web', action: 'x', timestamp: 1_000_000, sent_at: 1_005_000, payload: {} }, project, facts, 1_007_000).timestamp).to.equal(1_002_000);
+  });
+
   it('keeps a client event_id and gives others a time-ordered one', () => {
     expect(stampEvent({ project: 'a/web', action: 'x', timestamp: 1, event_id: 'mine', payload: {} }, project, facts, 5).event_id).to.equal('mine');
     const generated = stampEvent({ project: 'a/web', action: 'x', timestamp: 1, payload: {} }, project, facts, 5).event_id;
