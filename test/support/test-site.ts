@@ -28,7 +28,7 @@ const BODY = `
 const page = (title: string, head: string) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body>${BODY}</body></html>`;
 
 /**
- * Pages, each for one project of the test:
+ * Pages, each for one project of the test (`?project=` picks another for `/` and `/pricing`):
  * - `/` and `/pricing`: the <script> snippet with its defaults, project `site/tag`;
  * - `/module`: the ES module form with `session: false`, and a custom event;
  * - `/optout`: the visitor opted out before the logger loaded;
@@ -36,23 +36,23 @@ const page = (title: string, head: string) => `<!doctype html><html><head><meta 
  */
 export async function startTestSite(spoorUrl: string, projects: { tag: string; module: string; optOut: string; dnt: string }): Promise<TestSite> {
   const snippet = (project: string, extra = '') => `<script defer src="${spoorUrl}/logger.js" data-project="${project}"${extra}></script>`;
-  const pages: Record<string, string> = {
-    '/': page('Home', snippet(projects.tag)),
-    '/pricing': page('Pricing', snippet(projects.tag)),
-    '/module': page('Module', `<script type="module">
+  const pages: Record<string, (project: string | null) => string> = {
+    '/': (p) => page('Home', snippet(p ?? projects.tag)),
+    '/pricing': (p) => page('Pricing', snippet(p ?? projects.tag)),
+    '/module': () => page('Module', `<script type="module">
       import * as spoor from '${spoorUrl}/logger.mjs';
       spoor.init({ endpoint: '${spoorUrl}/v1/event', project: '${projects.module}', options: { session: false, clicks: true, navigation: true } });
       spoor.track('signup', { plan: 'team', seats: 3 });
       window.spoorModule = spoor;
     </script>`),
-    '/optout': page('Opted out', `<script>localStorage.setItem('spoor_optout', '1')</script>${snippet(projects.optOut)}`),
-    '/dnt': page('DNT', snippet(projects.dnt, ' data-dnt="true"')),
+    '/optout': () => page('Opted out', `<script>localStorage.setItem('spoor_optout', '1')</script>${snippet(projects.optOut)}`),
+    '/dnt': () => page('DNT', snippet(projects.dnt, ' data-dnt="true"')),
   };
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const url = new URL(req.url ?? '/', 'http://x');
     // No icon, and no 404 for it in the console (a console error fails a browser test).
-    if (path === '/favicon.ico') return void res.writeHead(204).end();
-    const html = pages[path];
+    if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
+    const html = pages[url.pathname]?.(url.searchParams.get('project'));
     if (!html) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
   });
