@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium, requireEngine } from '@spoor/testkit';
 import { ApiClient, signUp } from '../support/api-client.js';
-import { newVisitor } from '../support/browser-visitor.js';
+import { BROWSER_ARGS, newVisitor } from '../support/browser-visitor.js';
 import { MODES } from '../support/engine-env.js';
 import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 import { startTestSite, type TestSite } from '../support/test-site.js';
@@ -22,10 +22,10 @@ for (const mode of MODES) {
     let scope: { origin: string; project: string };
 
     before(async function () {
-      const chromium = await launchChromium();
+      const chromium = await launchChromium(BROWSER_ARGS);
       requireEngine(this, chromium ? 'ok' : null, 'chromium');
       browser = chromium!;
-      const started = await startSpoor(mode, { SPOOR_TRUST_PROXY: 'true' });
+      const started = await startSpoor(mode);
       requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
       spoor = started!;
       site = await startTestSite(spoor.url, projects);
@@ -109,7 +109,8 @@ for (const mode of MODES) {
       expect(first.browser.name).to.equal('Chrome');
       expect(first.os.name).to.equal('Linux');
       expect(first.bot).to.equal(false);
-      expect(first.geo.country).to.equal('US');
+      expect(first.device.type ?? 'desktop').to.equal('desktop');
+      expect(first.ip).to.equal('127.0.0.1');
       expect(first.path).to.equal('/');
       expect(first.query).to.deep.equal({ utm_source: 'newsletter' });
       expect(first.utm.source).to.equal('newsletter');

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { launchChromium, requireEngine } from '@spoor/testkit';
 import { ApiClient, signUp } from '../support/api-client.js';
-import { newVisitor } from '../support/browser-visitor.js';
+import { BROWSER_ARGS, newVisitor } from '../support/browser-visitor.js';
 import { MODES } from '../support/engine-env.js';
 import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 import { startTestSite, type TestSite } from '../support/test-site.js';
@@ -26,7 +26,7 @@ for (const mode of MODES) {
     const extra = ['site/retry', 'site/offline', 'site/optout-api'];
 
     before(async function () {
-      const chromium = await launchChromium();
+      const chromium = await launchChromium(BROWSER_ARGS);
       requireEngine(this, chromium ? 'ok' : null, 'chromium');
       browser = chromium!;
       const started = await startSpoor(mode);

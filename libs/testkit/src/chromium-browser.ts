@@ -14,11 +14,11 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
  * SPOOR_REQUIRE_INFRA is not set; with it, a missing browser fails the run. SPOOR_CHROMIUM names
  * another executable.
  */
-export async function launchChromium(): Promise<Browser | null> {
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser | null> {
   const executablePath = [process.env.SPOOR_CHROMIUM, ...CANDIDATES].find((p): p is string => !!p && existsSync(p));
   try {
     if (!executablePath) throw new Error('no Chromium executable (apt-get install chromium, or set SPOOR_CHROMIUM)');
-    return await chromium.launch({ executablePath, headless: true, args: FLAGS });
+    return await chromium.launch({ executablePath, headless: true, args: [...FLAGS, ...extraArgs] });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     if (infraRequired()) throw new Error(`chromium could not start: ${reason}`);
