@@ -796,7 +796,7 @@ export interface paths {
         /** The project's alerts */
         get: operations["get_alerts"];
         put?: never;
-        /** Creates a alert */
+        /** Creates an alert */
         post: operations["post_alerts"];
         delete?: never;
         /** CORS preflight */
@@ -816,7 +816,7 @@ export interface paths {
         get: operations["get_alerts_alert_id"];
         put?: never;
         post?: never;
-        /** Deletes a alert */
+        /** Deletes an alert */
         delete: operations["delete_alerts_alert_id"];
         /** CORS preflight */
         options: operations["options_alerts_alert_id"];

@@ -12,6 +12,9 @@ import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
 import type { Principal } from '../auth-guard.js';
 
+/** 'a channel', 'an alert'. */
+const article = (noun: string) => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun.toLowerCase()}`;
+
 export interface OutboundOptions {
   clock: () => number;
   /** SPOOR_WEBHOOK_ALLOW_PRIVATE: loopback and private targets allowed. */
@@ -45,7 +48,7 @@ function resourceRoutes<D extends object, B extends { origin: string; project: s
     const rows = await store.records.list<D>(r.kind, p.project_id, { limit: query.limit });
     return { [r.plural]: rows.map((x) => withScope(p, r.show(x.data))) };
   });
-  defineOperation(ctx, { method: 'post', path: `/v1/${r.plural}`, summary: `Creates a ${r.noun.toLowerCase()}`, tag: 'outbound', auth: true, body: r.create, response: r.created ?? r.response, failures: [404] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: `/v1/${r.plural}`, summary: `Creates ${article(r.noun)}`, tag: 'outbound', auth: true, body: r.create, response: r.created ?? r.response, failures: [404] }, async ({ body, principal }) => {
     const p = await scopedProject(store, principal, body.origin, body.project);
     const now = clock();
     const id = randomUUID();
@@ -63,7 +66,7 @@ function resourceRoutes<D extends object, B extends { origin: string; project: s
     const { p, found } = await find(principal, query, params[r.idParam]!);
     return withScope(p, r.show(found.data));
   });
-  defineOperation(ctx, { method: 'delete', path: one, summary: `Deletes a ${r.noun.toLowerCase()}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: [404] }, async ({ params, query, principal }) => {
+  defineOperation(ctx, { method: 'delete', path: one, summary: `Deletes ${article(r.noun)}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: [404] }, async ({ params, query, principal }) => {
     const { p, found } = await find(principal, query, params[r.idParam]!);
     await store.records.put([{ ...found, updated_at: Math.max(clock(), found.updated_at + 1), deleted: true }]);
     return withScope(p, r.show(found.data));
