@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { unwrap } from '../api-result.js';
+import { CliError } from '../cli-errors.js';
+import { act, intOption, type SessionFactory } from '../command-action.js';
+import { fields } from '../cli-output.js';
+import type { CliSession } from '../cli-session.js';
+
+type Verification = { type: string; name: string; value: string };
+
+/** The DNS record to create, as a person types it into a DNS console. */
+function dnsHint(v: Verification): string {
+  return `create this DNS record to verify the domain, then run \`spoor projects verify\`:\n  ${v.name}  ${v.type}  "${v.value}"`;
+}
+
+async function verify(s: CliSession, origin: string | undefined, project: string | undefined): Promise<void> {
+  const scope = origin && project ? { origin, project } : await s.scope();
+  const result = unwrap(await (await s.client()).POST('/v1/users/projects/verify', { body: scope }));
+  s.out.result(result, () => (result.verified ? `${result.origin} is verified` : `${result.origin} is not verified yet${result.reason ? `: ${result.reason}` : ''}\n${dnsHint(result.verification)}`));
+  if (!result.verified) throw new CliError('the domain is not verified yet');
+}
+
+export function registerProjectCommands(program: Command, make: SessionFactory): void {
+  const projects = program.command('projects').description('your projects: list, register, verify the domain, read overviews');
+  projects
+    .command('list', { isDefault: true })
+    .description('every project of your account')
+    .action(act(make, async (s) => {
+      const { projects: rows } = unwrap(await (await s.client()).GET('/v1/projects'));
+      s.out.result({ projects: rows }, () => s.out.table(rows, fields('origin', 'project', 'verified', 'created_at')));
+    }));
+  projects
+    .command('add')
+    .description('register a project at an origin; prints the DNS record that proves the domain')
+    .argument('<origin>', 'the site, e.g. https://acme.example')
+    .argument('<project>', 'the project identifier, e.g. acme/web')
+    .action(act(make, async (s, origin: string, project: string) => {
+      const created = unwrap(await (await s.client()).POST('/v1/users/projects', { body: { origin, project } }));
+      s.out.result(created, () => `registered ${created.project} at ${created.origin}\n${created.verified ? 'the origin is local: verified already' : dnsHint(created.verification)}`);
+    }));
+  projects
+    .command('verify')
+    .description('look up the DNS record and mark the domain verified (raw events need it); exits 1 while it is not')
+    .argument('[origin]', 'default: --origin or `spoor use`')
+    .argument('[project]', 'default: --project or `spoor use`')
+    .action(act(make, async (s, origin?: string, project?: string) => verify(s, origin, project)));
+  projects
+    .command('overview')
+    .description('the most recent stored overviews (digests) of the project')
+    .option('--limit <n>', 'how many (1-100)', intOption('--limit'), 10)
+    .action(act(make, async (s, o: { limit: number }) => {
+      const data = unwrap(await (await s.client()).GET('/v1/projects/overview', { params: { query: { ...(await s.scope()), limit: o.limit } } }));
+      s.out.result(data, () => s.out.table(data.overviews, [
+        ...fields<(typeof data.overviews)[number]>('window_start', 'window_end', 'events', 'sessions', 'visitors'),
+        { header: 'bounce_rate', value: (r) => `${Math.round(r.bounce_rate * 100)}%` },
+        { header: 'median_ms', value: (r) => r.duration_ms.p50 },
+        { header: 'top_page', value: (r) => r.pages[0]?.name },
+      ]));
+    }));
+
+  program
+    .command('use')
+    .description('set the origin and project that later commands use when --origin and --project are not given')
+    .argument('<origin>', 'the site, e.g. https://acme.example')
+    .argument('<project>', 'the project identifier, e.g. acme/web')
+    .action(act(make, async (s, origin: string, project: string) => {
+      await s.store.writeContext({ origin, project });
+      s.out.result({ origin, project }, () => `using ${project} at ${origin}`);
+    }));
+
+  program
+    .command('transitions')
+    .description('the latest transition matrix of the project (`spoor trigger transitions` computes one)')
+    .action(act(make, async (s) => {
+      const m = unwrap(await (await s.client()).GET('/v1/transitions', { params: { query: await s.scope() } }));
+      s.out.result(m, () => `${m.sessions} sessions, ${s.out.time(m.window_start)} to ${s.out.time(m.window_end)}\n${s.out.table(m.transitions, [
+        ...fields<(typeof m.transitions)[number]>('from', 'to', 'count'),
+        { header: 'probability', value: (r) => r.probability.toFixed(3) },
+      ])}`);
+    }));
+}
