@@ -7,8 +7,8 @@ import type { CliStreams } from './cli-session.js';
  */
 export function readPassword(streams: CliStreams, prompt: string): Promise<string> {
   const { stdin, stderr } = streams;
-  stderr.write(prompt);
   if (!stdin.isTTY || !stdin.setRawMode) return firstLine(stdin);
+  stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let typed = '';
     const done = (err: Error | null) => {
