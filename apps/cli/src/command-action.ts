@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UsageError } from './cli-errors.js';
 import type { CliSession } from './cli-session.js';
 
 /** Makes the session of a command from its options (global ones included). */
@@ -18,7 +19,7 @@ export function act<A extends unknown[]>(make: SessionFactory, fn: (session: Cli
 /** Parses an integer option, refusing anything else with a usage error. */
 export function intOption(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number, got ${JSON.stringify(value)}`);
     return Number(value);
   };
 }
