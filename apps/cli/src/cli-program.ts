@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { CliError } from './cli-errors.js';
 import { cliVersion } from './cli-version.js';
 import { readEnvironment } from './cli-environment.js';
@@ -15,6 +15,18 @@ import { registerStatusCommands } from './commands/status-commands.js';
 import { registerTagCommands } from './commands/tag-commands.js';
 import { registerTriggerCommands } from './commands/trigger-commands.js';
 
+/** The global options added to a command (see `configure`), told apart from its own. */
+const GLOBAL_COPIES = new WeakSet<Option>();
+
+/** The global options: the program's (before the subcommand), then those after the command. */
+function globalOptions(command: Command): GlobalOptions {
+  let root = command;
+  while (root.parent) root = root.parent;
+  const own = command.opts();
+  const after = command.options.filter((o) => GLOBAL_COPIES.has(o) && own[o.attributeName()] !== undefined);
+  return { ...root.opts(), ...Object.fromEntries(after.map((o) => [o.attributeName(), own[o.attributeName()]])) } as GlobalOptions;
+}
+
 /** The whole command tree; `make` turns a command's options into its session. */
 export function buildProgram(make: (command: Command) => CliSession, streams: CliStreams): Command {
   const program = new Command('spoor')
@@ -27,7 +39,10 @@ export function buildProgram(make: (command: Command) => CliSession, streams: Cl
     .option('--utc', 'show times in UTC instead of local time')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (t) => void streams.stdout.write(t), writeErr: (t) => void streams.stderr.write(t) })
-    .exitOverride();
+    .exitOverride()
+    // The program's options only before the subcommand, so that a subcommand may mean something
+    // else by the same name (`channels add --url` is the chat endpoint, not the server).
+    .enablePositionalOptions();
   program.addHelpText('after', `
 Exit codes: 0 done, 1 error (the server's reason on stderr), 2 usage.
 Environment: SPOOR_URL (server), SPOOR_PASSWORD (answers the login prompt), SPOOR_TOKEN (a token or
@@ -36,9 +51,19 @@ API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json liv
     register(program, make);
   }
   registerCompletionCommand(program);
-  // Every subcommand reports usage errors the same way (exit code 2, not process.exit).
+  // Every subcommand reports usage errors the same way (exit code 2, not process.exit), and every
+  // command takes the global options after its name too (`spoor sessions list --json`), unless
+  // it has an option of that name itself.
+  const globals = program.options.filter((o) => o.long !== '--version');
   const configure = (c: Command) => {
     c.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput({ writeOut: (t) => void streams.stdout.write(t), writeErr: (t) => void streams.stderr.write(t) });
+    if (c.commands.length === 0) {
+      for (const g of globals.filter((g) => !c.options.some((o) => o.long === g.long))) {
+        const copy = new Option(g.flags, g.description).hideHelp();
+        GLOBAL_COPIES.add(copy);
+        c.addOption(copy);
+      }
+    }
     c.commands.forEach(configure);
   };
   program.commands.forEach(configure);
@@ -55,7 +80,7 @@ function unreachable(err: unknown): string | null {
 /** Runs one command line; answers the exit code (0 done, 1 error, 2 usage). */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, streams: CliStreams): Promise<number> {
   const environment = readEnvironment(env);
-  const program = buildProgram((command) => new CliSession(command.optsWithGlobals<GlobalOptions>(), environment, streams), streams);
+  const program = buildProgram((command) => new CliSession(globalOptions(command), environment, streams), streams);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

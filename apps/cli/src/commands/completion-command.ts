@@ -13,10 +13,10 @@ function tree(command: Command): Node {
   return { names: [...children.keys()], options: [...flags(command.options), '--help'], children };
 }
 
-/** Bash: complete the command, its subcommand, then the subcommand's options. */
+/** Bash: complete the command, its subcommand, then the subcommand's options (globals included). */
 function bash(root: Node, globals: string[]): string {
   const cases = [...root.children].map(([name, node]) => `    ${name}) words="${[...node.names, ...node.options].join(' ')}";;`);
-  const deep = [...root.children].flatMap(([name, node]) => [...node.children].map(([sub, leaf]) => `    "${name} ${sub}") words="${[...leaf.options, ...globals].join(' ')}";;`));
+  const deep = [...root.children].flatMap(([name, node]) => [...node.children].map(([sub, leaf]) => `    "${name} ${sub}") words="${leaf.options.join(' ')}";;`));
   return `# spoor completion for bash: source <(spoor completion bash)
 _spoor() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" words=""
@@ -40,7 +40,7 @@ complete -F _spoor spoor
 /** Zsh: the same words through compadd (needs compinit, as any completion does). */
 function zsh(root: Node, globals: string[]): string {
   const cases = [...root.children].map(([name, node]) => `        ${name}) candidates=(${[...node.names, ...node.options].join(' ')});;`);
-  const deep = [...root.children].flatMap(([name, node]) => [...node.children].map(([sub, leaf]) => `        "${name} ${sub}") candidates=(${[...leaf.options, ...globals].join(' ')});;`));
+  const deep = [...root.children].flatMap(([name, node]) => [...node.children].map(([sub, leaf]) => `        "${name} ${sub}") candidates=(${leaf.options.join(' ')});;`));
   return `#compdef spoor
 # spoor completion for zsh: source <(spoor completion zsh), after compinit
 _spoor() {
