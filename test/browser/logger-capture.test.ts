@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { launchChromium, requireEngine } from '@spoor/testkit';
-import { ApiClient, signUp } from '../support/api-client.js';
-import { BROWSER_ARGS, newVisitor } from '../support/browser-visitor.js';
+import type { ApiClient } from '../support/api-client.js';
+import { newVisitor } from '../support/browser-visitor.js';
 import { MODES } from '../support/engine-env.js';
-import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-import { startTestSite, type TestSite } from '../support/test-site.js';
+import { waitFor, type Harness } from '../support/spoor-harness.js';
+import { startLoggerRig, SITE_PROJECTS, type LoggerRig } from '../support/logger-rig.js';
+import type { TestSite } from '../support/test-site.js';
 
 /**
  * The one-line snippet on a real page in real Chromium, the site on one loopback port and Spoor
@@ -14,30 +14,20 @@ import { startTestSite, type TestSite } from '../support/test-site.js';
 for (const mode of MODES) {
   describe(`Browser logger in Chromium, capture and sessions: ${mode}`, function () {
     this.timeout(180_000);
+    let rig: LoggerRig;
     let spoor: Harness;
     let site: TestSite;
     let browser: Browser;
     let api: ApiClient;
-    const projects = { tag: 'site/tag', module: 'site/module', optOut: 'site/optout', dnt: 'site/dnt' };
+    const projects = SITE_PROJECTS;
     let scope: { origin: string; project: string };
 
     before(async function () {
-      const chromium = await launchChromium(BROWSER_ARGS);
-      requireEngine(this, chromium ? 'ok' : null, 'chromium');
-      browser = chromium!;
-      const started = await startSpoor(mode);
-      requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
-      spoor = started!;
-      site = await startTestSite(spoor.url, projects);
-      api = await signUp(spoor.url);
+      rig = await startLoggerRig(this, mode);
+      ({ browser, spoor, site, api } = rig);
       scope = { origin: site.origin, project: projects.tag };
-      expect((await api.post('/v1/users/projects', scope)).status).to.equal(200);
     });
-    after(async () => {
-      await browser?.close();
-      await site?.close();
-      await spoor?.stop();
-    });
+    after(async () => rig?.stop());
 
     const sessions = () => api.get('/v1/sessions', { ...scope, limit: 100 });
     const eventsOf = async (id: string) => (await api.get(`/v1/sessions/${id}/events`, scope)).body.events as any[];

@@ -4,12 +4,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
-import { launchChromium, requireEngine } from '@spoor/testkit';
-import { ApiClient, signUp } from '../support/api-client.js';
-import { BROWSER_ARGS, newVisitor } from '../support/browser-visitor.js';
+import type { ApiClient } from '../support/api-client.js';
+import { newVisitor } from '../support/browser-visitor.js';
 import { MODES } from '../support/engine-env.js';
 import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-import { startTestSite, type TestSite } from '../support/test-site.js';
+import { startLoggerRig, SITE_PROJECTS, type LoggerRig } from '../support/logger-rig.js';
+import type { TestSite } from '../support/test-site.js';
 
 const loggerDist = join(dirname(createRequire(import.meta.url).resolve('@spoor/logger/package.json')), 'dist');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -18,29 +18,19 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 for (const mode of MODES) {
   describe(`Browser logger in Chromium, delivery and consent: ${mode}`, function () {
     this.timeout(180_000);
+    let rig: LoggerRig;
     let spoor: Harness;
     let site: TestSite;
     let browser: Browser;
     let api: ApiClient;
-    const projects = { tag: 'site/tag', module: 'site/module', optOut: 'site/optout', dnt: 'site/dnt' };
+    const projects = SITE_PROJECTS;
     const extra = ['site/retry', 'site/offline', 'site/optout-api'];
 
     before(async function () {
-      const chromium = await launchChromium(BROWSER_ARGS);
-      requireEngine(this, chromium ? 'ok' : null, 'chromium');
-      browser = chromium!;
-      const started = await startSpoor(mode);
-      requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
-      spoor = started!;
-      site = await startTestSite(spoor.url, projects);
-      api = await signUp(spoor.url);
-      for (const project of [...Object.values(projects), ...extra]) expect((await api.post('/v1/users/projects', { origin: site.origin, project })).status).to.equal(200);
+      rig = await startLoggerRig(this, mode, extra);
+      ({ browser, spoor, site, api } = rig);
     });
-    after(async () => {
-      await browser?.close();
-      await site?.close();
-      await spoor?.stop();
-    });
+    after(async () => rig?.stop());
 
     const rawEvents = async (project: string) => (await api.get('/v1/events', { origin: site.origin, project, limit: 1000 })).body.events as any[];
     const actionsOf = async (project: string) => (await rawEvents(project)).map((e) => e.action).sort();

@@ -7,23 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { requireEngine } from '@spoor/testkit';
 import { ApiClient } from '../support/api-client.js';
-import { cliUser, type CliResult, type CliUser } from '../support/cli-runner.js';
+import { cliUser, type CliUser } from '../support/cli-runner.js';
+import { failed, ok } from '../support/cli-assertions.js';
 import { MODES } from '../support/engine-env.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/http-receiver.js';
 import { startSpoor, type Harness } from '../support/spoor-harness.js';
-
-/** The JSON a command printed, once it exited 0. */
-function ok(r: CliResult): any {
-  expect(r.code, r.stderr).to.equal(0);
-  return r.json();
-}
-
-/** A failed command: its exit code, nothing on stdout, and its stderr. */
-function failed(r: CliResult, code: 1 | 2): string {
-  expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).to.equal(code);
-  expect(r.stdout).to.equal('');
-  return r.stderr;
-}
 
 let nextPort = 4700;
 

@@ -6,23 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { requireEngine } from '@spoor/testkit';
-import { cliUser, type CliResult, type CliUser } from '../support/cli-runner.js';
+import { cliUser, type CliUser } from '../support/cli-runner.js';
+import { failed, ok } from '../support/cli-assertions.js';
 import { MODES } from '../support/engine-env.js';
 import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 
 const run = promisify(execFile);
 const SERVICES = ['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway'];
-
-function ok(r: CliResult): any {
-  expect(r.code, r.stderr).to.equal(0);
-  return r.json();
-}
-
-function failed(r: CliResult, code: 1 | 2): string {
-  expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).to.equal(code);
-  expect(r.stdout).to.equal('');
-  return r.stderr;
-}
 
 /** A loopback port that nothing listens on any more (fetch refuses "bad ports" such as 1). */
 async function closedPort(): Promise<number> {
