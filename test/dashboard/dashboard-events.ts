@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DESKTOP_CHROME } from '../support/browser-visitor.js';
-import { post } from '../support/spoor-harness.js';
+import { ApiClient, signUp } from '../support/api-client.js';
+import { post, waitFor } from '../support/spoor-harness.js';
 
 const DAY = 86_400_000;
 
@@ -25,4 +26,27 @@ export async function postVisits(spoorUrl: string, origin: string, project: stri
   const res = await post(`${spoorUrl}/v1/event/batch`, { events }, { origin, 'user-agent': DESKTOP_CHROME });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   expect(res.body.accepted).to.equal(events.length);
+}
+
+export interface SeededProject {
+  api: ApiClient;
+  email: string;
+  password: string;
+  origin: string;
+  project: string;
+}
+
+/**
+ * An account with a localhost project whose visits are stored (sessions summarised), made
+ * through the API, for tests that start signed in rather than walking the sign-up.
+ */
+export async function seedProject(spoorUrl: string, project = 'site/web'): Promise<SeededProject> {
+  const email = `u${Math.random().toString(36).slice(2)}@example.com`;
+  const api = await signUp(spoorUrl, email);
+  const origin = `http://localhost:${new URL(spoorUrl).port}`;
+  expect((await api.post('/v1/users/projects', { origin, project })).status).to.equal(200);
+  await postVisits(spoorUrl, origin, project);
+  await waitFor(() => api.get('/v1/sessions/visit-reader', { origin, project }), (r) => r.body?.event_count === 5, 60_000, 'the reader’s five events');
+  await waitFor(() => api.get('/v1/sessions', { origin, project }), (r) => r.body?.sessions?.length === 3, 60_000, 'three sessions');
+  return { api, email, password: 'correct horse battery', origin, project };
 }

@@ -41,7 +41,8 @@ export async function ok<T>(call: Promise<Answer<T>>): Promise<T> {
   const detail = (error as { detail?: unknown } | null)?.detail;
   const issues = issuesOf(error);
   const message = typeof detail === 'string' ? detail : issues.length ? issues.join('; ') : `${response.status} ${response.statusText}`;
-  if (response.status === 401) onUnauthorized(message);
+  // Signed in and refused: the token expired or was revoked. (Signed out, a 401 is a wrong password.)
+  if (response.status === 401 && storedToken()) onUnauthorized(message);
   throw new ApiError(response.status, message, issues);
 }
 

@@ -32,9 +32,19 @@ export function replace(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
-/** A labelled form field: the label wraps the control, so every input has an accessible name. */
-export function field(label: string, control: HTMLElement, hint?: string): HTMLLabelElement {
-  return h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), control, hint ? h('small', {}, hint) : null);
+let fieldIds = 0;
+
+/**
+ * A labelled form field. The label names the control through `for`, not by wrapping it: a
+ * wrapped <select> would have its chosen option read as part of its name. A hint is tied to
+ * the control with aria-describedby.
+ */
+export function field(label: string, control: HTMLElement, hint?: string): HTMLDivElement {
+  const id = control.id || `field-${++fieldIds}`;
+  control.id = id;
+  const note = hint ? h('small', { id: `${id}-hint` }, hint) : null;
+  if (note) control.setAttribute('aria-describedby', note.id);
+  return h('div', { class: 'field' }, h('label', { class: 'field-label', for: id }, label), control, note);
 }
 
 /** A status line that screen readers announce when it changes. */

@@ -40,7 +40,7 @@ export function yamlEditor(scope: Scope, saved: () => void): HTMLElement {
   async function apply(): Promise<void> {
     try {
       await check();
-      const { parse } = await import('yaml');
+      const { parse } = await import('./yaml-loader.js');
       const doc = parse(text.value) as unknown;
       const list = (Array.isArray(doc) ? doc : (doc as { rules?: unknown[] }).rules ?? []) as Partial<RuleBody>[];
       for (const rule of list) await ok(api().POST('/v1/rules', { body: { kind: 'classification', tags: [], enabled: true, ...rule, ...scope } as RuleBody }));
