@@ -39,8 +39,11 @@ const root = document.getElementById('app')!;
 let shell: Shell | null = null;
 /** Bumped by every render, so that a slow page finishing late does not draw over a newer one. */
 let generation = 0;
+/** True after a person navigated (a link, back/forward): the new page's heading then takes focus. */
+let moveFocus = false;
 
 function navigate(path: string, replaceState = false): void {
+  moveFocus = !replaceState;
   if (replaceState) history.replaceState(null, '', path);
   else history.pushState(null, '', path);
   void render();
@@ -65,7 +68,13 @@ async function render(): Promise<void> {
   }
   if (!shell) {
     shell = renderShell(root, () => void render(), () => signOut('You are signed out.'));
-    await shell.refreshProjects();
+    try {
+      await shell.refreshProjects();
+    } catch (err) {
+      // A 401 has already signed out and drawn the login page; anything else is shown.
+      if (mine === generation) replace(shell.main, h('p', { class: 'status error', role: 'alert' }, (err as Error).message));
+      return;
+    }
   }
   const scope = storedScope();
   if (pathname === '/' || pathname === '/login') return navigate(scope ? '/overview' : '/projects', true);
@@ -84,10 +93,15 @@ async function render(): Promise<void> {
   }
   if (mine !== generation) return;
   replace(main, target);
-  target.querySelector<HTMLElement>('h1')?.focus({ preventScroll: true });
+  // After a person's navigation, focus goes to the new page's heading (a screen reader reads
+  // where it landed); on a load or a redirect it stays at the top, so Tab reaches the skip link.
+  if (moveFocus) target.querySelector<HTMLElement>('h1')?.focus({ preventScroll: true });
 }
 
 handleUnauthorized((message) => signOut(`Please sign in again (${message}).`));
 interceptLinks(document.body, (path) => navigate(path));
-window.addEventListener('popstate', () => void render());
+window.addEventListener('popstate', () => {
+  moveFocus = true;
+  void render();
+});
 void render();
