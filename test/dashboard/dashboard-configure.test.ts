@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium, requireEngine } from '@spoor/testkit';
 import { BROWSER_ARGS } from '../support/browser-visitor.js';
 import { MODES } from '../support/engine-env.js';
-import { startSpoor, type Harness } from '../support/spoor-harness.js';
+import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 import { expectLabelled, go, openDashboard, see, type DashboardTab } from './dashboard-browser.js';
 import { seedProject, type SeededProject } from './dashboard-events.js';
 
@@ -91,6 +91,21 @@ for (const mode of MODES) {
       await see(page, 'Applied 1 rule.');
       await page.locator('.rule-item', { hasText: 'bouncer' }).getByText('enabled', { exact: true }).waitFor();
       await finish('rules');
+    });
+
+    it('sessions: filters by classification once the rules ran (a backfill)', async () => {
+      const job = await seeded.api.post('/v1/trigger/backfill', { origin: seeded.origin, project: seeded.project });
+      await waitFor(() => seeded.api.get(`/v1/jobs/${job.body.job_id}`), (r) => r.body?.status === 'succeeded', 60_000, 'the backfill');
+      await go(page, 'Sessions');
+      await page.getByLabel('Classification').selectOption('bouncer');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await see(page, '2 shown');
+      expect(await page.locator('.session-row .verdict').allTextContents()).to.deep.equal(['Bounced', 'Bounced']);
+      await page.getByLabel('Classification').selectOption('(unclassified)');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await see(page, '1 shown');
+      expect(await page.locator('.session-row').textContent()).to.contain('utm_source=newsletter');
+      await finish('sessions-classified');
     });
 
     it('tags: lists tags and opens the sessions that carry one', async () => {

@@ -37,6 +37,7 @@ export function ruleEditor(scope: Scope, rule: Rule | null, saved: () => void): 
   const attribute = h('input', { name: 'attribute', value: rule?.attribute ?? '' });
   const value = h('input', { name: 'value', class: 'mono', value: rule?.value !== undefined && rule?.value !== null ? JSON.stringify(rule.value) : '' });
   const out = h('div', { class: 'rule-messages', 'aria-live': 'polite' });
+  const heading = h('h2', {}, rule ? `Edit ${rule.rule_id}` : 'New rule');
   function body(): RuleBody {
     const isAttribute = kind.value === 'attribute';
     return {
@@ -62,12 +63,15 @@ export function ruleEditor(scope: Scope, rule: Rule | null, saved: () => void): 
     try {
       const savedRule = await ok(api().POST('/v1/rules', { body: body() }));
       replace(out, h('p', { class: 'status info', role: 'status' }, `Saved ${savedRule.rule_id} (version ${savedRule.version}).`));
+      // The editor now edits the saved rule: its id is fixed, the next save is its next version.
+      id.readOnly = true;
+      heading.textContent = `Edit ${savedRule.rule_id}`;
       saved();
     } catch (err) {
       messages(out, err);
     }
   } },
-    h('h2', {}, rule ? `Edit ${rule.rule_id}` : 'New rule'),
+    heading,
     field('Rule id', id), field('Kind', kind), field('Label', label), field('Tags on match', tags, 'Separated by commas.'),
     field('Logic (JSONLogic)', logic, 'Classification rules see the session summary (event_count, page_count, actions, utm, geo…); attribute rules see each event.'),
     field('Attribute (attribute rules)', attribute), field('Value (JSONLogic, attribute rules)', value),
