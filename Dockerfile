@@ -33,6 +33,8 @@ COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/libs ./libs
 COPY --from=build /app/services ./services
+# The dashboard the gateway serves at / (its Vite build in apps/dashboard/dist).
+COPY --from=build /app/apps/dashboard ./apps/dashboard
 RUN mkdir -p /var/lib/spoor && chown node:node /var/lib/spoor
 USER node
 EXPOSE 8080

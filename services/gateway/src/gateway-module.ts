@@ -8,6 +8,7 @@ import type { JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
+import { dashboardRouter } from './dashboard-router.js';
 import { loggerScriptRouter } from './logger-script-router.js';
 import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
@@ -79,6 +80,8 @@ export const gatewayModule: ServiceModule = {
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     router.use(loggerScriptRouter(logger));
+    // Last: its history-API fallback answers browser navigations no route above took.
+    router.use(dashboardRouter(logger));
     return { router, stop: async () => {} };
   },
 };

@@ -1,0 +1,63 @@
+import { api, ok } from './api-access.js';
+import { storedToken } from './auth-store.js';
+import { h, replace } from './dom-builder.js';
+import { saveScope, scopeKey, storedScope, type Scope } from './project-scope.js';
+
+export const NAV: [path: string, label: string][] = [
+  ['/overview', 'Overview'],
+  ['/sessions', 'Sessions'],
+  ['/actions', 'Actions'],
+  ['/rules', 'Rules'],
+  ['/tags', 'Tags'],
+  ['/transitions', 'Transitions'],
+  ['/settings', 'Settings'],
+  ['/health', 'Health'],
+  ['/projects', 'Projects'],
+];
+
+export interface Shell {
+  main: HTMLElement;
+  /** Marks the current page in the navigation. */
+  mark(pathname: string): void;
+  refreshProjects(): Promise<void>;
+}
+
+/** Header (project picker, account, sign-out), navigation and the <main> pages render into. */
+export function renderShell(root: HTMLElement, onScopeChange: () => void, onSignOut: () => void): Shell {
+  const picker = h('select', { id: 'project-picker', onchange: () => pick() });
+  const links = NAV.map(([path, label]) => h('a', { href: path }, label));
+  const main = h('main', { id: 'main', tabindex: -1 });
+  replace(
+    root,
+    h('a', { class: 'skip-link', href: '#main' }, 'Skip to content'),
+    h('header', { class: 'app-header' },
+      h('a', { class: 'brand', href: '/overview' }, 'Spoor'),
+      h('label', { class: 'picker' }, h('span', {}, 'Project'), picker),
+      h('span', { class: 'account' }, storedToken()?.email ?? ''),
+      h('button', { type: 'button', class: 'secondary', onclick: onSignOut }, 'Sign out')),
+    h('nav', { class: 'app-nav', 'aria-label': 'Pages' }, links),
+    main,
+  );
+  let projects: Scope[] = [];
+  function pick(): void {
+    const chosen = projects.find((p) => scopeKey(p) === picker.value) ?? null;
+    saveScope(chosen);
+    onScopeChange();
+  }
+  async function refreshProjects(): Promise<void> {
+    projects = (await ok(api().GET('/v1/users/projects'))).projects.map(({ origin, project }) => ({ origin, project }));
+    const current = storedScope();
+    const kept = current && projects.some((p) => scopeKey(p) === scopeKey(current)) ? current : projects[0] ?? null;
+    saveScope(kept);
+    replace(picker, projects.length ? null : h('option', { value: '' }, 'No project yet'), projects.map((p) => h('option', { value: scopeKey(p) }, `${p.project} (${p.origin})`)));
+    picker.value = kept ? scopeKey(kept) : '';
+  }
+  function mark(pathname: string): void {
+    for (const a of links) {
+      const here = pathname === a.pathname || pathname.startsWith(`${a.pathname}/`);
+      if (here) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+  }
+  return { main, mark, refreshProjects };
+}

@@ -1,0 +1,63 @@
+/** Attributes of `h`: strings and numbers become attributes, functions become listeners (`onclick`). */
+export type Attrs = Record<string, string | number | boolean | null | undefined | ((ev: any) => void)>;
+export type Child = Node | string | number | null | undefined | false | Child[];
+
+/**
+ * Builds an element. Text always goes in as text nodes, never as HTML, so whatever a visitor's
+ * browser sent (URLs, payloads, referrers) cannot inject markup into the dashboard.
+ */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else if (value === true) el.setAttribute(name, '');
+    else el.setAttribute(name, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(parent, c);
+    else parent.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replaces everything inside `el`. */
+export function replace(el: Element, ...children: Child[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+let fieldIds = 0;
+
+/**
+ * A labelled form field. The label names the control through `for`, not by wrapping it: a
+ * wrapped <select> would have its chosen option read as part of its name. A hint is tied to
+ * the control with aria-describedby.
+ */
+export function field(label: string, control: HTMLElement, hint?: string): HTMLDivElement {
+  const id = control.id || `field-${++fieldIds}`;
+  control.id = id;
+  const note = hint ? h('small', { id: `${id}-hint` }, hint) : null;
+  if (note) control.setAttribute('aria-describedby', note.id);
+  return h('div', { class: 'field' }, h('label', { class: 'field-label', for: id }, label), control, note);
+}
+
+/** A status line that screen readers announce when it changes. */
+export function statusLine(cls = 'status'): HTMLParagraphElement {
+  return h('p', { class: cls, role: 'status', 'aria-live': 'polite' });
+}
+
+export function showError(el: HTMLElement, message: string): void {
+  el.className = 'status error';
+  el.textContent = message;
+}
+
+export function showInfo(el: HTMLElement, message: string): void {
+  el.className = 'status info';
+  el.textContent = message;
+}

@@ -1,0 +1,107 @@
+import 'uplot/dist/uPlot.min.css';
+import './dashboard.css';
+import { handleUnauthorized } from './api-access.js';
+import { interceptLinks, match, route } from './app-router.js';
+import { renderShell, type Shell } from './app-shell.js';
+import { clearToken, storedToken } from './auth-store.js';
+import { h, replace } from './dom-builder.js';
+import type { Page } from './page-context.js';
+import { storedScope } from './project-scope.js';
+import { actionsPage } from './pages/actions-page.js';
+import { healthPage } from './pages/health-page.js';
+import { renderLoginPage } from './pages/login-page.js';
+import { overviewPage } from './pages/overview-page.js';
+import { projectsPage } from './pages/projects-page.js';
+import { rulesPage } from './pages/rules-page.js';
+import { sessionPage } from './pages/session-page.js';
+import { sessionsPage } from './pages/sessions-page.js';
+import { settingsPage } from './pages/settings-page.js';
+import { tagsPage } from './pages/tags-page.js';
+import { transitionsPage } from './pages/transitions-page.js';
+
+interface PageRoute { page: Page; title: string; needsProject: boolean }
+const page = (p: Page, title: string, needsProject = true): PageRoute => ({ page: p, title, needsProject });
+
+const routes = [
+  route('/projects', page(projectsPage, 'Projects', false)),
+  route('/overview', page(overviewPage, 'Overview')),
+  route('/sessions', page(sessionsPage, 'Sessions')),
+  route('/sessions/:id', page(sessionPage, 'Session')),
+  route('/actions', page(actionsPage, 'Actions')),
+  route('/rules', page(rulesPage, 'Rules')),
+  route('/tags', page(tagsPage, 'Tags')),
+  route('/transitions', page(transitionsPage, 'Transitions')),
+  route('/settings', page(settingsPage, 'Settings')),
+  route('/health', page(healthPage, 'Health', false)),
+];
+
+const root = document.getElementById('app')!;
+let shell: Shell | null = null;
+/** Bumped by every render, so that a slow page finishing late does not draw over a newer one. */
+let generation = 0;
+/** True after a person navigated (a link, back/forward): the new page's heading then takes focus. */
+let moveFocus = false;
+
+function navigate(path: string, replaceState = false): void {
+  moveFocus = !replaceState;
+  if (replaceState) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  void render();
+}
+
+function signOut(message: string | null): void {
+  clearToken();
+  shell = null;
+  const notice = message ? `?notice=${encodeURIComponent(message)}` : '';
+  history.pushState(null, '', `/login${notice}`);
+  void render();
+}
+
+async function render(): Promise<void> {
+  const mine = ++generation;
+  const { pathname, search } = location;
+  const query = new URLSearchParams(search);
+  if (!storedToken()) {
+    shell = null;
+    if (pathname !== '/login') history.replaceState(null, '', `/login${search}`);
+    return renderLoginPage(root, query.get('notice'), () => navigate('/', true));
+  }
+  if (!shell) {
+    shell = renderShell(root, () => void render(), () => signOut('You are signed out.'));
+    try {
+      await shell.refreshProjects();
+    } catch (err) {
+      // A 401 has already signed out and drawn the login page; anything else is shown.
+      if (mine === generation) replace(shell.main, h('p', { class: 'status error', role: 'alert' }, (err as Error).message));
+      return;
+    }
+  }
+  const scope = storedScope();
+  if (pathname === '/' || pathname === '/login') return navigate(scope ? '/overview' : '/projects', true);
+  const found = match(routes, pathname);
+  shell.mark(pathname);
+  const main = shell.main;
+  if (!found) return void replace(main, h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, h('a', { href: '/overview' }, 'Back to the overview')));
+  if (found.value.needsProject && !scope) return navigate('/projects', true);
+  document.title = `${found.value.title} · Spoor`;
+  replace(main, h('p', { class: 'loading' }, 'Loading…'));
+  const target = h('div', { class: 'page' });
+  try {
+    await found.value.page({ main: target, scope: scope!, params: found.params, query, navigate, refreshProjects: () => shell?.refreshProjects() ?? Promise.resolve() });
+  } catch (err) {
+    replace(target, h('h1', { tabindex: -1 }, found.value.title), h('p', { class: 'status error', role: 'alert' }, (err as Error).message));
+  }
+  if (mine !== generation) return;
+  replace(main, target);
+  // After a person's navigation, focus goes to the new page's heading (a screen reader reads
+  // where it landed); on a load or a redirect it stays at the top, so Tab reaches the skip link.
+  if (moveFocus) target.querySelector<HTMLElement>('h1')?.focus({ preventScroll: true });
+}
+
+handleUnauthorized((message) => signOut(`Please sign in again (${message}).`));
+interceptLinks(document.body, (path) => navigate(path));
+window.addEventListener('popstate', () => {
+  moveFocus = true;
+  void render();
+});
+void render();
