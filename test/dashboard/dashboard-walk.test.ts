@@ -124,6 +124,7 @@ for (const mode of MODES) {
       await page.getByRole('button', { name: 'Tag session' }).click();
       await see(page, 'Tagged “vip”.');
       expect(await texts(page, '[aria-label="Tags of this session"] li')).to.deep.equal(['vip']);
+      expect(await page.getByText('No tags yet.').count(), 'the empty-state line goes once a tag is there').to.equal(0);
       await finish('session');
     });
 

@@ -39,18 +39,20 @@ function tagBlock(ctx: PageContext, id: string, tags: string[]): HTMLElement {
   const input = h('input', { name: 'tag', required: true, maxlength: 100 });
   const status = statusLine();
   const list = h('ul', { class: 'chips', 'aria-label': 'Tags of this session' }, tags.map((t) => h('li', { class: 'chip' }, t)));
+  const none = tags.length ? null : h('p', { class: 'muted' }, 'No tags yet.');
   const form = h('form', { class: 'toolbar', onsubmit: async (ev: SubmitEvent) => {
     ev.preventDefault();
     try {
       const added = await ok(api().POST('/v1/sessions/{session_id}/tags', { params: { path: { session_id: id } }, body: { ...ctx.scope, tag: input.value.trim() } }));
       list.append(h('li', { class: 'chip' }, added.tag));
+      none?.remove();
       showInfo(status, `Tagged “${added.tag}”.`);
       input.value = '';
     } catch (err) {
       showError(status, (err as Error).message);
     }
   } }, field('Add a tag', input), h('button', { type: 'submit' }, 'Tag session'));
-  return h('section', { class: 'card', 'aria-label': 'Tags' }, h('h2', {}, 'Tags'), tags.length ? null : h('p', { class: 'muted' }, 'No tags yet.'), list, form, status);
+  return h('section', { class: 'card', 'aria-label': 'Tags' }, h('h2', {}, 'Tags'), none, list, form, status);
 }
 
 /** One session: summary, attributes, tags (tag by hand), classification, and its events in order. */
