@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, requireEngine } from '@spoor/testkit';
-import { BROWSER_ARGS } from '../support/browser-visitor.js';
-import { startSpoor, type Harness } from '../support/spoor-harness.js';
+import type { Harness } from '../support/spoor-harness.js';
 import { expectLabelled, expectNoHorizontalScroll, go, openDashboard, see, type DashboardTab } from './dashboard-browser.js';
+import { startDashboardRig, type DashboardRig } from './dashboard-rig.js';
 import { seedProject, type SeededProject } from './dashboard-events.js';
 
 const MODE = 'embedded';
@@ -20,6 +19,7 @@ const focused = (page: Page) => page.evaluate(() => {
  */
 describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
   this.timeout(180_000);
+  let rig: DashboardRig;
   let browser: Browser;
   let spoor: Harness;
   let seeded: SeededProject;
@@ -27,23 +27,16 @@ describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
   let page: Page;
 
   before(async function () {
-    const chromium = await launchChromium(BROWSER_ARGS);
-    requireEngine(this, chromium ? 'ok' : null, 'chromium');
-    browser = chromium!;
-    spoor = (await startSpoor(MODE))!;
+    rig = await startDashboardRig(this, MODE);
+    ({ browser, spoor, tab, page } = rig);
     seeded = await seedProject(spoor.url);
-    tab = await openDashboard(browser, MODE);
-    page = tab.page;
     await page.goto(`${spoor.url}/`);
     await page.getByLabel('Email').fill(seeded.email);
     await page.getByLabel('Password').fill(seeded.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: `Overview of ${seeded.project}` }).waitFor();
   });
-  after(async () => {
-    await browser?.close();
-    await spoor?.stop();
-  });
+  after(async () => rig?.stop());
 
   it('is served by the gateway: index.html not cached, hashed assets immutable, the API untouched', async () => {
     const root = await fetch(`${spoor.url}/`);

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, requireEngine } from '@spoor/testkit';
-import { BROWSER_ARGS } from '../support/browser-visitor.js';
+import type { Page } from 'playwright-core';
 import { MODES } from '../support/engine-env.js';
-import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-import { expectLabelled, go, openDashboard, see, type DashboardTab } from './dashboard-browser.js';
+import { waitFor, type Harness } from '../support/spoor-harness.js';
+import { go, see, type DashboardTab } from './dashboard-browser.js';
+import { startDashboardRig, type DashboardRig } from './dashboard-rig.js';
 import { seedProject, type SeededProject } from './dashboard-events.js';
 
 /**
@@ -16,34 +15,21 @@ import { seedProject, type SeededProject } from './dashboard-events.js';
 for (const mode of MODES) {
   describe(`Dashboard in Chromium, rules to health: ${mode}`, function () {
     this.timeout(240_000);
-    let browser: Browser;
+    let rig: DashboardRig;
     let spoor: Harness;
     let seeded: SeededProject;
     let tab: DashboardTab;
     let page: Page;
 
     before(async function () {
-      const chromium = await launchChromium(BROWSER_ARGS);
-      requireEngine(this, chromium ? 'ok' : null, 'chromium');
-      browser = chromium!;
       // Loopback webhooks allowed; heartbeats and snapshots often, so health has figures and a history.
-      const started = await startSpoor(mode, { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1', SPOOR_HEARTBEAT_MS: '500', SPOOR_HEALTH_SNAPSHOT_MS: '1000' });
-      requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
-      spoor = started!;
+      rig = await startDashboardRig(this, mode, { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1', SPOOR_HEARTBEAT_MS: '500', SPOOR_HEALTH_SNAPSHOT_MS: '1000' });
+      ({ spoor, tab, page } = rig);
       seeded = await seedProject(spoor.url);
-      tab = await openDashboard(browser, mode);
-      page = tab.page;
     });
-    after(async () => {
-      await browser?.close();
-      await spoor?.stop();
-    });
+    after(async () => rig?.stop());
 
-    async function finish(name: string): Promise<void> {
-      await tab.screenshot(name);
-      await expectLabelled(page);
-      expect(tab.errors).to.deep.equal([]);
-    }
+    const finish = (name: string) => rig.finish(name);
 
     it('signs in to an existing account and lands on the overview of its project', async () => {
       await page.goto(`${spoor.url}/rules`);

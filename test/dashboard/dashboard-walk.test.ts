@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, requireEngine } from '@spoor/testkit';
+import type { Page } from 'playwright-core';
 import { ApiClient } from '../support/api-client.js';
-import { BROWSER_ARGS } from '../support/browser-visitor.js';
 import { MODES } from '../support/engine-env.js';
-import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-import { expectLabelled, go, openDashboard, see, type DashboardTab } from './dashboard-browser.js';
+import { waitFor, type Harness } from '../support/spoor-harness.js';
+import { go, see, type DashboardTab } from './dashboard-browser.js';
+import { startDashboardRig, type DashboardRig } from './dashboard-rig.js';
 import { postVisits } from './dashboard-events.js';
 
 const EMAIL = 'owner@acme.example';
@@ -24,34 +23,21 @@ const figure = (page: Page, label: string) => page.locator('.figure', { hasText:
 for (const mode of MODES) {
   describe(`Dashboard in Chromium, every page: ${mode}`, function () {
     this.timeout(240_000);
-    let browser: Browser;
+    let rig: DashboardRig;
     let spoor: Harness;
     let tab: DashboardTab;
     let page: Page;
     let origin: string;
 
     before(async function () {
-      const chromium = await launchChromium(BROWSER_ARGS);
-      requireEngine(this, chromium ? 'ok' : null, 'chromium');
-      browser = chromium!;
       // The webhook below targets loopback, which the SSRF guard refuses unless allowed.
-      const started = await startSpoor(mode, { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1' });
-      requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
-      spoor = started!;
+      rig = await startDashboardRig(this, mode, { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1' });
+      ({ spoor, tab, page } = rig);
       origin = `http://localhost:${new URL(spoor.url).port}`;
-      tab = await openDashboard(browser, mode);
-      page = tab.page;
     });
-    after(async () => {
-      await browser?.close();
-      await spoor?.stop();
-    });
+    after(async () => rig?.stop());
 
-    async function finish(name: string): Promise<void> {
-      await tab.screenshot(name);
-      await expectLabelled(page);
-      expect(tab.errors).to.deep.equal([]);
-    }
+    const finish = (name: string) => rig.finish(name);
 
     it('sends a new visitor to sign-in, and signs up', async () => {
       await page.goto(`${spoor.url}/`);

@@ -1037,7 +1037,7 @@ export interface components {
             job_id: string | null;
             events: number;
             sessions: number;
-            /** @description Distinct visitors (salted IP and user agent hash) among the sessions */
+            /** @description Distinct visitors: (IP as stored, user agent) pairs among the window's events */
             visitors: number;
             /** @description Share of sessions with one page view or fewer, 0 to 1; 0 without sessions */
             bounce_rate: number;

@@ -30,7 +30,7 @@ export const Overview = z
     job_id: z.string().nullable(),
     events: z.number().int(),
     sessions: z.number().int(),
-    visitors: z.number().int().openapi({ description: 'Distinct visitors (salted IP and user agent hash) among the sessions' }),
+    visitors: z.number().int().openapi({ description: "Distinct visitors: (IP as stored, user agent) pairs among the window's events" }),
     bounce_rate: z.number().openapi({ description: 'Share of sessions with one page view or fewer, 0 to 1; 0 without sessions' }),
     duration_ms: z.object({ p50: z.number(), p90: z.number(), p99: z.number() }),
     actions: z.array(RankedCount).openapi({ description: 'Events per action, most first' }),

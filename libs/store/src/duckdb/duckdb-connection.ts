@@ -34,7 +34,6 @@ export interface DuckExecutor {
 export class DuckDbConnection implements DuckExecutor {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
-  private readonly stages = new Set<string>();
 
   constructor(private readonly conn: DuckDBConnection, private readonly cacheStatements = false) {}
 
@@ -128,12 +127,13 @@ export class DuckDbConnection implements DuckExecutor {
    * Stage and source names are constants of this package, never input.
    */
   private async appendToStage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void> {
-    if (!this.stages.has(stage)) {
-      const names = columns.map(([n]) => quote(n)).join(', ');
-      await this.conn.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`);
-      this.stages.add(stage);
-    }
-    await this.conn.run(`DELETE FROM ${stage}`);
+    // A new empty stage for every batch. `DELETE FROM` (and TRUNCATE) only mark rows deleted in
+    // DuckDB 1.5.6: a stage reused that way kept every row group it ever held, grew from 5 to 33
+    // row groups and 400 MiB over 4M staged rows, spilled to disk, slowed each batch threefold
+    // and ran a 10M-event load out of memory (bench/aggregate, docs/performance.md). Replacing
+    // the table keeps it at one row group.
+    const names = columns.map(([n]) => quote(n)).join(', ');
+    await this.conn.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`);
     const appender = await this.conn.createAppender(stage);
     try {
       for (const row of rows) {
