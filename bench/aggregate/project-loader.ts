@@ -12,7 +12,7 @@ const DAY_MS = 86_400_000;
 const START_MS = Date.UTC(2026, 9, 1);
 const SPAN_MS = 30 * DAY_MS;
 const SEED = 20_261_122;
-export const BENCH_ORIGIN = 'https://acme.example';
+const BENCH_ORIGIN = 'https://acme.example';
 
 export interface LoadResult {
   project: ProjectRecord;

@@ -23,6 +23,9 @@ export async function checkOverview(store: Store, projectId: string, w: Window, 
   expectEqual('overview sessions', o.sessions, t.sessions, problems);
   expectEqual('overview bounce_rate', o.bounce_rate, Math.round((t.bounces / t.sessions) * 10_000) / 10_000, problems);
   expectEqual('overview actions', sortedCounts(o.actions), sortedCounts(Object.entries(t.actions).map(([name, count]) => ({ name, count }))), problems);
+  // The time series splits the same events and sessions into buckets.
+  expectEqual('overview series events', o.series.reduce((n, b) => n + b.events, 0), t.events, problems);
+  expectEqual('overview series sessions', o.series.reduce((n, b) => n + b.sessions, 0), t.sessions, problems);
   // Visitors are distinct (ip, user agent) pairs: one per session but for rare IP collisions.
   if (o.visitors > t.sessions || o.visitors < t.sessions * 0.99) problems.push(`overview visitors ${o.visitors} for ${t.sessions} sessions`);
   if (o.tags.length !== 2) problems.push(`overview tags ${JSON.stringify(o.tags)}, expected vip and returning`);
