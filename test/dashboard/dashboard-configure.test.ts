@@ -66,6 +66,15 @@ for (const mode of MODES) {
       await item.getByText('enabled', { exact: true }).waitFor();
       await page.getByRole('button', { name: 'Disable rule reader' }).click();
       await item.getByText('disabled', { exact: true }).waitFor();
+      // Editing a disabled rule keeps it disabled until its box is ticked again.
+      await page.getByRole('button', { name: 'Edit rule reader' }).click();
+      expect(await page.getByLabel('Enabled').isChecked()).to.equal(false);
+      await page.getByLabel('Enabled').check();
+      await page.getByRole('button', { name: 'Save rule' }).click();
+      await see(page, 'Saved reader (version 3).');
+      await item.getByText('enabled', { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Disable rule reader' }).click();
+      await item.getByText('disabled', { exact: true }).waitFor();
       await page.getByLabel('YAML rules document').fill('rules:\n  - rule_id: [broken');
       tab.expectFailure({ status: 422, path: '/v1/rules/test' });
       await page.getByRole('button', { name: 'Check and test YAML' }).click();

@@ -36,12 +36,14 @@ export function ruleEditor(scope: Scope, rule: Rule | null, saved: () => void): 
   logic.value = rule ? JSON.stringify(rule.logic, null, 2) : SAMPLE;
   const attribute = h('input', { name: 'attribute', value: rule?.attribute ?? '' });
   const value = h('input', { name: 'value', class: 'mono', value: rule?.value !== undefined && rule?.value !== null ? JSON.stringify(rule.value) : '' });
+  // Saving keeps the rule as it was: a disabled rule stays disabled unless this is ticked.
+  const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: rule ? rule.enabled : true });
   const out = h('div', { class: 'rule-messages', 'aria-live': 'polite' });
   const heading = h('h2', {}, rule ? `Edit ${rule.rule_id}` : 'New rule');
   function body(): RuleBody {
     const isAttribute = kind.value === 'attribute';
     return {
-      ...scope, rule_id: id.value.trim(), kind: isAttribute ? 'attribute' : 'classification', enabled: true,
+      ...scope, rule_id: id.value.trim(), kind: isAttribute ? 'attribute' : 'classification', enabled: enabled.checked,
       logic: parseJson('Logic', logic.value), tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean), label: label.value.trim() || null,
       ...(isAttribute ? { attribute: attribute.value.trim() || null, value: value.value.trim() ? parseJson('Value', value.value) : null } : {}),
     };
@@ -72,7 +74,7 @@ export function ruleEditor(scope: Scope, rule: Rule | null, saved: () => void): 
     }
   } },
     heading,
-    field('Rule id', id), field('Kind', kind), field('Label', label), field('Tags on match', tags, 'Separated by commas.'),
+    field('Rule id', id), field('Kind', kind), field('Label', label), field('Enabled', enabled), field('Tags on match', tags, 'Separated by commas.'),
     field('Logic (JSONLogic)', logic, 'Classification rules see the session summary (event_count, page_count, actions, utm, geo…); attribute rules see each event.'),
     field('Attribute (attribute rules)', attribute), field('Value (JSONLogic, attribute rules)', value),
     h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => void test() }, 'Test on recent sessions'), h('button', { type: 'submit' }, 'Save rule')),
