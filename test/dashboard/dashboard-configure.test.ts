@@ -126,7 +126,7 @@ for (const mode of MODES) {
       await finish('transitions');
     });
 
-    it('settings: an API key and a webhook secret shown once, the delivery log, a channel, a schedule', async () => {
+    it('settings: an API key and a webhook secret shown once, the delivery log, a channel, a schedule, an alert', async () => {
       await go(page, 'Settings');
       await page.getByLabel('Key name').fill('ci');
       await page.getByRole('button', { name: 'Create API key' }).click();
@@ -151,6 +151,15 @@ for (const mode of MODES) {
       await page.getByLabel('Interval').selectOption({ label: 'every day' });
       await page.getByRole('button', { name: 'Add schedule' }).click();
       await see(page, /^Scheduled notification every/);
+      await page.getByLabel('Alert name').fill('rush');
+      await page.getByLabel('When').selectOption('tag_count');
+      await page.getByLabel('Tag, action or rule id').fill('bounced');
+      await page.getByLabel('Threshold (tag count)').fill('5');
+      await page.getByRole('button', { name: 'Add alert' }).click();
+      await see(page, 'Added the alert “rush”.');
+      await see(page, 'more than 5 sessions tagged “bounced” within 1 h');
+      const stored = await seeded.api.get('/v1/alerts', { origin: seeded.origin, project: seeded.project });
+      expect(stored.body.alerts.map((a: any) => a.condition)).to.deep.equal([{ type: 'tag_count', tag: 'bounced', threshold: 5, window_ms: 3_600_000 }]);
       await finish('settings');
       await page.reload();
       await page.getByRole('heading', { name: 'Settings' }).waitFor();
