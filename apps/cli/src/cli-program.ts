@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError } from './cli-errors.js';
-import { cliVersion } from './cli-version.js';
+import { buildVersion } from '@spoor/runtime/build-version';
 import { readEnvironment } from './cli-environment.js';
 import { CliSession, type CliStreams, type GlobalOptions } from './cli-session.js';
 import { registerApiKeyCommands } from './commands/apikey-commands.js';
@@ -31,7 +31,7 @@ function globalOptions(command: Command): GlobalOptions {
 export function buildProgram(make: (command: Command) => CliSession, streams: CliStreams): Command {
   const program = new Command('spoor')
     .description('Spoor from the terminal: projects, sessions, events, rules, tags, jobs, health and configuration')
-    .version(cliVersion(), '-V, --version', 'print the version')
+    .version(buildVersion(), '-V, --version', 'print the version')
     .option('--url <url>', 'the Spoor server (default: SPOOR_URL, else the server you logged in to)')
     .option('--origin <origin>', 'the project\'s origin (default: what `spoor use` stored)')
     .option('--project <project>', 'the project identifier (default: what `spoor use` stored)')

@@ -2,7 +2,7 @@ import { SERVICE_NAMES } from '@spoor/config';
 import type { Bus } from '@spoor/bus';
 import type { HealthReport } from '@spoor/schemas';
 import type { Store, StoredRecord } from '@spoor/store';
-import { HEARTBEAT_KIND, type Heartbeat } from './heartbeat.js';
+import { HEARTBEAT_KIND, HEARTBEAT_RETENTION_MS, type Heartbeat } from './heartbeat.js';
 
 /** An instance is alive while its last heartbeat is younger than this many of its intervals. */
 const MISSED_BEATS = 3;
@@ -31,7 +31,9 @@ export interface HealthReportDeps {
  */
 export async function buildHealthReport(deps: HealthReportDeps): Promise<HealthReport> {
   const now = deps.clock();
-  const records: Array<StoredRecord<Heartbeat>> = await deps.store.records.listAll<Heartbeat>(HEARTBEAT_KIND, 1000);
+  // Only the retention window, newest first: heartbeats the hourly purge has not reached yet
+  // cannot crowd live instances out of the limit.
+  const records: Array<StoredRecord<Heartbeat>> = await deps.store.records.list<Heartbeat>(HEARTBEAT_KIND, '', { from: now - HEARTBEAT_RETENTION_MS, limit: 1000 });
   const all = records.map((r) => r.data);
   const alive = all.filter((b) => now - b.at <= MISSED_BEATS * b.every_ms);
   const problems: string[] = [];

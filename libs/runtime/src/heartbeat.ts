@@ -2,7 +2,7 @@ import type { Logger } from '@spoor/log';
 import type { Store } from '@spoor/store';
 
 export const HEARTBEAT_KIND = 'heartbeat';
-/** Heartbeats older than this are dropped: an instance gone for an hour is forgotten. */
+/** Heartbeats older than this are ignored and purged (the worker's hourly retention pass): an instance gone for an hour is forgotten. */
 export const HEARTBEAT_RETENTION_MS = 3_600_000;
 
 /** What each process records every heartbeat interval (records table, kind `heartbeat`). */
@@ -57,7 +57,6 @@ function ratesOf(now: Heartbeat['stats'], before: Heartbeat['stats'] | null, sec
 export function startHeartbeats(opts: HeartbeatOptions): { beat(): Promise<void>; stop(): Promise<void> } {
   const startedAt = opts.clock();
   let last: { at: number; stats: Heartbeat['stats'] } | null = null;
-  let beats = 0;
   let running: Promise<void> | null = null;
   const beat = async () => {
     const at = opts.clock();
@@ -69,7 +68,6 @@ export function startHeartbeats(opts: HeartbeatOptions): { beat(): Promise<void>
     };
     last = { at, stats };
     await opts.store.records.put([{ kind: HEARTBEAT_KIND, project_id: '', id: opts.instance, parent_id: '', sort_key: at, data, updated_at: at, deleted: false }]);
-    if (beats++ % 60 === 0) await opts.store.records.purge(HEARTBEAT_KIND, at - HEARTBEAT_RETENTION_MS);
   };
   const once = () => {
     running ??= beat().catch((err) => opts.logger.warn('heartbeat failed', { err })).finally(() => { running = null; });

@@ -3,4 +3,4 @@ export type { ServiceContext, ServiceModule, RunningService } from './service-mo
 export { runServices, main, type RunningProcess } from './run-services.js';
 export { buildVersion } from './build-version.js';
 export { buildHealthReport, LAG_PROBLEM, type HealthReportDeps } from './health-report.js';
-export { HEARTBEAT_KIND, type Heartbeat } from './heartbeat.js';
+export { HEARTBEAT_KIND, HEARTBEAT_RETENTION_MS, type Heartbeat } from './heartbeat.js';
