@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { makeTempDir, requireEngine } from '@spoor/testkit';
 import { cliUser, type CliUser } from '../support/cli-runner.js';
 import { MODES } from '../support/engine-env.js';
-import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/121.0.0.0 Safari/537.36';
+import { postAsBrowser, startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 
 /** Every data command of the real binary against a real server: projects, sessions, events, tags, rules, jobs. */
 for (const mode of MODES) {
@@ -21,7 +19,7 @@ for (const mode of MODES) {
 
     async function send(sessionId: string, actions: Array<[string, Record<string, unknown>]>) {
       const events = actions.map(([action, payload], i) => ({ project, action, timestamp: t0 + i * 1000, session_id: sessionId, url: `${origin}/p${i}?utm_source=cli`, payload }));
-      const res = await fetch(`${spoor.url}/v1/event/batch`, { method: 'POST', headers: { 'content-type': 'application/json', origin, 'user-agent': CHROME }, body: JSON.stringify({ events }) });
+      const res = await postAsBrowser(spoor.url, origin, events);
       expect(res.status).to.equal(200);
     }
 

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { DESKTOP_CHROME } from '../support/browser-visitor.js';
 import { ApiClient, signUp } from '../support/api-client.js';
-import { post, waitFor } from '../support/spoor-harness.js';
+import { postAsBrowser, waitFor } from '../support/spoor-harness.js';
 
 const DAY = 86_400_000;
 
@@ -23,7 +22,7 @@ export async function postVisits(spoorUrl: string, origin: string, project: stri
     ev('visit-bounce', 'pageview', now - 20_000, '/'),
     ev('visit-old', 'legacy_signup', now - 3 * DAY, '/signup'),
   ];
-  const res = await post(`${spoorUrl}/v1/event/batch`, { events }, { origin, 'user-agent': DESKTOP_CHROME });
+  const res = await postAsBrowser(spoorUrl, origin, events);
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   expect(res.body.accepted).to.equal(events.length);
 }

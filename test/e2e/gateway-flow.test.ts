@@ -3,9 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { requireEngine } from '@spoor/testkit';
 import { MODES } from '../support/engine-env.js';
 import { ApiClient, signUp } from '../support/api-client.js';
-import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/121.0.0.0 Safari/537.36';
+import { postAsBrowser, startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 
 for (const mode of MODES) {
   describe(`Gateway: a new user's whole path: ${mode}`, function () {
@@ -57,7 +55,7 @@ for (const mode of MODES) {
         { project, action: 'pageview', timestamp: t0, session_id: sid, url: 'http://localhost:3000/?utm_source=x', payload: { n: 1 } },
         { project, action: 'click', timestamp: t0 + 1000, session_id: sid, url: 'http://localhost:3000/', payload: { n: 2 } },
       ];
-      const ingest = await fetch(`${spoor.url}/v1/event/batch`, { method: 'POST', headers: { 'content-type': 'application/json', origin, 'user-agent': CHROME }, body: JSON.stringify({ events }) });
+      const ingest = await postAsBrowser(spoor.url, origin, events);
       expect(ingest.status).to.equal(200);
       await waitFor(() => api.get(`/v1/sessions/${sid}`, scope), (r) => r.status === 200 && r.body.event_count === 2, 30_000, 'the session');
 

@@ -8,9 +8,7 @@ import { verifyWebhook } from '@spoor/webhooks';
 import { ApiClient, signUp } from '../support/api-client.js';
 import { MODES } from '../support/engine-env.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/http-receiver.js';
-import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/121.0.0.0 Safari/537.36';
+import { postAsBrowser, startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 
 for (const mode of MODES) {
   describe(`Worker outputs: aggregation, transitions, digests, webhooks, alerts, schedules: ${mode}`, function () {
@@ -30,7 +28,7 @@ for (const mode of MODES) {
 
     async function send(sessionId: string, actions: string[], start = t0) {
       const events = actions.map((action, i) => ({ project, action, timestamp: start + i * 1000, session_id: sessionId, url: `http://localhost:4100/${action === 'pageview' ? `p${i}` : ''}`, payload: {} }));
-      const res = await fetch(`${spoor.url}/v1/event/batch`, { method: 'POST', headers: { 'content-type': 'application/json', origin, 'user-agent': CHROME }, body: JSON.stringify({ events }) });
+      const res = await postAsBrowser(spoor.url, origin, events);
       expect(res.status).to.equal(200);
     }
 

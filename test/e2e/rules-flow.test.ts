@@ -4,9 +4,7 @@ import type { SessionState } from '@spoor/schemas';
 import { requireEngine } from '@spoor/testkit';
 import { MODES } from '../support/engine-env.js';
 import { ApiClient, signUp } from '../support/api-client.js';
-import { startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
-
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/121.0.0.0 Safari/537.36';
+import { postAsBrowser, startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 
 /** A stored session as the sessionizer would have written it. */
 function sessionState(projectId: string, sessionId: string, eventCount: number, lastEventAt: number): SessionState {
@@ -56,7 +54,7 @@ for (const mode of MODES) {
 
     async function send(sessionId: string, actions: Array<{ action: string; payload?: object }>, start = t0) {
       const events = actions.map((a, i) => ({ project, action: a.action, timestamp: start + i * 1000, session_id: sessionId, url: 'http://localhost:4000/', payload: a.payload ?? {} }));
-      const res = await fetch(`${spoor.url}/v1/event/batch`, { method: 'POST', headers: { 'content-type': 'application/json', origin, 'user-agent': CHROME }, body: JSON.stringify({ events }) });
+      const res = await postAsBrowser(spoor.url, origin, events);
       expect(res.status).to.equal(200);
     }
 

@@ -6,6 +6,7 @@ import { runServices, type RunningProcess } from '@spoor/runtime';
 import type { ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';
+import { DESKTOP_CHROME } from './browser-visitor.js';
 import { modeEnv, type Mode } from './engine-env.js';
 
 export interface Harness {
@@ -71,4 +72,9 @@ export async function post(url: string, body: unknown, headers: Record<string, s
     /* keep text */
   }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** Posts events to POST /v1/event/batch as a browser on `origin` would: its Origin and a desktop Chrome user agent. */
+export function postAsBrowser(spoorUrl: string, origin: string, events: unknown[]): Promise<PostResult> {
+  return post(`${spoorUrl}/v1/event/batch`, { events }, { origin, 'user-agent': DESKTOP_CHROME });
 }
