@@ -2,11 +2,11 @@
 // noEmit: it is not a project reference of the root `tsc -b`), then Vite bundles it into
 // apps/dashboard/dist, which the gateway serves at / (services/gateway/src/dashboard-router.ts).
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
+import { printSizes } from './print-sizes.mjs';
 
 const root = 'apps/dashboard';
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -26,8 +26,4 @@ await build({
 });
 
 const assets = join(root, 'dist', 'assets');
-const sizes = readdirSync(assets).map((f) => {
-  const code = readFileSync(join(assets, f));
-  return `${f} ${code.length} B, ${gzipSync(code, { level: 9 }).length} B gzipped`;
-});
-console.log(`dashboard: ${sizes.join('; ')}`);
+printSizes('dashboard', readdirSync(assets).map((f) => join(assets, f)));
