@@ -80,6 +80,13 @@ for (const mode of MODES) {
       expect(after.code).to.equal(1);
       expect(after.stderr).to.contain('not logged in: run `spoor login <email>`');
       expect((await user.run(['login', email], { input: `${PASSWORD}\n` })).code).to.equal(0);
+      // A damaged auth file is named, and logout (which does not read it) clears it.
+      await writeFile(authFile(), '{not json');
+      const damaged = await user.run(['whoami']);
+      expect(damaged.code).to.equal(1);
+      expect(damaged.stderr).to.contain(`${authFile()} is damaged`);
+      expect((await user.run(['logout'])).json()).to.deep.equal({ logged_out: true });
+      expect((await user.run(['login', email], { input: `${PASSWORD}\n` })).code).to.equal(0);
     });
 
     it('exits 2 on usage errors: unknown command or option, missing argument, no project chosen, a bad number', async () => {

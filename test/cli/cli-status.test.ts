@@ -1,6 +1,7 @@
 // The `spoor` binary against a running server: health now and over time, help, version, unknown
 // commands, and the shell completion scripts it prints.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { execFile, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
@@ -102,10 +103,13 @@ for (const mode of MODES) {
       expect(sub.stdout).to.contain('--description <text>');
     });
 
-    it('--version prints the server\'s version; an unknown command exits 2', async () => {
+    it('--version prints the build\'s version, the server\'s too; an unknown command exits 2', async () => {
       const version = await user.run(['--version']);
       expect(version.code).to.equal(0);
       expect(version.stdout).to.equal(`${await serverVersion()}\n`);
+      // Both read dist/build-info.json: it must be the build's `git describe`, not the fallback.
+      const built = JSON.parse(readFileSync('dist/build-info.json', 'utf8')) as { version: string };
+      expect(version.stdout.trim()).to.equal(built.version).and.not.equal('v0.0.0-0-gunknown');
       expect(version.stdout).to.match(/^v\d+\.\d+\.\d+/);
       expect(failed(await user.run(['bogus']), 2)).to.contain("error: unknown command 'bogus'");
       expect(failed(await user.run(['webhooks', 'add', 'http://127.0.0.1:1/hook', '--events', 'rule.matched', '--bogus']), 2)).to.contain("unknown option '--bogus'");

@@ -1,5 +1,6 @@
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CliError } from './cli-errors.js';
 
 /** What `spoor login` keeps (auth.json, mode 0600: the token is a credential). */
 export interface StoredLogin {
@@ -17,11 +18,17 @@ export interface StoredContext {
 }
 
 async function readJson<T>(path: string): Promise<T | null> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
+    text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new CliError(`${path} is damaged (${(err as Error).message}); \`spoor logout\` removes it`);
   }
 }
 
@@ -51,11 +58,15 @@ export class AuthStore {
     return writePrivate(this.dir, this.loginPath, login);
   }
 
-  /** True when there was a login to remove. */
+  /** True when there was a login to remove; the file is not read, so a damaged one goes too. */
   async clearLogin(): Promise<boolean> {
-    const had = (await this.readLogin()) !== null;
-    await rm(this.loginPath, { force: true });
-    return had;
+    try {
+      await rm(this.loginPath);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
   }
 
   readContext(): Promise<StoredContext | null> {

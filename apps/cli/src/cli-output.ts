@@ -23,18 +23,9 @@ export interface OutputOptions {
 export class CliOutput {
   constructor(private readonly o: OutputOptions) {}
 
-  get machine(): boolean {
-    return this.o.machine;
-  }
-
   /** JSON of `data` for machines; `human()` for people. */
   result(data: unknown, human: () => string): void {
     this.o.write(this.o.machine ? `${JSON.stringify(data, null, 2)}\n` : `${human().replace(/\n*$/, '')}\n`);
-  }
-
-  /** A line for people only (hints, notices): machines get just the data. */
-  note(text: string, toStderr: (t: string) => void): void {
-    if (!this.o.machine) toStderr(`${text}\n`);
   }
 
   time(ms: unknown): string {
@@ -69,7 +60,7 @@ export class CliOutput {
   }
 }
 
-/** Columns named after fields of the rows: `cols('session_id', 'event_count')`. */
+/** Columns named after fields of the rows: `fields('session_id', 'event_count')`. */
 export function fields<T extends object>(...names: Array<keyof T & string>): Array<Column<T>> {
   return names.map((n) => ({ header: n, value: (r: T) => r[n] }));
 }

@@ -51,12 +51,11 @@ API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json liv
     register(program, make);
   }
   registerCompletionCommand(program);
-  // Every subcommand reports usage errors the same way (exit code 2, not process.exit), and every
-  // command takes the global options after its name too (`spoor sessions list --json`), unless
-  // it has an option of that name itself.
+  // Subcommands inherit exitOverride, the output and showHelpAfterError from the program
+  // (commander copies them at .command()). Every leaf also takes the global options after its
+  // name (`spoor sessions list --json`), unless it has an option of that name itself.
   const globals = program.options.filter((o) => o.long !== '--version');
   const configure = (c: Command) => {
-    c.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput({ writeOut: (t) => void streams.stdout.write(t), writeErr: (t) => void streams.stderr.write(t) });
     if (c.commands.length === 0) {
       for (const g of globals.filter((g) => !c.options.some((o) => o.long === g.long))) {
         const copy = new Option(g.flags, g.description).hideHelp();

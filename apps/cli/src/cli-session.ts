@@ -1,5 +1,5 @@
 import { createSpoorClient, type SpoorClient } from '@spoor/client';
-import { AuthStore, type StoredContext } from './auth-store.js';
+import { AuthStore, type StoredContext, type StoredLogin } from './auth-store.js';
 import { CliError, UsageError } from './cli-errors.js';
 import type { CliEnvironment } from './cli-environment.js';
 import { CliOutput } from './cli-output.js';
@@ -24,36 +24,38 @@ export class CliSession {
   readonly store: AuthStore;
   readonly out: CliOutput;
 
-  constructor(readonly options: GlobalOptions, readonly env: CliEnvironment, readonly streams: CliStreams, readonly now: () => number = Date.now) {
+  constructor(readonly options: GlobalOptions, readonly env: CliEnvironment, readonly streams: CliStreams) {
     this.store = new AuthStore(env.configDir);
     this.out = new CliOutput({ machine: !!options.json || !streams.stdout.isTTY, utc: !!options.utc, write: (t) => void streams.stdout.write(t) });
   }
 
-  /** Lines for people on stderr (progress, hints); never mixed into the data on stdout. */
-  say(text: string): void {
-    this.streams.stderr.write(`${text}\n`);
+  private loginRead: Promise<StoredLogin | null> | null = null;
+
+  /** auth.json, read once per command (the server, the token and whoami all need it). */
+  login(): Promise<StoredLogin | null> {
+    return (this.loginRead ??= this.store.readLogin());
   }
 
   /** --url, else SPOOR_URL, else the server of the stored login. */
   async serverUrl(): Promise<string> {
-    const url = this.options.url ?? this.env.url ?? (await this.store.readLogin())?.url;
+    const url = this.options.url ?? this.env.url ?? (await this.login())?.url;
     if (!url) throw new UsageError('no server: pass --url, set SPOOR_URL, or run `spoor login <email> --url <server>`');
     return url.replace(/\/+$/, '');
   }
 
-  /** A client without credentials (signup, login). */
-  async anonymous(): Promise<SpoorClient> {
-    return createSpoorClient({ baseUrl: await this.serverUrl() });
+  /** A client without credentials (signup, login) for the server at `baseUrl`. */
+  anonymous(baseUrl: string): SpoorClient {
+    return createSpoorClient({ baseUrl });
   }
 
   /** A client with SPOOR_TOKEN or the stored login's token, checked for expiry first. */
   async client(): Promise<SpoorClient> {
     const baseUrl = await this.serverUrl();
     if (this.env.token) return createSpoorClient({ baseUrl, token: this.env.token });
-    const login = await this.store.readLogin();
+    const login = await this.login();
     if (!login) throw new CliError('not logged in: run `spoor login <email>` (or set SPOOR_TOKEN)');
     if (login.url.replace(/\/+$/, '') !== baseUrl) throw new CliError(`you are logged in to ${login.url}, not ${baseUrl}: run \`spoor login <email> --url ${baseUrl}\``);
-    if (login.expires_at !== null && login.expires_at <= this.now()) {
+    if (login.expires_at !== null && login.expires_at <= Date.now()) {
       throw new CliError(`your login as ${login.email} expired at ${this.out.time(login.expires_at)}: run \`spoor login ${login.email}\` again`);
     }
     return createSpoorClient({ baseUrl, token: login.token });

@@ -22,3 +22,6 @@ export function intOption(name: string) {
     return Number(value);
   };
 }
+
+/** A comma-separated list on the command line (`--sessions a,b`); undefined when not given. */
+export const commaList = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);

@@ -1,6 +1,5 @@
 import { UsageError } from './cli-errors.js';
-
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+import { parseDuration } from './duration-argument.js';
 
 /**
  * A time on the command line: ms since the epoch (`1732262400000`), an ISO 8601 date or time
@@ -10,8 +9,7 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 export function parseTimeArgument(text: string, now = Date.now()): number {
   const t = text.trim();
   if (/^\d{10,}$/.test(t)) return Number(t);
-  const ago = /^(\d+)([smhdw])$/.exec(t);
-  if (ago) return now - Number(ago[1]) * UNITS[ago[2]!]!;
+  if (/^\d+[smhdw]$/.test(t)) return now - parseDuration(t);
   // A bare date is midnight local time, as a person means it (Date.parse would take UTC).
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
   const ms = date ? new Date(Number(date[1]), Number(date[2]) - 1, Number(date[3])).getTime() : Date.parse(t);

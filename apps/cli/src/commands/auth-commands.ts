@@ -16,7 +16,7 @@ async function password(s: CliSession, prompt: string): Promise<string> {
 async function obtainToken(s: CliSession, email: string, path: '/v1/auth/login' | '/v1/auth/signup'): Promise<void> {
   const url = await s.serverUrl();
   const pw = await password(s, path === '/v1/auth/signup' ? 'Choose a password: ' : 'Password: ');
-  const client = await s.anonymous();
+  const client = s.anonymous(url);
   const result = await client.POST(path, { body: { email, password: pw } });
   // Here a 401 is a wrong e-mail or password, not a stale login.
   if (result.response.status === 401) throw new CliError(`login refused: ${describeFailure(401, result.error ?? null)}`);
@@ -49,7 +49,7 @@ export function registerAuthCommands(program: Command, make: SessionFactory): vo
     .action(act(make, async (s) => {
       const client = await s.client();
       const account = unwrap(await client.GET('/v1/users/account'));
-      const login = await s.store.readLogin();
+      const login = await s.login();
       const data = { ...account, url: await s.serverUrl(), expires_at: s.env.token ? null : (login?.expires_at ?? null) };
       s.out.result(data, () => s.out.record(data));
     }));

@@ -71,6 +71,6 @@ export function registerCompletionCommand(program: Command): void {
       const root = tree(program);
       const globals = flags(program.options);
       if (shell !== 'bash' && shell !== 'zsh') program.error('error: <shell> is bash or zsh', { exitCode: 2 });
-      process.stdout.write(shell === 'bash' ? bash(root, globals) : zsh(root, globals));
+      program.configureOutput().writeOut!(shell === 'bash' ? bash(root, globals) : zsh(root, globals));
     });
 }

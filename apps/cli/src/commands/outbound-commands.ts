@@ -2,15 +2,13 @@ import type { Command } from 'commander';
 import type { components, SpoorClient } from '@spoor/client';
 import { unwrap } from '../api-result.js';
 import { UsageError } from '../cli-errors.js';
-import { act, type SessionFactory } from '../command-action.js';
+import { act, commaList, type SessionFactory } from '../command-action.js';
 import { fields, type Column } from '../cli-output.js';
 import type { CliSession } from '../cli-session.js';
 import { parseDuration } from '../duration-argument.js';
 
 type S = components['schemas'];
 type Plural = 'channels' | 'webhooks' | 'schedules' | 'alerts';
-
-const csv = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
 
 /**
  * list, get and delete are the same for every configuration resource. The typed client wants a
@@ -47,7 +45,7 @@ function webhooks(program: Command, make: SessionFactory): void {
     .requiredOption('--events <types>', 'comma-separated: rule.matched, threshold.crossed, digest.created')
     .option('--description <text>')
     .action(act(make, async (s, url: string, o: { events: string; description?: string }) =>
-      created(s, (c, scope) => c.POST('/v1/webhooks', { body: { ...scope, url, events: csv(o.events) as S['CreateWebhookRequest']['events'], ...(o.description ? { description: o.description } : {}) } }),
+      created(s, (c, scope) => c.POST('/v1/webhooks', { body: { ...scope, url, events: commaList(o.events) as S['CreateWebhookRequest']['events'], ...(o.description ? { description: o.description } : {}) } }),
         (w) => `added webhook ${w.webhook_id} → ${w.url}\nsigning secret, shown this once:\n${w.secret}`)));
   g.command('enable').description('enable an endpoint again after it was disabled').argument('<webhook_id>').action(act(make, async (s, id: string) => {
     const w = unwrap(await (await s.client()).POST('/v1/webhooks/{webhook_id}/enable', { params: { path: { webhook_id: id } }, body: await s.scope() }));
@@ -68,7 +66,7 @@ function channels(program: Command, make: SessionFactory): void {
     .option('--url <url>', 'chat: the incoming-webhook URL')
     .action(act(make, async (s, name: string, o: { kind: string; recipients?: string; url?: string }) => {
       if (!['email', 'slack', 'discord', 'mattermost'].includes(o.kind)) throw new UsageError('--kind is email, slack, discord or mattermost');
-      await created(s, (c, scope) => c.POST('/v1/channels', { body: { ...scope, name, kind: o.kind as S['CreateChannelRequest']['kind'], ...(o.recipients ? { recipients: csv(o.recipients) } : {}), ...(o.url ? { url: o.url } : {}) } }),
+      await created(s, (c, scope) => c.POST('/v1/channels', { body: { ...scope, name, kind: o.kind as S['CreateChannelRequest']['kind'], ...(o.recipients ? { recipients: commaList(o.recipients) } : {}), ...(o.url ? { url: o.url } : {}) } }),
         (ch) => `added ${ch.kind} channel ${ch.channel_id} (${ch.name})`);
     }));
 }
@@ -81,7 +79,7 @@ function schedules(program: Command, make: SessionFactory): void {
     .option('--channels <ids>', 'notification: comma-separated channel ids (default: every channel)')
     .action(act(make, async (s, kind: string, o: { every: number; channels?: string }) => {
       if (!['aggregation', 'notification', 'transitions'].includes(kind)) throw new UsageError('<kind> is aggregation, notification or transitions');
-      await created(s, (c, scope) => c.POST('/v1/schedules', { body: { ...scope, kind: kind as S['CreateScheduleRequest']['kind'], interval_ms: o.every, enabled: true, ...(o.channels ? { channels: csv(o.channels) } : {}) } }),
+      await created(s, (c, scope) => c.POST('/v1/schedules', { body: { ...scope, kind: kind as S['CreateScheduleRequest']['kind'], interval_ms: o.every, enabled: true, ...(o.channels ? { channels: commaList(o.channels) } : {}) } }),
         (sc) => `added schedule ${sc.schedule_id}: ${sc.kind} every ${sc.interval_ms} ms, first run ${s.out.time(sc.next_run_at)}`);
     }));
 }
@@ -110,7 +108,7 @@ function alerts(program: Command, make: SessionFactory): void {
     .option('--window <duration>', '15m, 1h, 1d …', parseDuration)
     .option('--channels <ids>', 'comma-separated channel ids (default: every channel)')
     .action(act(make, async (s, name: string, o: AlertOptions) =>
-      created(s, (c, scope) => c.POST('/v1/alerts', { body: { ...scope, name, condition: condition(o), ...(o.channels ? { channels: csv(o.channels) } : {}) } }),
+      created(s, (c, scope) => c.POST('/v1/alerts', { body: { ...scope, name, condition: condition(o), ...(o.channels ? { channels: commaList(o.channels) } : {}) } }),
         (a) => `added alert ${a.alert_id} (${a.name})`)));
 }
 

@@ -19,7 +19,7 @@ async function readText(path: string): Promise<string> {
 }
 
 /** A rules file: YAML or JSON; a list of rules, a mapping with a `rules:` list, or one rule. */
-export function rulesOf(text: string, path: string): Array<Record<string, unknown>> {
+function rulesOf(text: string, path: string): Array<Record<string, unknown>> {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -56,17 +56,14 @@ export function registerRuleCommands(program: Command, make: SessionFactory): vo
       const scope = await s.scope();
       const saved: Rule[] = [];
       for (const rule of rulesOf(await readText(file), file)) {
-        const result = await client.POST('/v1/rules', { body: { ...scope, ...rule } as CreateRule });
-        // Which rule of the file was refused, before the server's words.
-        if (!result.response.ok) {
+        try {
+          saved.push(unwrap(await client.POST('/v1/rules', { body: { ...scope, ...rule } as CreateRule })));
+        } catch (err) {
+          if (!(err instanceof CliError)) throw err;
+          // Which rule of the file was refused, before the server's words.
           const done = saved.length ? ` (${saved.map((r) => r.rule_id).join(', ')} saved before it)` : '';
-          try {
-            unwrap(result);
-          } catch (err) {
-            throw new CliError(`rule ${JSON.stringify(rule.rule_id ?? saved.length + 1)} was refused${done}:\n${(err as Error).message}`);
-          }
+          throw new CliError(`rule ${JSON.stringify(rule.rule_id ?? saved.length + 1)} was refused${done}:\n${err.message}`);
         }
-        saved.push(result.data!);
       }
       s.out.result({ rules: saved }, () => s.out.table(saved, ruleColumns()));
     }));
@@ -81,11 +78,11 @@ export function registerRuleCommands(program: Command, make: SessionFactory): vo
     .argument('<sessions_file>')
     .action(act(make, async (s, rulesFile: string, sessionsFile: string) => {
       const yaml = await readText(rulesFile);
+      const text = await readText(sessionsFile);
       let doc: unknown;
       try {
-        doc = JSON.parse(await readText(sessionsFile));
+        doc = JSON.parse(text);
       } catch (err) {
-        if (err instanceof UsageError) throw err;
         throw new UsageError(`${sessionsFile} is not JSON: ${(err as Error).message}`);
       }
       const sessions = Array.isArray(doc) ? doc : (doc as { sessions?: unknown })?.sessions;

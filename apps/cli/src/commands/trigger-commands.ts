@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { components, SpoorClient } from '@spoor/client';
 import { unwrap } from '../api-result.js';
 import { CliError, UsageError } from '../cli-errors.js';
-import { act, intOption, type SessionFactory } from '../command-action.js';
+import { act, commaList, intOption, type SessionFactory } from '../command-action.js';
 import { fields } from '../cli-output.js';
 import type { CliSession } from '../cli-session.js';
 import { windowQuery, withWindow, type WindowOptions } from './window-options.js';
@@ -18,8 +18,6 @@ interface TriggerOptions extends WindowOptions {
   kind?: 'digest' | 'alert';
   pollMs: number;
 }
-
-const list = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
 
 function progressLine(job: Job): string {
   const p = job.progress;
@@ -50,11 +48,11 @@ export async function followJob(s: CliSession, client: SpoorClient, jobId: strin
 function body(kind: Kind, scope: { origin: string; project: string }, o: TriggerOptions): Record<string, unknown> {
   const base = { ...scope, ...windowQuery(o) };
   if (kind === 'classification') {
-    const ids = list(o.sessions);
+    const ids = commaList(o.sessions);
     if (!ids?.length) throw new UsageError('classification needs --sessions <id,id,…>');
     return { ...base, session_ids: ids };
   }
-  if (kind === 'notification') return { ...base, ...(o.kind ? { kind: o.kind } : {}), ...(o.channels ? { channels: list(o.channels) } : {}) };
+  if (kind === 'notification') return { ...base, ...(o.kind ? { kind: o.kind } : {}), ...(o.channels ? { channels: commaList(o.channels) } : {}) };
   return base;
 }
 
