@@ -71,6 +71,7 @@ describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
         await phone.screenshot(`phone${path.replace(/\//g, '-')}`);
       }
       expect(phone.errors).to.deep.equal([]);
+      expect(phone.pending(), 'declared failures that never came').to.deep.equal([]);
     } finally {
       await phone.close();
     }

@@ -17,6 +17,8 @@ export interface DashboardTab {
   errors: string[];
   /** Declares that the next answer `status` for `path` is on purpose (a validation error shown, a 404 read as "none yet"). */
   expectFailure(f: ExpectedFailure): void;
+  /** Declared failures that have not happened (yet): a test that ends with some expected one that never came. */
+  pending(): ExpectedFailure[];
   screenshot(name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -54,6 +56,7 @@ export async function openDashboard(browser: Browser, mode: string, opts: { view
     page,
     errors,
     expectFailure: (f) => void expected.push(f),
+    pending: () => [...expected],
     screenshot: async (name) => void (await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })),
     close: () => context.close(),
   };

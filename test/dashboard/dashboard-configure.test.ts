@@ -166,6 +166,9 @@ for (const mode of MODES) {
       await page.locator('.action-list li', { hasText: 'ci' }).first().waitFor();
       expect(await page.getByLabel('API key ci', { exact: true }).count(), 'the secret after a reload').to.equal(0);
       expect(await page.locator('input[readonly]').count()).to.equal(0);
+      // Nor anywhere the page could read it from again: the key list never carries the secret.
+      expect((await seeded.api.get('/v1/users/apikey')).text).not.to.contain(key);
+      expect(await page.content()).not.to.contain(key);
       expect(await page.locator('.webhook-list li').count()).to.equal(1);
       expect(await page.locator('section[aria-label="Channels"] li').allTextContents()).to.have.length(1);
       expect(await page.locator('section[aria-label="Schedules"] li').allTextContents()).to.have.length(1);

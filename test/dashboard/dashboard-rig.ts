@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import type { Context } from 'mocha';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, requireEngine } from '@spoor/testkit';
-import { BROWSER_ARGS } from '../support/browser-visitor.js';
+import { startChromiumAndSpoor } from '../support/chromium-spoor.js';
 import type { Mode } from '../support/engine-env.js';
-import { startSpoor, type Harness } from '../support/spoor-harness.js';
+import type { Harness } from '../support/spoor-harness.js';
 import { expectLabelled, openDashboard, type DashboardTab } from './dashboard-browser.js';
 
 export interface DashboardRig {
@@ -19,22 +18,19 @@ export interface DashboardRig {
 
 /** Chromium and Spoor in `mode` (with `env`), one dashboard tab; skips loudly when either is missing. */
 export async function startDashboardRig(ctx: Context, mode: Mode, env: Record<string, string> = {}): Promise<DashboardRig> {
-  const browser = await launchChromium(BROWSER_ARGS);
-  requireEngine(ctx, browser ? 'ok' : null, 'chromium');
-  const spoor = await startSpoor(mode, env);
-  if (!spoor) await browser!.close();
-  requireEngine(ctx, spoor ? 'ok' : null, `engines for ${mode} mode`);
-  const tab = await openDashboard(browser!, mode);
+  const { browser, spoor } = await startChromiumAndSpoor(ctx, mode, env);
+  const tab = await openDashboard(browser, mode);
   return {
-    browser: browser!, spoor: spoor!, tab, page: tab.page,
+    browser, spoor, tab, page: tab.page,
     async finish(name) {
       await tab.screenshot(name);
       await expectLabelled(tab.page);
       expect(tab.errors).to.deep.equal([]);
+      expect(tab.pending(), 'declared failures that never came').to.deep.equal([]);
     },
     async stop() {
-      await browser!.close();
-      await spoor!.stop();
+      await browser.close();
+      await spoor.stop();
     },
   };
 }

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import type { Context } from 'mocha';
 import type { Browser } from 'playwright-core';
-import { launchChromium, requireEngine } from '@spoor/testkit';
 import { ApiClient, signUp } from './api-client.js';
-import { BROWSER_ARGS } from './browser-visitor.js';
+import { startChromiumAndSpoor } from './chromium-spoor.js';
 import type { Mode } from './engine-env.js';
-import { startSpoor, type Harness } from './spoor-harness.js';
+import type { Harness } from './spoor-harness.js';
 import { startTestSite, type TestSite } from './test-site.js';
 
 export const SITE_PROJECTS = { tag: 'site/tag', module: 'site/module', optOut: 'site/optout', dnt: 'site/dnt' };
@@ -25,20 +24,16 @@ export interface LoggerRig {
  * missing (a failure under SPOOR_REQUIRE_INFRA).
  */
 export async function startLoggerRig(ctx: Context, mode: Mode, more: string[] = []): Promise<LoggerRig> {
-  const browser = await launchChromium(BROWSER_ARGS);
-  requireEngine(ctx, browser ? 'ok' : null, 'chromium');
-  const spoor = await startSpoor(mode);
-  if (!spoor) await browser!.close();
-  requireEngine(ctx, spoor ? 'ok' : null, `engines for ${mode} mode`);
-  const site = await startTestSite(spoor!.url, SITE_PROJECTS);
-  const api = await signUp(spoor!.url);
+  const { browser, spoor } = await startChromiumAndSpoor(ctx, mode);
+  const site = await startTestSite(spoor.url, SITE_PROJECTS);
+  const api = await signUp(spoor.url);
   for (const project of [...Object.values(SITE_PROJECTS), ...more]) expect((await api.post('/v1/users/projects', { origin: site.origin, project })).status).to.equal(200);
   return {
-    browser: browser!, spoor: spoor!, site, api,
+    browser, spoor, site, api,
     async stop() {
-      await browser!.close();
+      await browser.close();
       await site.close();
-      await spoor!.stop();
+      await spoor.stop();
     },
   };
 }

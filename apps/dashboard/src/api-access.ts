@@ -46,13 +46,14 @@ export async function ok<T>(call: Promise<Answer<T>>): Promise<T> {
   throw new ApiError(response.status, message, issues);
 }
 
-/** Waits for a triggered job to finish; answers its final status and error. */
-export async function waitForJob(jobId: string, timeoutMs = 60_000): Promise<{ status: string; error: string | null }> {
+/** Waits for a triggered job to succeed; throws, saying how, when it failed or is still running at the deadline. */
+export async function waitForJob(jobId: string, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await ok(api().GET('/v1/jobs/{job_id}', { params: { path: { job_id: jobId } } }));
-    if (job.status === 'succeeded' || job.status === 'failed') return job;
-    if (Date.now() > deadline) return { status: job.status, error: 'still running; look again later' };
+    if (job.status === 'succeeded') return;
+    if (job.status === 'failed') throw new Error(`${what} failed: ${job.error ?? 'no reason given'}`);
+    if (Date.now() > deadline) throw new Error(`${what} is still running; look again later`);
     await new Promise((r) => setTimeout(r, 400));
   }
 }

@@ -61,3 +61,20 @@ export function showInfo(el: HTMLElement, message: string): void {
   el.className = 'status info';
   el.textContent = message;
 }
+
+/**
+ * A button's long task: disabled while it runs, `busy` then `done` (or the error) in `status`.
+ * The overview's "Aggregate now" and the transitions' "Compute" run jobs this way.
+ */
+export async function whileBusy(button: HTMLButtonElement, status: HTMLElement, busy: string, done: string, work: () => Promise<void>): Promise<void> {
+  button.disabled = true;
+  showInfo(status, busy);
+  try {
+    await work();
+    showInfo(status, done);
+  } catch (err) {
+    showError(status, (err as Error).message);
+  } finally {
+    button.disabled = false;
+  }
+}

@@ -15,6 +15,12 @@ export function messages(el: HTMLElement, err: unknown): void {
   replace(el, h('ul', { class: 'status error', role: 'alert' }, lines.map((l) => h('li', {}, l))));
 }
 
+/** Rules (a YAML document; a JSON list is one too) evaluated on the project's 20 newest sessions; nothing is written. */
+export async function testOnRecent(scope: Scope, rules: string): Promise<Array<{ session_id: string | null; matched: string[] }>> {
+  const sessions = await loadSessions(scope, {}, 20);
+  return (await ok(api().POST('/v1/rules/test', { body: { sessions, rules } }))).results;
+}
+
 function parseJson(what: string, text: string): unknown {
   try {
     return JSON.parse(text);
@@ -51,8 +57,7 @@ export function ruleEditor(scope: Scope, rule: Rule | null, saved: () => void): 
   async function test(): Promise<void> {
     try {
       const { origin: _o, project: _p, ...definition } = body();
-      const sessions = await loadSessions(scope, {}, 20);
-      const { results } = await ok(api().POST('/v1/rules/test', { body: { sessions, rules: JSON.stringify([definition]) } }));
+      const results = await testOnRecent(scope, JSON.stringify([definition]));
       const matched = results.filter((r) => r.matched.length > 0);
       replace(out, h('p', { class: 'status info', role: 'status' }, `Matches ${matched.length} of ${results.length} recent sessions.`),
         h('ul', {}, matched.map((r) => h('li', {}, h('a', { href: `/sessions/${encodeURIComponent(r.session_id ?? '')}` }, r.session_id ?? '(no id)')))));

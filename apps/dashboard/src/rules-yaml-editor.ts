@@ -2,8 +2,7 @@ import type { components } from '@spoor/client';
 import { api, ok } from './api-access.js';
 import { field, h, replace } from './dom-builder.js';
 import type { Scope } from './project-scope.js';
-import { messages } from './rule-editor.js';
-import { loadSessions } from './session-filters.js';
+import { messages, testOnRecent } from './rule-editor.js';
 
 type RuleBody = components['schemas']['CreateRuleRequest'];
 
@@ -24,14 +23,9 @@ export function yamlEditor(scope: Scope, saved: () => void): HTMLElement {
   const text = h('textarea', { name: 'rules_yaml', rows: 8, spellcheck: 'false', class: 'mono' });
   text.value = SAMPLE;
   const out = h('div', { 'aria-live': 'polite' });
-  async function check(): Promise<number> {
-    const sessions = await loadSessions(scope, {}, 20);
-    const { results } = await ok(api().POST('/v1/rules/test', { body: { sessions, rules: text.value } }));
-    return results.filter((r) => r.matched.length > 0).length;
-  }
   async function test(): Promise<void> {
     try {
-      const n = await check();
+      const n = (await testOnRecent(scope, text.value)).filter((r) => r.matched.length > 0).length;
       replace(out, h('p', { class: 'status info', role: 'status' }, `The document is valid; it matches ${n} recent sessions.`));
     } catch (err) {
       messages(out, err);
@@ -39,11 +33,12 @@ export function yamlEditor(scope: Scope, saved: () => void): HTMLElement {
   }
   async function apply(): Promise<void> {
     try {
-      await check();
+      // The server's check (422 with line and column) needs no sessions: one request.
+      await ok(api().POST('/v1/rules/test', { body: { sessions: [], rules: text.value } }));
       const { parse } = await import('./yaml-loader.js');
       const doc = parse(text.value) as unknown;
       const list = (Array.isArray(doc) ? doc : (doc as { rules?: unknown[] }).rules ?? []) as Partial<RuleBody>[];
-      for (const rule of list) await ok(api().POST('/v1/rules', { body: { kind: 'classification', tags: [], enabled: true, ...rule, ...scope } as RuleBody }));
+      for (const rule of list) await ok(api().POST('/v1/rules', { body: { ...rule, ...scope } as RuleBody }));
       replace(out, h('p', { class: 'status info', role: 'status' }, `Applied ${list.length} rule${list.length === 1 ? '' : 's'}.`));
       saved();
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { components } from '@spoor/client';
 import { api, ok, waitForJob } from '../api-access.js';
-import { field, h, replace, showError, showInfo, statusLine } from '../dom-builder.js';
+import { field, h, replace, statusLine, whileBusy } from '../dom-builder.js';
 import { formatCount, formatDuration, formatPercent, formatTime } from '../display-format.js';
 import type { Page, PageContext } from '../page-context.js';
 import { figures, rankedList } from '../ranked-list.js';
@@ -63,22 +63,12 @@ export const overviewPage: Page = async (ctx: PageContext) => {
     const chosen = pickOverview(overviews, range[2]);
     replace(body, chosen ? renderOverview(chosen) : h('p', { class: 'empty' }, `No overview of the ${range[1].toLowerCase()} yet. Press “Aggregate now”, or add a schedule in Settings.`));
   }
-  async function run(): Promise<void> {
-    aggregate.disabled = true;
-    showInfo(status, 'Aggregating…');
-    try {
-      const now = Date.now();
-      const { job_id } = await ok(api().POST('/v1/trigger/aggregation', { body: { ...ctx.scope, window_start: now - range[2], window_end: now } }));
-      const job = await waitForJob(job_id);
-      if (job.status !== 'succeeded') throw new Error(`Aggregation ${job.status}: ${job.error ?? ''}`);
-      await load();
-      showInfo(status, 'Aggregated.');
-    } catch (err) {
-      showError(status, (err as Error).message);
-    } finally {
-      aggregate.disabled = false;
-    }
-  }
+  const run = () => whileBusy(aggregate, status, 'Aggregating…', 'Aggregated.', async () => {
+    const now = Date.now();
+    const { job_id } = await ok(api().POST('/v1/trigger/aggregation', { body: { ...ctx.scope, window_start: now - range[2], window_end: now } }));
+    await waitForJob(job_id, 'Aggregation');
+    await load();
+  });
   await load();
   replace(ctx.main,
     h('h1', { tabindex: -1 }, `Overview of ${ctx.scope.project}`),

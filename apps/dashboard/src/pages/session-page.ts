@@ -59,13 +59,12 @@ function tagBlock(ctx: PageContext, id: string, tags: string[]): HTMLElement {
 export const sessionPage: Page = async (ctx) => {
   const id = ctx.params.id!;
   const req = { params: { path: { session_id: id }, query: ctx.scope } };
-  const [summary, { events }, { attributes }, { tags }] = await Promise.all([
+  // The summary carries the attributes and tags already: two requests, not four.
+  const [summary, { events }] = await Promise.all([
     ok(api().GET('/v1/sessions/{session_id}', req)),
     ok(api().GET('/v1/sessions/{session_id}/events', req)),
-    ok(api().GET('/v1/sessions/{session_id}/attributes', req)),
-    ok(api().GET('/v1/sessions/{session_id}/tags', req)),
   ]);
-  const attrs = Object.entries(attributes);
+  const attrs = Object.entries(summary.attributes);
   replace(ctx.main,
     h('p', {}, h('a', { href: '/sessions' }, '← All sessions')),
     h('h1', { tabindex: -1 }, 'Session'),
@@ -74,7 +73,7 @@ export const sessionPage: Page = async (ctx) => {
       h('section', { class: 'card', 'aria-label': 'Summary' }, h('h2', {}, 'Summary'), summaryList(summary)),
       h('div', {},
         classificationBlock(summary),
-        tagBlock(ctx, id, tags.map((t) => t.tag)),
+        tagBlock(ctx, id, summary.tags),
         h('section', { class: 'card', 'aria-label': 'Attributes' }, h('h2', {}, 'Attributes'),
           attrs.length ? h('dl', { class: 'summary' }, attrs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, JSON.stringify(v))))) : h('p', { class: 'muted' }, 'No attributes extracted.')))),
     h('section', { 'aria-label': 'Timeline' }, h('h2', {}, `Timeline (${events.length} events)`), sessionTimeline(events)));

@@ -1,5 +1,5 @@
 import { api, ApiError, ok, waitForJob } from '../api-access.js';
-import { h, replace, showError, showInfo, statusLine } from '../dom-builder.js';
+import { h, replace, statusLine, whileBusy } from '../dom-builder.js';
 import { formatTime } from '../display-format.js';
 import type { Page } from '../page-context.js';
 import { topTransitions, transitionHeatmap } from '../transition-heatmap.js';
@@ -20,21 +20,11 @@ export const transitionsPage: Page = async (ctx) => {
       replace(body, h('p', { class: 'empty' }, 'No transition matrix yet: compute one.'));
     }
   }
-  const compute = h('button', { type: 'button', onclick: async () => {
-    compute.disabled = true;
-    showInfo(status, 'Computing…');
-    try {
-      const { job_id } = await ok(api().POST('/v1/trigger/transitions', { body: { ...ctx.scope } }));
-      const job = await waitForJob(job_id);
-      if (job.status !== 'succeeded') throw new Error(`Transitions ${job.status}: ${job.error ?? ''}`);
-      await load();
-      showInfo(status, 'Computed.');
-    } catch (err) {
-      showError(status, (err as Error).message);
-    } finally {
-      compute.disabled = false;
-    }
-  } }, 'Compute for the last 24 hours');
+  const compute = h('button', { type: 'button', onclick: () => whileBusy(compute, status, 'Computing…', 'Computed.', async () => {
+    const { job_id } = await ok(api().POST('/v1/trigger/transitions', { body: { ...ctx.scope } }));
+    await waitForJob(job_id, 'Transitions');
+    await load();
+  }) }, 'Compute for the last 24 hours');
   await load();
   replace(ctx.main, h('h1', { tabindex: -1 }, 'Transitions'), h('div', { class: 'toolbar' }, compute), status, body);
 };
