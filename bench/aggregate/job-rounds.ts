@@ -12,8 +12,8 @@ import type { Window } from '@spoor/store';
 import { aggregationJob, transitionsJob, WebhookOutbox } from '@spoor/worker';
 import { readsDuring, type ReadStall } from './concurrent-reads.js';
 import type { DatasetTally } from './event-generator.js';
-import { readPeaks, resetPeaks, type PeakRss } from './memory-peaks.js';
-import type { ModeAdapters } from './mode-stores.js';
+import { readPeaks, resetPeaks, type ChildProcess, type PeakRss } from './memory-peaks.js';
+import type { ModeAdapters } from '../shared/mode-stores.js';
 
 export type Phase = 'count' | 'aggregation' | 'transitions';
 const PHASES: readonly Phase[] = ['count', 'aggregation', 'transitions'];
@@ -71,7 +71,7 @@ function higher(a: PeakRss | undefined, b: PeakRss): PeakRss {
   return { benchMiB: Math.max(a.benchMiB, b.benchMiB), children };
 }
 
-export async function measureJobs(a: ModeAdapters, project: ProjectRecord, tally: DatasetTally, rounds: number, log: (line: string) => void): Promise<JobsResult> {
+export async function measureJobs(a: ModeAdapters, kids: ChildProcess[], project: ProjectRecord, tally: DatasetTally, rounds: number, log: (line: string) => void): Promise<JobsResult> {
   const w: Window = { start: tally.firstMs, end: tally.lastMs + 1 };
   const run = phaseRunners(a, project, w, tally);
   const times: JobsResult['rounds'] = [];
@@ -80,11 +80,11 @@ export async function measureJobs(a: ModeAdapters, project: ProjectRecord, tally
   for (let r = 0; r < rounds; r++) {
     const round = {} as Record<Phase, number>;
     for (const phase of PHASES) {
-      resetPeaks();
+      resetPeaks(kids);
       const t0 = performance.now();
       outcomes[phase] = await run[phase]();
       round[phase] = (performance.now() - t0) / 1000;
-      memory[phase] = higher(memory[phase], readPeaks());
+      memory[phase] = higher(memory[phase], readPeaks(kids));
     }
     times.push(round);
     log(`  round ${r + 1}: count ${round.count.toFixed(2)} s, aggregation ${round.aggregation.toFixed(2)} s, transitions ${round.transitions.toFixed(2)} s`);

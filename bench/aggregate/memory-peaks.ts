@@ -13,7 +13,7 @@ export interface PeakRss {
   children: Record<string, number>;
 }
 
-interface Child {
+export interface ChildProcess {
   pid: number;
   name: string;
 }
@@ -32,14 +32,15 @@ function nameOf(pid: number): string {
   return [program, script && basename(script)].filter(Boolean).join(' ');
 }
 
-function children(): Child[] {
+/** This process' children (reading every /proc/<pid>/stat): list them once per store, then pass them on. */
+export function childProcesses(): ChildProcess[] {
   let pids: number[];
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
   } catch {
     return [];
   }
-  const out: Child[] = [];
+  const out: ChildProcess[] = [];
   for (const pid of pids) {
     try {
       if (parentOf(pid) === process.pid) out.push({ pid, name: nameOf(pid) });
@@ -59,15 +60,15 @@ function resetPeak(pid: number): void {
 }
 
 /** Starts a new phase: this process' and its children's peaks restart from their current RSS. */
-export function resetPeaks(): void {
+export function resetPeaks(kids: ChildProcess[]): void {
   resetPeak(process.pid);
-  for (const c of children()) resetPeak(c.pid);
+  for (const c of kids) resetPeak(c.pid);
 }
 
 /** Peaks since the last resetPeaks(). */
-export function readPeaks(): PeakRss {
-  const round = (mib: number) => Math.round(mib);
-  const kids: Record<string, number> = {};
-  for (const c of children()) kids[c.name] = round(readMemory(c.pid).peakRssMiB);
-  return { benchMiB: round(readMemory(process.pid).peakRssMiB), children: kids };
+export function readPeaks(kids: ChildProcess[]): PeakRss {
+  const children: Record<string, number> = {};
+  // Two children of one name (two Python runners) are told apart by pid, not overwritten.
+  for (const c of kids) children[c.name in children ? `${c.name} (${c.pid})` : c.name] = Math.round(readMemory(c.pid).peakRssMiB);
+  return { benchMiB: Math.round(readMemory(process.pid).peakRssMiB), children };
 }

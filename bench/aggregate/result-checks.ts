@@ -3,10 +3,9 @@
 // Every event is inside the window and no event is a bot, so the figures are exact.
 import { RECORD_KINDS, type Overview, type TransitionMatrix } from '@spoor/schemas';
 import type { Store, Window } from '@spoor/store';
+import { windowId } from '@spoor/worker';
 import type { DatasetTally } from './event-generator.js';
 
-/** The record id the worker gives a window's results (services/worker/src/overview-builder.ts). */
-const windowId = (w: Window) => `${w.start}-${w.end}`;
 
 function expectEqual(what: string, got: unknown, want: unknown, problems: string[]): void {
   if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`${what}: got ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);

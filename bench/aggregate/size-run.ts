@@ -2,8 +2,8 @@
 // baseline and result jobs, the check of what the jobs stored; close.
 import type { AggregateMode } from './aggregate-options.js';
 import { measureJobs, type JobsResult } from './job-rounds.js';
-import { readPeaks, resetPeaks, type PeakRss } from './memory-peaks.js';
-import { closeMode, openMode } from './mode-stores.js';
+import { closeMode, openMode } from '../shared/mode-stores.js';
+import { childProcesses, readPeaks, resetPeaks, type PeakRss } from './memory-peaks.js';
 import { loadProject, type LoadResult } from './project-loader.js';
 import { checkMatrix, checkOverview } from './result-checks.js';
 
@@ -19,14 +19,16 @@ export interface SizeResult {
 
 export async function runSize(mode: AggregateMode, events: number, o: { rounds: number; chunk: number; duckdbMemory: string }): Promise<SizeResult> {
   const log = (line: string) => process.stdout.write(`${mode} ${events.toLocaleString('en')}: ${line}\n`);
-  const adapters = await openMode(mode, String(events), o.duckdbMemory);
+  const adapters = await openMode(mode, { bench: 'aggregate', label: String(events), duckdbMemory: o.duckdbMemory });
+  // The engines' processes are up once the stores are open; listed once, not at every phase.
+  const kids = childProcesses();
   try {
     log(adapters.describe);
-    resetPeaks();
+    resetPeaks(kids);
     const { project, ...load } = await loadProject(adapters.store, events, o.chunk, log);
-    const loadMemory = readPeaks();
+    const loadMemory = readPeaks(kids);
     log(`loaded ${load.tally.events.toLocaleString('en')} events, ${load.tally.sessions.toLocaleString('en')} sessions, ${load.tally.tagFacts.toLocaleString('en')} tag facts in ${load.loadSec.toFixed(1)} s`);
-    const jobs = await measureJobs(adapters, project, load.tally, o.rounds, log);
+    const jobs = await measureJobs(adapters, kids, project, load.tally, o.rounds, log);
     const overview = await checkOverview(adapters.store, project.project_id, jobs.window, load.tally);
     const matrix = await checkMatrix(adapters.store, project.project_id, jobs.window, load.tally);
     log(`medians: count ${jobs.sec.count.toFixed(2)} s, aggregation ${jobs.sec.aggregation.toFixed(2)} s (x${jobs.ratio.aggregation.toFixed(1)}), transitions ${jobs.sec.transitions.toFixed(2)} s (x${jobs.ratio.transitions.toFixed(1)}); results checked`);

@@ -3,7 +3,7 @@
 import type { ClassifyBenchOptions, ClassifyMode } from './classify-options.js';
 import { measureBackfill, type BackfillResult } from './backfill-run.js';
 import { CallTimings, timedKv, timedStore } from './call-timings.js';
-import { closeMode, openMode } from './mode-stores.js';
+import { closeMode, openMode } from '../shared/mode-stores.js';
 import { measureThroughput, type ThroughputResult } from './throughput-run.js';
 import { SeededRandom } from '../read/seeded-random.js';
 
@@ -18,7 +18,7 @@ export interface ModeResult {
 
 export async function runMode(mode: ClassifyMode, o: ClassifyBenchOptions): Promise<ModeResult> {
   const log = (line: string) => process.stdout.write(`${mode}: ${line}\n`);
-  const adapters = await openMode(mode);
+  const adapters = await openMode(mode, { bench: 'classify' });
   try {
     const timings = new CallTimings();
     const ctx = { store: timedStore(adapters.store, timings), kv: timedKv(adapters.kv, timings), timings, rng: new SeededRandom(SEED) };

@@ -3,18 +3,6 @@ import { storedToken } from './auth-store.js';
 import { h, replace } from './dom-builder.js';
 import { saveScope, scopeKey, storedScope, type Scope } from './project-scope.js';
 
-export const NAV: [path: string, label: string][] = [
-  ['/overview', 'Overview'],
-  ['/sessions', 'Sessions'],
-  ['/actions', 'Actions'],
-  ['/rules', 'Rules'],
-  ['/tags', 'Tags'],
-  ['/transitions', 'Transitions'],
-  ['/settings', 'Settings'],
-  ['/health', 'Health'],
-  ['/projects', 'Projects'],
-];
-
 export interface Shell {
   main: HTMLElement;
   /** Marks the current page in the navigation. */
@@ -23,9 +11,9 @@ export interface Shell {
 }
 
 /** Header (project picker, account, sign-out), navigation and the <main> pages render into. */
-export function renderShell(root: HTMLElement, onScopeChange: () => void, onSignOut: () => void): Shell {
+export function renderShell(root: HTMLElement, nav: Array<[path: string, label: string]>, onScopeChange: () => void, onSignOut: () => void): Shell {
   const picker = h('select', { id: 'project-picker', onchange: () => pick() });
-  const links = NAV.map(([path, label]) => h('a', { href: path }, label));
+  const links = nav.map(([path, label]) => h('a', { href: path }, label));
   const main = h('main', { id: 'main', tabindex: -1 });
   replace(
     root,

@@ -22,18 +22,21 @@ import { transitionsPage } from './pages/transitions-page.js';
 interface PageRoute { page: Page; title: string; needsProject: boolean }
 const page = (p: Page, title: string, needsProject = true): PageRoute => ({ page: p, title, needsProject });
 
-const routes = [
-  route('/projects', page(projectsPage, 'Projects', false)),
-  route('/overview', page(overviewPage, 'Overview')),
-  route('/sessions', page(sessionsPage, 'Sessions')),
-  route('/sessions/:id', page(sessionPage, 'Session')),
-  route('/actions', page(actionsPage, 'Actions')),
-  route('/rules', page(rulesPage, 'Rules')),
-  route('/tags', page(tagsPage, 'Tags')),
-  route('/transitions', page(transitionsPage, 'Transitions')),
-  route('/settings', page(settingsPage, 'Settings')),
-  route('/health', page(healthPage, 'Health', false)),
+/** The pages, in the navigation's order; every path without a parameter is a link there. */
+const paths: Array<[string, PageRoute]> = [
+  ['/overview', page(overviewPage, 'Overview')],
+  ['/sessions', page(sessionsPage, 'Sessions')],
+  ['/sessions/:id', page(sessionPage, 'Session')],
+  ['/actions', page(actionsPage, 'Actions')],
+  ['/rules', page(rulesPage, 'Rules')],
+  ['/tags', page(tagsPage, 'Tags')],
+  ['/transitions', page(transitionsPage, 'Transitions')],
+  ['/settings', page(settingsPage, 'Settings')],
+  ['/health', page(healthPage, 'Health', false)],
+  ['/projects', page(projectsPage, 'Projects', false)],
 ];
+const routes = paths.map(([path, r]) => route(path, r));
+const nav = paths.filter(([path]) => !path.includes(':')).map(([path, r]): [string, string] => [path, r.title]);
 
 const root = document.getElementById('app')!;
 let shell: Shell | null = null;
@@ -67,7 +70,7 @@ async function render(): Promise<void> {
     return renderLoginPage(root, query.get('notice'), () => navigate('/', true));
   }
   if (!shell) {
-    shell = renderShell(root, () => void render(), () => signOut('You are signed out.'));
+    shell = renderShell(root, nav, () => void render(), () => signOut('You are signed out.'));
     try {
       await shell.refreshProjects();
     } catch (err) {

@@ -1,4 +1,5 @@
 import { z, EpochMs } from '../zod.js';
+import { WindowQuery, limitParam } from './common.js';
 
 const Instance = z.object({ instance: z.string(), alive: z.boolean(), last_seen: EpochMs, started_at: EpochMs, version: z.string() });
 
@@ -20,3 +21,6 @@ export const HealthReport = z
 export type HealthReport = z.infer<typeof HealthReport>;
 
 export const HealthHistory = z.object({ snapshots: z.array(HealthReport) }).openapi('HealthHistory');
+
+/** GET /v1/status/health/history: a window, newest first, a day of minutes at most. */
+export const HealthHistoryQuery = WindowQuery.extend({ limit: limitParam(60, 1440) });

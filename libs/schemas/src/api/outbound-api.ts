@@ -2,7 +2,7 @@
 // webhooks and their deliveries, schedules, alerts; and the results the worker stores.
 import { z, EpochMs } from '../zod.js';
 import { Overview, TransitionMatrix } from '../overview.js';
-import { Origin, ProjectName, ScopeQuery, WindowQuery, limitParam } from './common.js';
+import { Origin, ProjectName, ScopeQuery, limitParam } from './common.js';
 
 const Text = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
 const Id = z.string().min(1).max(64);
@@ -101,4 +101,3 @@ export const ScopedList = ScopeQuery.extend({ limit: limitParam(50, 1000) });
 export const OverviewQuery = ScopeQuery.extend({ limit: limitParam(10, 100) });
 export const OverviewList = z.object({ overviews: z.array(Overview) }).openapi('OverviewList');
 export const TransitionsResponse = TransitionMatrix;
-export const HealthHistoryQuery = WindowQuery.extend({ limit: limitParam(60, 1440) });
