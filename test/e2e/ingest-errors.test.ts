@@ -17,6 +17,11 @@ interface Case {
   type?: string;
 }
 
+/** `{"a":{"a":…1…}}` nested `depth` deep, built as text: the test's own JSON.stringify would overflow on it. */
+const nestedJson = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+const okJson = (payloadJson: string) => `{"project":"err/web","action":"click","timestamp":${Date.now()},"payload":${payloadJson}}`;
+const now = Date.now();
+
 const cases: Case[] = [
   { name: 'malformed JSON', body: '{"project": "err/web", "action": ', status: 400 },
   { name: 'a JSON string that is not an object', body: '"just a string"', status: 422, loc: ['body'], type: 'dict_type' },
@@ -40,6 +45,17 @@ const cases: Case[] = [
   { name: 'a batch of 501 events', body: { events: Array.from({ length: 501 }, () => ok) }, path: '/v1/event/batch', status: 422, loc: ['body', 'events'], type: 'too_long' },
   { name: 'a batch with one bad event', body: { events: [ok, { ...ok, action: '' }] }, path: '/v1/event/batch', status: 422, loc: ['body', 'events', 1, 'action'], type: 'string_too_short' },
   { name: 'a batch that is not a list', body: { events: ok }, path: '/v1/event/batch', status: 422, loc: ['body', 'events'], type: 'list_type' },
+  // Issue 13: what the enricher would drop is refused here, so a 200 is never dropped later.
+  { name: 'a payload nested 33 deep', body: okJson(nestedJson(33)), status: 422, loc: ['body', 'payload'], type: 'value_error' },
+  { name: 'a payload nested 32 deep, the most allowed, plus a bad action', body: okJson(nestedJson(32)).replace('"click"', '""'), status: 422, loc: ['body', 'action'], type: 'string_too_short' },
+  { name: 'a payload nested 10,000 deep', body: okJson(nestedJson(10_000)), status: 422, loc: ['body'], type: 'value_error' },
+  { name: 'a batch whose events are an object nested 10,000 deep', body: `{"events":${nestedJson(10_000)}}`, path: '/v1/event/batch', status: 422, loc: ['body'], type: 'value_error' },
+  { name: 'a batch of events nested 100,000 deep in lists', body: `{"events":[${'['.repeat(100_000)}${']'.repeat(100_000)}]}`, path: '/v1/event/batch', status: 422, loc: ['body'], type: 'value_error' },
+  { name: 'a timestamp of 8.64e15', body: { ...ok, timestamp: 8.64e15 }, status: 422, loc: ['body', 'timestamp'], type: 'value_error' },
+  { name: 'a timestamp in seconds', body: { ...ok, timestamp: 1_795_486_000 }, status: 422, loc: ['body', 'timestamp'], type: 'value_error' },
+  { name: 'a timestamp 25 hours ahead', body: { ...ok, timestamp: now + 25 * 3_600_000 }, status: 422, loc: ['body', 'timestamp'], type: 'value_error' },
+  { name: 'a sent_at whose correction moves the event 20 years ahead', body: { ...ok, timestamp: now, sent_at: now - 20 * 365 * 86_400_000 }, status: 422, loc: ['body', 'sent_at'], type: 'value_error' },
+  { name: 'a batch with one event from 1970', body: { events: [{ ...ok, timestamp: now }, { ...ok, timestamp: 86_400_000 }] }, path: '/v1/event/batch', status: 422, loc: ['body', 'events', 1, 'timestamp'], type: 'value_error' },
 ];
 
 for (const mode of MODES) {

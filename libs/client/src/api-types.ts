@@ -261,7 +261,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Enriched events of the session, oldest first */
+        /** Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched) */
         get: operations["get_sessions_session_id_events"];
         put?: never;
         post?: never;
@@ -2989,6 +2989,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (for example an unverified domain) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 /// <reference types="mocha" />
 import { expect } from 'chai';
 import {
-  checkPayloadDepth, checkTimestamp, jsonDepthExceeds, MAX_FUTURE_MS, MAX_PAYLOAD_DEPTH,
+  checkPayloadDepth, checkTimestamp, jsonDepthExceeds, MAX_FUTURE_MS, MAX_PAYLOAD_DEPTH, MIN_EVENT_TIMESTAMP,
 } from '../src/event-guard-step.js';
 
 /** `{a:{a:…}}` with `depth` levels of objects. */
@@ -17,7 +17,10 @@ describe('event-guard-step', () => {
     const cases: Array<[string, number, 'invalid_timestamp' | null]> = [
       ['now', received, null],
       ['a year ago', received - 365 * 86_400_000, null],
-      ['epoch', 0, null],
+      ['epoch', 0, 'invalid_timestamp'],
+      ['in seconds, not milliseconds', 1_795_486_000, 'invalid_timestamp'],
+      ['1 ms before 2000-01-01', MIN_EVENT_TIMESTAMP - 1, 'invalid_timestamp'],
+      ['2000-01-01 exactly', MIN_EVENT_TIMESTAMP, null],
       ['exactly 24 h ahead', received + MAX_FUTURE_MS, null],
       ['24 h and 1 ms ahead', received + MAX_FUTURE_MS + 1, 'invalid_timestamp'],
       ['a year ahead', received + 365 * 86_400_000, 'invalid_timestamp'],

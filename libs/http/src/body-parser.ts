@@ -1,4 +1,5 @@
 import express, { type RequestHandler } from 'express';
+import { MAX_JSON_DEPTH, jsonDepthExceeds } from '@spoor/schemas';
 import { errors } from './http-errors.js';
 
 const JSON_TYPES = ['application/json', 'text/plain', 'application/*+json'];
@@ -23,11 +24,27 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
       return next();
     }
     try {
-      req.body = JSON.parse(raw);
+      req.body = parseJsonBody(raw);
     } catch (err) {
-      return next(errors.malformedJson((err as Error).message));
+      return next(err);
     }
     next();
   };
   return [text, parse];
+}
+
+/**
+ * JSON.parse with the depth limit every body obeys (a deep body is refused before any walk of
+ * it can overflow the stack). Throws the catalogue's 400 or 422.
+ */
+export function parseJsonBody(raw: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    // V8 itself gives up on absurd depths with a RangeError: that is malformed input too.
+    throw errors.malformedJson((err as Error).message);
+  }
+  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw errors.tooDeep(MAX_JSON_DEPTH);
+  return value;
 }

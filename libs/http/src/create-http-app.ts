@@ -18,6 +18,8 @@ export interface HttpAppOptions {
 export function createHttpApp(opts: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Whatever reaches express' own last-resort handler answers without a stack trace.
+  app.set('env', 'production');
   // No ETag: API answers are not revalidated by clients, and hashing every body cost ~1 % of
   // ingest's CPU in a profile.
   app.set('etag', false);

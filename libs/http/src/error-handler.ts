@@ -1,15 +1,16 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '@spoor/log';
 import { HttpError, errors } from './http-errors.js';
+import { stringifyOrFallback } from './safe-json.js';
 
-interface BodyParserError extends Error {
+interface FrameworkError extends Error {
   type?: string;
   status?: number;
   limit?: number;
 }
 
-/** Maps body-parser's errors onto our catalogue. */
-function fromBodyParser(err: BodyParserError): HttpError | null {
+/** Maps body-parser's and the router's own errors onto our catalogue. */
+function fromFramework(err: FrameworkError): HttpError | null {
   switch (err.type) {
     case 'entity.too.large':
       return errors.payloadTooLarge(`Request body exceeds ${err.limit ?? 'the'} bytes`);
@@ -19,20 +20,36 @@ function fromBodyParser(err: BodyParserError): HttpError | null {
     case 'charset.unsupported':
       return new HttpError(415, 'unsupported_media_type', err.message);
     case 'request.aborted':
-      return new HttpError(400, 'request_aborted', 'Request aborted');
-    default:
-      return null;
+      return errors.requestAborted();
   }
+  // The router fails to decode a path parameter such as `%ZZ` with a URIError marked 400.
+  if (err instanceof URIError) return errors.badRequest('Malformed percent-encoding in the path');
+  return null;
 }
 
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(errors.notFound());
 
+/**
+ * Writes an error in the documented body. It never throws: whatever it is handed, the answer is
+ * JSON without internals, and express' default handler (an HTML page with a stack trace outside
+ * production) is never reached.
+ */
+export function sendError(res: Response, httpError: HttpError): void {
+  if (res.headersSent) return;
+  const { body, ok } = stringifyOrFallback({ detail: httpError.detail });
+  const status = ok ? httpError.status : 500;
+  res.status(status).set(ok ? httpError.headers : {}).type('application/json; charset=utf-8').send(body);
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const known = err instanceof HttpError ? err : fromBodyParser(err as BodyParserError);
-    const httpError = known ?? errors.internal();
-    if (!known) logger.error('unhandled error', { err, method: req.method, path: req.path });
-    if (res.headersSent) return;
-    res.status(httpError.status).set(httpError.headers).json({ detail: httpError.detail });
+    try {
+      const known = err instanceof HttpError ? err : err instanceof Error ? fromFramework(err) : null;
+      if (!known) logger.error('unhandled error', { err, method: req.method, path: req.path });
+      sendError(res, known ?? errors.internal());
+    } catch (failure) {
+      logger.error('error handler failed', { err: failure });
+      if (!res.headersSent) res.status(500).type('application/json; charset=utf-8').send('{"detail":"Internal Server Error"}');
+    }
   };
 }

@@ -3,7 +3,9 @@ import type { Express, RequestHandler } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { Logger } from '@spoor/log';
 import { corsMiddleware } from './cors-middleware.js';
+import { parseJsonBody } from './body-parser.js';
 import { HttpError, errors } from './http-errors.js';
+import { stringifyOrFallback } from './safe-json.js';
 
 /** What a fast route gets: the parsed JSON body (undefined when empty) and the request. */
 export type FastHandler = (body: unknown, req: IncomingMessage, ip: string) => Promise<unknown>;
@@ -38,7 +40,12 @@ export class FastLane {
     const route = this.routes.get(q === -1 ? url : url.slice(0, q));
     if (!route || !this.plainBody(req)) return false;
     for (const step of this.cors) step(req as never, res as never, () => {});
-    void this.run(route.handler, route.limitBytes, req, res);
+    // run() catches everything it can; this is the last net for a fault inside its own catch.
+    this.run(route.handler, route.limitBytes, req, res).catch((err: unknown) => {
+      this.logger.error('fast lane failed', { err });
+      if (!res.headersSent) send(res, 500, {}, { detail: 'Internal Server Error' });
+      else res.destroy();
+    });
     return true;
   }
 
@@ -88,15 +95,15 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<unknown> {
       }
       chunks.push(c);
     });
-    req.on('aborted', () => reject(new HttpError(400, 'request_aborted', 'Request aborted')));
-    req.on('error', () => reject(new HttpError(400, 'request_aborted', 'Request aborted')));
+    req.on('aborted', () => reject(errors.requestAborted()));
+    req.on('error', () => reject(errors.requestAborted()));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, ''); // as body-parser's decoder
       if (raw.trim() === '') return resolve(undefined);
       try {
-        resolve(JSON.parse(raw));
+        resolve(parseJsonBody(raw));
       } catch (err) {
-        reject(errors.malformedJson((err as Error).message));
+        reject(err);
       }
     });
   });
@@ -104,7 +111,7 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<unknown> {
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, value: unknown): void {
   if (res.headersSent) return;
-  const body = JSON.stringify(value);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  const { body, ok } = stringifyOrFallback(value);
+  res.writeHead(ok ? status : 500, { ...(ok ? headers : {}), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

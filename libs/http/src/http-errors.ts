@@ -22,6 +22,10 @@ export class HttpError extends Error {
 
 export const errors = {
   malformedJson: (why: string) => new HttpError(400, 'malformed_json', `Malformed JSON: ${why}`),
+  badRequest: (detail: string) => new HttpError(400, 'bad_request', detail),
+  requestAborted: () => new HttpError(400, 'request_aborted', 'Request aborted'),
+  tooDeep: (limit: number) =>
+    new HttpError(422, 'validation_error', [{ loc: ['body'], msg: `JSON nested deeper than ${limit} levels`, type: 'value_error' }]),
   unauthorized: (detail = 'Not authenticated') =>
     new HttpError(401, 'unauthorized', detail, { 'WWW-Authenticate': 'Bearer' }),
   forbidden: (detail: string) => new HttpError(403, 'forbidden', detail),

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { errors, type ValidationDetail } from './http-errors.js';
+import { isEchoable } from './safe-json.js';
 
 export type Location = 'body' | 'query' | 'path';
 
@@ -67,7 +68,8 @@ export function toValidationDetails(issues: z.core.$ZodIssue[], root: unknown, l
     const input = inputAt(root, issue.path);
     const [type, msg] = describe(issue, input);
     const item: ValidationDetail = { loc: [loc, ...prefix, ...path], msg, type };
-    if (input !== undefined && type !== 'missing') item.input = input;
+    // FastAPI echoes the input; deep or large inputs are left out so an error answer stays small and safe to serialise.
+    if (input !== undefined && type !== 'missing' && isEchoable(input)) item.input = input;
     return item;
   });
 }

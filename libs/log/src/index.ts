@@ -20,7 +20,7 @@ export function createLogger(name: string, level: LogLevel = 'info', write: (lin
       const err = fields['err'];
       entry['err'] = { message: err.message, name: err.name, stack: err.stack };
     }
-    write(JSON.stringify(entry) + '\n');
+    write(serialise(entry) + '\n');
   };
   return {
     debug: (m, f) => emit('debug', m, f),
@@ -29,4 +29,14 @@ export function createLogger(name: string, level: LogLevel = 'info', write: (lin
     error: (m, f) => emit('error', m, f),
     child: (child) => createLogger(`${name}.${child}`, level, write),
   };
+}
+
+/** A log line never throws: fields that cannot be serialised (too deep, cyclic, BigInt) are named, not written. */
+function serialise(entry: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(entry);
+  } catch (err) {
+    const { time, level, name, msg } = entry;
+    return JSON.stringify({ time, level, name, msg, unserialisable_fields: Object.keys(entry).filter((k) => !['time', 'level', 'name', 'msg'].includes(k)), why: (err as Error).message });
+  }
 }

@@ -82,6 +82,7 @@ export async function main(modules: ServiceModule[], only?: ServiceName[]): Prom
   }
   if (only) config = { ...config, services: only };
   const logger = createLogger('spoor', config.logLevel);
+  guardProcess(logger);
   const running = await runServices(config, modules, logger);
   const shutdown = (signal: string) => {
     logger.info('stopping', { signal });
@@ -95,4 +96,20 @@ export async function main(modules: ServiceModule[], only?: ServiceName[]): Prom
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+/**
+ * A promise rejected with nobody listening used to end the process (Node's default), and in
+ * embedded mode that is every service (issue 13): log it and go on serving. Every request path
+ * catches its own errors; this is the net for a fault outside them. An uncaught exception still
+ * ends the process, logged: state after a synchronous throw is unknown, and a supervisor restarts.
+ */
+export function guardProcess(logger: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    logger.error('unhandled rejection', { err: reason instanceof Error ? reason : new Error(String(reason)) });
+  });
+  process.on('uncaughtException', (err) => {
+    logger.error('uncaught exception; exiting', { err });
+    process.exit(1);
+  });
 }

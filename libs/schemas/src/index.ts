@@ -1,5 +1,6 @@
 export * from './zod.js';
 export * from './events.js';
+export * from './event-limits.js';
 export * from './sessions.js';
 export * from './projects.js';
 export * from './origin.js';

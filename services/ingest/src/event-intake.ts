@@ -1,6 +1,6 @@
 import { uuidv7 } from './event-id.js';
 import { errors, parseOr422 } from '@spoor/http';
-import { IngestEvent, MAX_EVENT_BYTES, normalizeOrigin, type ProjectRecord, type RawEvent } from '@spoor/schemas';
+import { eventTimeProblem, IngestEvent, jsonDepthExceeds, MAX_EVENT_BYTES, MAX_PAYLOAD_DEPTH, MIN_EVENT_TIMESTAMP, normalizeOrigin, type EventTimeProblem, type ProjectRecord, type RawEvent } from '@spoor/schemas';
 import type { ProjectResolver } from './project-resolver.js';
 
 /** What ingest knows about the HTTP request besides the body. */
@@ -17,8 +17,32 @@ export function validateEvents(items: unknown[], prefix: (i: number) => Array<st
     if (Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
       throw errors.payloadTooLarge(`Event ${prefix(i).join('.') || 'body'} exceeds ${MAX_EVENT_BYTES} bytes`);
     }
-    return parseOr422(IngestEvent, item, 'body', prefix(i));
+    const event = parseOr422(IngestEvent, item, 'body', prefix(i));
+    if (jsonDepthExceeds(event.payload, MAX_PAYLOAD_DEPTH)) {
+      throw errors.validation([{ loc: ['body', ...prefix(i), 'payload'], msg: `Payload nested deeper than ${MAX_PAYLOAD_DEPTH} levels`, type: 'value_error' }]);
+    }
+    return event;
   });
+}
+
+const TIME_MESSAGES: Record<EventTimeProblem, string> = {
+  before_min: `is before 2000-01-01T00:00:00Z (${MIN_EVENT_TIMESTAMP}); send milliseconds since the Unix epoch, not seconds`,
+  too_far_ahead: "is more than a day ahead of the server's clock",
+  not_an_integer: 'is not an integer number of milliseconds',
+};
+
+/**
+ * Refuses an event whose time (after the sent_at correction) the enricher could not store, so an
+ * event answered with 200 is never dropped later (issue 13). Names `sent_at` when the client's own
+ * timestamp was fine and only the correction put it out of range.
+ */
+export function checkEventTime(event: IngestEvent, stamped: RawEvent, path: Array<string | number>): void {
+  const problem = eventTimeProblem(stamped.timestamp, stamped.received_at);
+  if (problem === null) return;
+  const ownProblem = eventTimeProblem(event.timestamp, stamped.received_at);
+  const field = ownProblem === null && event.sent_at !== undefined ? 'sent_at' : 'timestamp';
+  const msg = field === 'sent_at' ? `timestamp corrected by sent_at ${TIME_MESSAGES[problem]}` : `timestamp ${TIME_MESSAGES[ownProblem ?? problem]}`;
+  throw errors.validation([{ loc: ['body', ...path, field], msg, type: 'value_error', input: event[field] }]);
 }
 
 /**
@@ -64,7 +88,7 @@ export function stampEvent(event: IngestEvent, project: ProjectRecord, facts: Re
     project: project.project,
     origin: project.origin,
     action: event.action,
-    timestamp: Math.max(0, event.timestamp + skew),
+    timestamp: event.timestamp + skew,
     client_timestamp: event.timestamp,
     sent_at: event.sent_at ?? null,
     received_at: receivedAt,

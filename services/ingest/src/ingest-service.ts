@@ -2,7 +2,7 @@ import type { Bus } from '@spoor/bus';
 import { errors } from '@spoor/http';
 import type { Logger } from '@spoor/log';
 import type { RawEvent } from '@spoor/schemas';
-import { partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
+import { checkEventTime, partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
 import type { ProjectResolver } from './project-resolver.js';
 
 export interface IngestDeps {
@@ -37,7 +37,11 @@ export class IngestService {
       const events = validateEvents(items, prefix);
       const receivedAt = this.deps.clock();
       const raw: RawEvent[] = [];
-      for (const event of events) raw.push(stampEvent(event, await resolveProject(event, facts, this.deps.projects), facts, receivedAt));
+      for (const [i, event] of events.entries()) {
+        const stamped = stampEvent(event, await resolveProject(event, facts, this.deps.projects), facts, receivedAt);
+        checkEventTime(event, stamped, prefix(i));
+        raw.push(stamped);
+      }
       await this.publish(raw);
       this.counters.accepted += raw.length;
       return { accepted: raw.length, event_ids: raw.map((e) => e.event_id) };

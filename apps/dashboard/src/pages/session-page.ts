@@ -1,5 +1,5 @@
 import type { components } from '@spoor/client';
-import { api, ok } from '../api-access.js';
+import { api, ApiError, ok } from '../api-access.js';
 import { field, h, replace, showError, showInfo, statusLine } from '../dom-builder.js';
 import { formatDuration, formatTime } from '../display-format.js';
 import type { Page, PageContext } from '../page-context.js';
@@ -60,9 +60,13 @@ export const sessionPage: Page = async (ctx) => {
   const id = ctx.params.id!;
   const req = { params: { path: { session_id: id }, query: ctx.scope } };
   // The summary carries the attributes and tags already: two requests, not four.
-  const [summary, { events }] = await Promise.all([
+  const [summary, events] = await Promise.all([
     ok(api().GET('/v1/sessions/{session_id}', req)),
-    ok(api().GET('/v1/sessions/{session_id}/events', req)),
+    // Event rows wait for the domain's verification (403): the summary still shows.
+    ok(api().GET('/v1/sessions/{session_id}/events', req)).then((r) => r.events, (err: unknown) => {
+      if (err instanceof ApiError && err.status === 403) return err;
+      throw err;
+    }),
   ]);
   const attrs = Object.entries(summary.attributes);
   replace(ctx.main,
@@ -76,5 +80,7 @@ export const sessionPage: Page = async (ctx) => {
         tagBlock(ctx, id, summary.tags),
         h('section', { class: 'card', 'aria-label': 'Attributes' }, h('h2', {}, 'Attributes'),
           attrs.length ? h('dl', { class: 'summary' }, attrs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, JSON.stringify(v))))) : h('p', { class: 'muted' }, 'No attributes extracted.')))),
-    h('section', { 'aria-label': 'Timeline' }, h('h2', {}, `Timeline (${events.length} events)`), sessionTimeline(events)));
+    Array.isArray(events)
+      ? h('section', { 'aria-label': 'Timeline' }, h('h2', {}, `Timeline (${events.length} events)`), sessionTimeline(events))
+      : h('section', { 'aria-label': 'Timeline' }, h('h2', {}, 'Timeline'), h('p', { class: 'muted' }, events.message)));
 };

@@ -3,7 +3,7 @@ import { AddTagRequest, AttributeMap, EnrichedEventList, ScopeQuery, TagChange, 
 import type { SessionClassification, SessionState } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
-import { scopedProject } from '../project-scope.js';
+import { requireVerified, scopedProject } from '../project-scope.js';
 import type { Principal } from '../auth-guard.js';
 
 const failures = [404];
@@ -34,9 +34,12 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
     return publicSummary(session, tags.map((t) => t.tag), verdict);
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched)', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures: [403, 404] }, async ({ query, params, principal }) => {
+    // Event rows carry payloads, IPs and user agents: the same DNS gate as /v1/events/enriched (issue 13).
     const { project } = await sessionOf(store, principal, query, params.session_id);
-    return { events: await store.events.sessionEvents(project.project_id, params.session_id) };
+    requireVerified(project);
+    const events = await store.events.sessionEvents(project.project_id, params.session_id);
+    return { events: events.map(({ project_id: _p, ...e }) => e) };
   });
 
   defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/attributes', summary: 'Attributes extracted for the session', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: AttributeMap, failures }, async ({ query, params, principal }) => {
