@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { FastLane } from './fast-lane.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 export interface RunningServer {
   server: Server;
@@ -13,6 +14,7 @@ export interface RunningServer {
 /** Starts `app` on host:port (0 picks a free port) and resolves once it listens; `lane` sees each request first. */
 export async function listen(app: Express, port: number, host: string, lane?: FastLane): Promise<RunningServer> {
   const server = createServer(lane ? (req, res) => void (lane.handle(req, res) || app(req, res)) : app);
+  server.on('clientError', answerClientError);
   // Keep-alive longer than common proxies' idle timeouts so they never reuse a closed socket.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -34,4 +36,17 @@ export async function listen(app: Express, port: number, host: string, lane?: Fa
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Requests node's parser refuses before any route sees them (a request line or headers over
+ * 16 KB, a malformed request) get the documented JSON body too, not node's bare status line.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
+  const [status, text, detail] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large', 'Request line or headers exceed 16 KB']
+    : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ detail });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
