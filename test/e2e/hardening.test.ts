@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { decodeJwt, decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -94,6 +95,24 @@ describe('Hardening: hostile requests (issue 13)', function () {
         expectNoInternals(res.text);
       }
     }
+  });
+
+  it('refuses (401) a token signed by the built-in key whose sub names no account', async () => {
+    // What a deleted account's token, or a forged sub with a stolen signature, looks like.
+    const real = api.token!;
+    const claims = decodeJwt(real);
+    const { kid } = decodeProtectedHeader(real);
+    const keys = await spoor.store.signingKeys.list();
+    const key = keys.find((k) => k.kid === kid)!;
+    const forged = await new SignJWT({ email: 'ghost@example.com' })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
+      .setIssuer(claims.iss!).setAudience(claims.aud as string).setSubject(randomUUID())
+      .setIssuedAt().setNotBefore('0s').setExpirationTime('1h')
+      .sign(await importJWK(JSON.parse(key.private_jwk), 'ES256'));
+    const res = await api.withToken(forged).get('/v1/users/account');
+    expect(res.status).to.equal(401);
+    expect(res.headers.get('www-authenticate')).to.equal('Bearer');
+    expect((await api.get('/v1/users/account')).status).to.equal(200);
   });
 
   it('answers JSON without internals when the router itself fails, on a path no operation has', async () => {

@@ -12,7 +12,8 @@ export type AuthFailureReason =
   | 'unknown_issuer'
   | 'issuer_unavailable'
   | 'invalid_api_key'
-  | 'invalid_credentials';
+  | 'invalid_credentials'
+  | 'unknown_account';
 
 /**
  * Any refused credential. The header is exactly `Bearer` as DESIGN.md (HTTP conventions) fixes

@@ -76,8 +76,11 @@ export class Authenticator {
     const issuer = unverifiedIssuer(token);
     if (issuer === this.#builtIn.issuerUrl) {
       const claims = await this.#builtIn.verifyIdToken(token);
-      // Built-in `sub` is the account id (signup sets subject = account_id).
-      return { account_id: claims.sub, email: claims.email, via: 'token' };
+      // Built-in `sub` is the account id (signup sets subject = account_id). A valid signature is
+      // not enough: the account must still exist (issue 13), as for API keys and external subjects.
+      const account = await this.#accounts.get(claims.sub);
+      if (!account) throw new AuthError('unknown_account', 'Invalid token: no such account');
+      return { account_id: account.account_id, email: account.email, via: 'token' };
     }
     if (this.#external && issuer === this.#external.issuer) {
       const claims = await this.#external.verifyIdToken(token);
