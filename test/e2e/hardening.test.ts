@@ -123,6 +123,60 @@ describe('Hardening: hostile requests (issue 13)', function () {
   });
 });
 
+describe('Hardening: rules with an unbounded cost (issue 13)', function () {
+  this.timeout(90_000);
+  const origin = 'http://localhost:4555';
+  const project = 'cost/web';
+  let spoor: Harness;
+  let api: ApiClient;
+  /** map over `width` literal items nested `levels` deep. */
+  const nestedMap = (width: number, levels: number): unknown => {
+    let logic: unknown = { '+': [1, 1] };
+    for (let i = 0; i < levels; i++) logic = { map: [Array.from({ length: width }, (_, j) => j), logic] };
+    return logic;
+  };
+  const doubling = { reduce: [Array.from({ length: 40 }, (_, i) => i), { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]] };
+
+  before(async () => {
+    spoor = (await startSpoor('embedded'))!;
+    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', { email: `c-${randomUUID()}@example.com`, password: 'a long password' });
+    api = new ApiClient(spoor.url, signup.body.id_token);
+    await api.post('/v1/users/projects', { origin, project });
+  });
+  after(async () => spoor?.stop());
+
+  for (const [label, logic, loc] of [
+    ['a 300^6-step nested map', nestedMap(300, 6), ['body', 'logic', 'map', 1, 'map', 1, 'map', 1, 'map', 1, 'map']],
+    ['a reduce that doubles an array 40 times', doubling, ['body', 'logic', 'reduce', 1, 'merge']],
+  ] as const) {
+    it(`refuses to save ${label} with a 422 locating the node`, async () => {
+      const res = await api.post('/v1/rules', { origin, project, rule_id: 'heavy', logic, tags: ['x'] });
+      expect(res.status).to.equal(422);
+      expect(res.body.detail[0].loc).to.deep.equal(loc);
+      expect(res.body.detail[0].msg).to.match(/more than/);
+      expect((await api.get('/v1/rules/heavy', { origin, project })).status).to.equal(404);
+    });
+  }
+
+  it('refuses /v1/rules/test with an 18 × 6 nested map (422) and keeps serving', async () => {
+    const yaml = `- rule_id: heavy\n  logic: ${JSON.stringify(nestedMap(18, 6))}\n  tags: [x]\n`;
+    const res = await api.post('/v1/rules/test', { sessions: [{ session_id: 's' }], rules: yaml });
+    expect(res.status).to.equal(422);
+    expect(res.body.detail[0].loc.slice(0, 2)).to.deep.equal(['body', 'rules']);
+    await expectHealthyQuickly(spoor.url);
+  });
+
+  it('refuses /v1/rules/test whose sessions make a bounded rule too costly in total (422)', async () => {
+    const yaml = '- rule_id: scan\n  logic: {"some": [{"var": "xs"}, {"==": [{"var": ""}, -1]}]}\n  tags: [x]\n';
+    // Each session fits the per-evaluation budget (3,000 items × 5 steps); sixty of them pass the total.
+    const sessions = Array.from({ length: 60 }, (_, i) => ({ session_id: `s${i}`, xs: Array.from({ length: 3_000 }, (_, j) => j) }));
+    const res = await api.post('/v1/rules/test', { sessions, rules: yaml });
+    expect(res.status).to.equal(422);
+    expect(res.body.detail[0].msg).to.match(/more than 500000 evaluation steps/);
+    await expectHealthyQuickly(spoor.url);
+  });
+});
+
 describe('Hardening: the DNS gate covers every endpoint that returns event rows (issue 13)', function () {
   this.timeout(90_000);
   /** Operations that answer raw or enriched event rows: 403 until the domain is verified. */

@@ -1,4 +1,5 @@
 export { compileRules, type CompilableRule, type RuleSet, type Verdict } from './rule-set.js';
 export { parseRulesYaml, type RulesIssue, type RulesYamlResult } from './rules-yaml.js';
-export { testRules, type RuleTestResultItem } from './rule-test.js';
+export { testRules, RuleTestBudgetError, RULE_TEST_TOTAL_STEPS, type RuleTestResultItem } from './rule-test.js';
+export { applyWithin, EvaluationBudgetError, type Meter } from './metered-logic.js';
 export { RulesCache, rulesStampKey, type CompiledRules, type RuleSource, type StampStore } from './rules-cache.js';

@@ -1,4 +1,5 @@
 import jsonLogic from 'json-logic-js';
+import { applyWithin, EvaluationBudgetError, type Meter } from './metered-logic.js';
 import { ruleLogicIssues, type RuleRecord, type RuleTag } from '@spoor/schemas';
 
 /** The fields of a rule that evaluation needs. */
@@ -26,6 +27,8 @@ export interface RuleSet {
   rule(ruleId: string): { label: string | null; tags: string[] } | undefined;
   /** Evaluations that threw (counted as not matched), per rule_id. */
   readonly errors: Map<string, number>;
+  /** Evaluations stopped by the evaluation budget (also counted in `errors`), per rule_id. */
+  readonly overBudget: Map<string, number>;
   /** Rules left out at compile time because their logic is invalid (saved before a validation change). */
   readonly invalid: string[];
 }
@@ -76,7 +79,7 @@ const toCompiled = (r: CompilableRule): Compiled => ({
  * reads `data[key]`, inherited properties included). A rule that throws on some data (say
  * `missing_some` over a null list) does not match and is counted in `errors`.
  */
-export function compileRules(rules: CompilableRule[]): RuleSet {
+export function compileRules(rules: CompilableRule[], meter?: Meter): RuleSet {
   const invalid: string[] = [];
   const enabled = rules.filter((r) => r.enabled).sort(byId);
   const usable = enabled.filter((r) => isValid(r) || (invalid.push(r.rule_id), false));
@@ -84,13 +87,16 @@ export function compileRules(rules: CompilableRule[]): RuleSet {
   const attribute = usable.filter((r) => r.kind === 'attribute').map(toCompiled);
   const index = new Map([...classification, ...attribute].map((r) => [r.rule_id, r]));
   const errors = new Map<string, number>();
+  const overBudget = new Map<string, number>();
 
-  // json-logic-js is used as is: add_operation would change every caller's operator table.
+  // json-logic-js is used as is (add_operation would change every caller's operator table),
+  // metered so that one evaluation cannot hold the event loop (metered-logic.ts).
   const evaluate = (r: Compiled, logic: jsonLogic.RulesLogic, data: Record<string, unknown>): unknown => {
     try {
-      return jsonLogic.apply(logic, data);
-    } catch {
+      return applyWithin(logic, data, meter);
+    } catch (err) {
       errors.set(r.rule_id, (errors.get(r.rule_id) ?? 0) + 1);
+      if (err instanceof EvaluationBudgetError) overBudget.set(r.rule_id, (overBudget.get(r.rule_id) ?? 0) + 1);
       return FAILED;
     }
   };
@@ -101,6 +107,7 @@ export function compileRules(rules: CompilableRule[]): RuleSet {
 
   return {
     errors,
+    overBudget,
     invalid,
     rule: (ruleId) => {
       const r = index.get(ruleId);

@@ -1,5 +1,6 @@
 import type { RuleDefinitionInput } from '@spoor/schemas';
 import { compileRules } from './rule-set.js';
+import type { Meter } from './metered-logic.js';
 
 export interface RuleTestResultItem {
   session_id: string | null;
@@ -16,7 +17,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * session's `events` (if any) go through the attribute rules first, oldest first, so that
  * classification rules see the attributes they set.
  */
+/**
+ * Steps one test request may spend in all (sessions × rules × each evaluation): a fraction of a
+ * second of one core. Past it, or when one evaluation passes its own budget, the request is
+ * refused instead of answered with silently unmatched rules.
+ */
+export const RULE_TEST_TOTAL_STEPS = 500_000;
+
+/** A test that would cost more than its budget: the route answers 422 with this message. */
+export class RuleTestBudgetError extends Error {}
+
 export function testRules(sessions: Array<Record<string, unknown>>, rules: RuleDefinitionInput[]): { results: RuleTestResultItem[] } {
+  const meter: Meter = { steps: RULE_TEST_TOTAL_STEPS, spent: 0 };
   const set = compileRules(
     rules.map((r) => ({
       rule_id: r.rule_id,
@@ -28,8 +40,10 @@ export function testRules(sessions: Array<Record<string, unknown>>, rules: RuleD
       value: r.value ?? null,
       enabled: r.enabled,
     })),
+    meter,
   );
   const results = sessions.map((session) => {
+    if (meter.steps <= 0) throw new RuleTestBudgetError(`The test needs more than ${RULE_TEST_TOTAL_STEPS} evaluation steps; send fewer sessions or simpler rules`);
     const attributes: Record<string, unknown> = isObject(session.attributes) ? { ...session.attributes } : {};
     const events = Array.isArray(session.events) ? session.events.filter(isObject) : [];
     const ordered = events.map((e, i) => ({ e, i })).sort((a, b) => (Number(a.e.timestamp) || 0) - (Number(b.e.timestamp) || 0) || a.i - b.i);
@@ -43,5 +57,8 @@ export function testRules(sessions: Array<Record<string, unknown>>, rules: RuleD
       attributes,
     };
   });
+  if (meter.steps <= 0) throw new RuleTestBudgetError(`The test needs more than ${RULE_TEST_TOTAL_STEPS} evaluation steps; send fewer sessions or simpler rules`);
+  const heavy = [...set.overBudget.keys()];
+  if (heavy.length > 0) throw new RuleTestBudgetError(`Rule ${heavy.join(', ')} passed the evaluation budget on the sessions given; simplify its logic`);
   return { results };
 }

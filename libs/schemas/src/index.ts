@@ -14,6 +14,7 @@ export * from './api/sessions-api.js';
 export * from './api/projects-api.js';
 export * from './api/account-api.js';
 export * from './rule-logic.js';
+export * from './rule-cost.js';
 export * from './api/rules-api.js';
 export * from './api/outbound-api.js';
 export * from './api/health-api.js';

@@ -1,5 +1,6 @@
 // Validation of a JSONLogic expression before it is saved (DESIGN.md, Rules). Pure code, no
 // json-logic-js: the schemas stay light and the check can never run the logic.
+import { ruleCostIssue } from './rule-cost.js';
 
 export interface RuleLogicIssue {
   /** Relative to the logic value: object keys and array indexes down to the fault. */
@@ -149,5 +150,7 @@ export function ruleLogicIssues(logic: unknown): RuleLogicIssue[] {
   const bytes = jsonBytes(logic);
   if (bytes === null) return [{ path: [], msg: 'Logic is not JSON', type: 'value_error' }];
   if (bytes > RULE_LOGIC_LIMITS.bytes) return [{ path: [], msg: `Logic is larger than ${RULE_LOGIC_LIMITS.bytes / 1024} KB of JSON`, type: 'value_error' }];
-  return walker.issues;
+  if (walker.issues.length > 0) return walker.issues;
+  const cost = ruleCostIssue(logic);
+  return cost ? [cost] : [];
 }

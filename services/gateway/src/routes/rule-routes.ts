@@ -1,6 +1,6 @@
 import { errors } from '@spoor/http';
 import type { Kv } from '@spoor/kv';
-import { parseRulesYaml, RulesCache, testRules } from '@spoor/rules';
+import { parseRulesYaml, RulesCache, RuleTestBudgetError, testRules } from '@spoor/rules';
 import {
   CreateRuleRequest,
   RuleList,
@@ -113,6 +113,11 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
   defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024 }, async ({ body }) => {
     const parsed = parseRulesYaml(body.rules);
     if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
-    return testRules(body.sessions, parsed.rules);
+    try {
+      return testRules(body.sessions, parsed.rules);
+    } catch (err) {
+      if (err instanceof RuleTestBudgetError) throw errors.validation([{ loc: ['body', 'rules'], msg: err.message, type: 'value_error' }]);
+      throw err;
+    }
   });
 }
