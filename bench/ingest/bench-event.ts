@@ -37,3 +37,8 @@ export function benchEvent(sessionIndex: number, now: number): Record<string, un
 export function benchEventBody(sessionIndex: number, now: number): string {
   return JSON.stringify(benchEvent(sessionIndex, now));
 }
+
+/** The JSON body of one /v1/event/batch request: `count` events of one session, as the logger sends. */
+export function benchBatchBody(sessionIndex: number, now: number, count: number): string {
+  return JSON.stringify({ events: Array.from({ length: count }, () => benchEvent(sessionIndex, now)) });
+}

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 /** The targets the ingest benchmark knows, in the order it runs them. */
-export const TARGETS = ['baseline', 'embedded', 'kafka'] as const;
+export const TARGETS = ['baseline', 'ingest', 'embedded', 'kafka'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export interface BenchOptions {
@@ -11,6 +11,8 @@ export interface BenchOptions {
   connections: number;
   /** How many distinct session_ids the events spread over (one session per key keeps order). */
   sessions: number;
+  /** Events per request: 1 posts to /v1/event, more to /v1/event/batch (the logger sends 20). */
+  batch: number;
   targets: TargetName[];
   /** Where the JSON result goes. */
   resultsDir: string;
@@ -19,8 +21,10 @@ export interface BenchOptions {
 /** bench/results at the repository root (git-ignored), wherever the bench is started from. */
 const DEFAULT_RESULTS_DIR = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
 
-const USAGE = `usage: npm run bench -- [--duration 10] [--connections 50] [--sessions 1000] [--only embedded[,kafka]] [--results-dir bench/results]
-  Each flag may also come from the environment: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_SESSIONS, BENCH_ONLY.
+const USAGE = `usage: npm run bench -- [--duration 10] [--connections 50|10] [--sessions 1000] [--batch 1] [--only ingest,embedded,kafka] [--results-dir bench/results]
+  Each flag may also come from the environment: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_SESSIONS, BENCH_BATCH, BENCH_ONLY.
+  --batch 20 posts 20 events of one session per /v1/event/batch request (connections default to 10 then, else 50).
+  Targets: ingest (the all-in-one process with SPOOR_SERVICES=ingest: the front door alone), embedded, kafka.
   The bare node:http baseline always runs (the ratios need it) unless --only names baseline alone.`;
 
 /** A bad flag or BENCH_* value: run.ts prints the message and the usage, without a stack. */
@@ -51,6 +55,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
         duration: { type: 'string' },
         connections: { type: 'string' },
         sessions: { type: 'string' },
+        batch: { type: 'string' },
         only: { type: 'string' },
         'results-dir': { type: 'string' },
         help: { type: 'boolean' },
@@ -65,9 +70,12 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
+  const batch = positiveInt('--batch', values.batch ?? env['BENCH_BATCH'] ?? '1');
+  if (batch > 500) throw new UsageError(`--batch: at most 500 events per request (the API's limit)\n${USAGE}`);
   return {
     durationSec: positiveInt('--duration', values.duration ?? env['BENCH_DURATION'] ?? '10'),
-    connections: positiveInt('--connections', values.connections ?? env['BENCH_CONNECTIONS'] ?? '50'),
+    connections: positiveInt('--connections', values.connections ?? env['BENCH_CONNECTIONS'] ?? (batch > 1 ? '10' : '50')),
+    batch,
     sessions: positiveInt('--sessions', values.sessions ?? env['BENCH_SESSIONS'] ?? '1000'),
     targets: targetsOf(values.only ?? env['BENCH_ONLY']),
     resultsDir: values['results-dir'] ?? DEFAULT_RESULTS_DIR,

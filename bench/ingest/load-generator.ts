@@ -2,7 +2,7 @@
 // server it measures. Takes a LoadSpec as JSON in argv[2], drives autocannon's API for the
 // given duration and prints autocannon's result as one JSON line on stdout.
 import { createRequire } from 'node:module';
-import { benchEventBody } from './bench-event.js';
+import { benchBatchBody, benchEventBody } from './bench-event.js';
 import type { AutocannonResult, LoadSpec } from './load-runner.js';
 
 interface AutocannonRequest {
@@ -39,7 +39,8 @@ function runLoad(spec: LoadSpec): Promise<AutocannonResult> {
   // autocannon itself the bottleneck of the baseline on a 2-core machine; the timestamps are the
   // generator's start time, which the service accepts like any client delay.
   const now = Date.now();
-  const requests = Array.from({ length: spec.sessions }, (_, i) => ({ body: benchEventBody(i, now) }));
+  const batched = spec.batch > 1;
+  const requests = Array.from({ length: spec.sessions }, (_, i) => ({ body: batched ? benchBatchBody(i, now, spec.batch) : benchEventBody(i, now) }));
   const stride = Math.max(1, Math.floor(spec.sessions / spec.connections));
   let clients = 0;
   const setupClient = (client: AutocannonClient) => {
@@ -49,7 +50,7 @@ function runLoad(spec: LoadSpec): Promise<AutocannonResult> {
   return new Promise((resolve, reject) => {
     autocannon(
       {
-        url: `${spec.url}/v1/event`,
+        url: `${spec.url}${batched ? '/v1/event/batch' : '/v1/event'}`,
         connections: spec.connections,
         duration: spec.durationSec,
         method: 'POST',

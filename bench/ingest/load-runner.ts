@@ -8,6 +8,8 @@ export interface LoadSpec {
   connections: number;
   durationSec: number;
   sessions: number;
+  /** Events per request (1: /v1/event, more: /v1/event/batch). */
+  batch: number;
 }
 
 /** The part of autocannon's result the benchmark reads (autocannon ships no types). */

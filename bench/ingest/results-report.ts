@@ -16,19 +16,35 @@ export interface BenchReport {
 
 const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
 
-function row(r: TargetResult, baselineRps: number | null): string[] {
-  if (r.skipped) return [r.target, 'SKIPPED', '', '', '', '', '', '', '', '', '', ''];
+/**
+ * Events the pipeline stored and sessionized per second: the events in sessions over the load
+ * plus the time it took to drain after it (issue 14, target 1). Null without a pipeline.
+ */
+export function pipelineEventsPerSec(r: TargetResult): number | null {
+  const p = r.pipeline;
+  if (!p?.stored || p.drainMs === null || !r.load) return null;
+  return p.stored.sessionEvents / (r.load.duration + p.drainMs / 1000);
+}
+
+function row(r: TargetResult, baselineRps: number | null, batch: number): string[] {
+  if (r.skipped) return [r.target, 'SKIPPED', ...Array<string>(13).fill('')];
   const load = r.load!;
   const p = r.pipeline;
-  const ratio = baselineRps && r.target !== 'baseline' ? fmt(load.requests.mean / baselineRps, 3) : '';
+  const isBaseline = r.target === 'baseline';
+  const ratio = (n: number | null) => (baselineRps && !isBaseline && n !== null ? fmt(n / baselineRps, 3) : '');
+  const events = load.requests.mean * (isBaseline ? 1 : batch);
+  const piped = pipelineEventsPerSec(r);
   return [
     r.target,
     fmt(load.requests.mean),
+    fmt(events),
     fmt(load.latency.p50, 1),
     fmt(load.latency.p99, 1),
     String(load.non2xx),
     String(load.errors + load.timeouts),
-    ratio,
+    ratio(isBaseline ? null : load.requests.mean),
+    fmt(piped),
+    ratio(piped),
     fmt(r.server!.memoryAtEnd.peakRssMiB),
     fmt(r.server!.cpuSec, 1),
     p ? (p.drainMs === null ? 'TIMEOUT' : fmt(p.drainMs / 1000, 1)) : '',
@@ -37,12 +53,15 @@ function row(r: TargetResult, baselineRps: number | null): string[] {
   ];
 }
 
-/** The table printed after a run; ratios divide by the baseline's mean req/s. */
-export function formatTable(results: TargetResult[]): string {
+/**
+ * The table printed after a run. `x baseline` divides a target's req/s by the baseline's;
+ * `stored ev/s` is pipelineEventsPerSec and its `x baseline` divides that by the baseline's req/s.
+ */
+export function formatTable(results: TargetResult[], options: Pick<BenchOptions, 'batch'>): string {
   const baseline = results.find((r) => r.target === 'baseline' && r.load);
   const baselineRps = baseline?.load?.requests.mean ?? null;
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'x baseline', 'peak RSS MiB', 'CPU s', 'drain s', 'accepted', 'stored raw/enriched/sessioned'];
-  const rows = [header, ...results.map((r) => row(r, baselineRps))];
+  const header = ['target', 'req/s', 'events/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'x baseline', 'stored ev/s', 'stored x baseline', 'peak RSS MiB', 'CPU s', 'drain s', 'accepted', 'stored raw/enriched/sessioned'];
+  const rows = [header, ...results.map((r) => row(r, baselineRps, options.batch))];
   const widths = header.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;

@@ -41,7 +41,8 @@ async function main(): Promise<number> {
   if (!options) return 2;
   const machine = machineInfo();
   const startedAt = new Date().toISOString();
-  process.stdout.write(`ingest benchmark: ${options.connections} connections, ${options.durationSec} s per target, ${options.sessions} sessions\n`);
+  const shape = options.batch > 1 ? `${options.batch} events per /v1/event/batch request` : '1 event per /v1/event request';
+  process.stdout.write(`ingest benchmark: ${options.connections} connections, ${shape}, ${options.durationSec} s per target, ${options.sessions} sessions (baseline: single events)\n`);
   process.stdout.write(`machine: ${describeMachine(machine)}\n`);
   const results: TargetResult[] = [];
   try {
@@ -56,7 +57,7 @@ async function main(): Promise<number> {
   }
   const failures = findFailures(results);
   const report: BenchReport = { benchmark: 'ingest', startedAt, machine, options, results, failures };
-  process.stdout.write(`\n${formatTable(results)}\n\nresults: ${await writeReport(report)}\n`);
+  process.stdout.write(`\n${formatTable(results, options)}\n\nresults: ${await writeReport(report)}\n`);
   for (const skipped of results.filter((r) => r.skipped)) process.stdout.write(`\n!!!!! ${skipped.target.toUpperCase()} SKIPPED: ${skipped.skipped} !!!!!\n`);
   if (failures.length === 0) return 0;
   process.stderr.write(`\nFAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);

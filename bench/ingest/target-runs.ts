@@ -32,7 +32,9 @@ export async function runBaseline(options: BenchOptions): Promise<TargetResult> 
   try {
     await child.waitUntilServing(url, 10_000);
     const cpu0 = readCpuSeconds(child.pid);
-    const load = await runLoad({ url, origin: BENCH_ORIGIN, connections: options.connections, durationSec: options.durationSec, sessions: options.sessions });
+    // The unit of every ratio (issue 14): single events at 50 connections, whatever Spoor is sent.
+    const connections = options.batch > 1 ? 50 : options.connections;
+    const load = await runLoad({ url, origin: BENCH_ORIGIN, connections, durationSec: options.durationSec, sessions: options.sessions, batch: 1 });
     const memory = readMemory(child.pid);
     const server = { memoryAtLoadEnd: memory, memoryAtEnd: memory, cpuSec: readCpuSeconds(child.pid) - cpu0, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
     return { target: 'baseline', load, server };
@@ -60,31 +62,38 @@ async function probeEvent(url: string, deadline = Date.now() + 120_000): Promise
   }
 }
 
-/** (b) embedded and (c) Kafka mode: the all-in-one process as `npm start` runs it. */
-export async function runSpoor(mode: SpoorMode, options: BenchOptions): Promise<TargetResult> {
-  const dataDir = await mkdtemp(join(tmpdir(), `spoor-bench-${mode}-`));
+/**
+ * (b) embedded and (c) Kafka mode: the all-in-one process as `npm start` runs it; `ingest`: the
+ * same process on the embedded default with SPOOR_SERVICES=ingest, the front door alone (no
+ * consumers, so nothing to drain or count).
+ */
+export async function runSpoor(target: 'ingest' | SpoorMode, options: BenchOptions): Promise<TargetResult> {
+  const mode: SpoorMode = target === 'ingest' ? 'embedded' : target;
+  const frontDoorOnly = target === 'ingest';
+  const dataDir = await mkdtemp(join(tmpdir(), `spoor-bench-${target}-`));
   try {
     const port = await freePort();
-    const env = await spoorEnv(mode, dataDir, port);
-    if (!env) return { target: mode, skipped: 'Kafka, ClickHouse or Redis could not be started by @spoor/testkit' };
+    const modeEnv = await spoorEnv(mode, dataDir, port);
+    const env = modeEnv && frontDoorOnly ? { ...modeEnv, SPOOR_SERVICES: 'ingest' } : modeEnv;
+    if (!env) return { target, skipped: 'Kafka, ClickHouse or Redis could not be started by @spoor/testkit' };
     const project = await registerBenchProject(env);
     const url = `http://127.0.0.1:${port}`;
-    const child = new ServerChild(mode, HOST_MAIN, [], env);
+    const child = new ServerChild(target, HOST_MAIN, [], env);
     let result: TargetResult;
     try {
       await child.waitUntilServing(`${url}/healthz`, 120_000);
       await probeEvent(url);
       const cpu0 = readCpuSeconds(child.pid);
-      const load = await runLoad({ url, origin: BENCH_ORIGIN, connections: options.connections, durationSec: options.durationSec, sessions: options.sessions });
+      const load = await runLoad({ url, origin: BENCH_ORIGIN, connections: options.connections, durationSec: options.durationSec, sessions: options.sessions, batch: options.batch });
       const memoryAtLoadEnd = readMemory(child.pid);
-      const drain = await waitForDrain(url, Date.now(), DRAIN_TIMEOUT_MS);
+      const drain = frontDoorOnly ? null : await waitForDrain(url, Date.now(), DRAIN_TIMEOUT_MS);
       const server = { memoryAtLoadEnd, memoryAtEnd: readMemory(child.pid), cpuSec: readCpuSeconds(child.pid) - cpu0, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
-      result = { target: mode, load, server, pipeline: { ...drain, stored: null, probeAccepted: 1 } };
+      result = drain ? { target, load, server, pipeline: { ...drain, stored: null, probeAccepted: 1 } } : { target, load, server };
     } finally {
       const code = await child.stop();
-      if (code !== 0) process.stderr.write(`${mode}: the Spoor process exited with ${code} on SIGTERM\n`);
+      if (code !== 0) process.stderr.write(`${target}: the Spoor process exited with ${code} on SIGTERM\n`);
     }
-    result.pipeline!.stored = await countStored(env, project.project_id, options.sessions + 10);
+    if (result.pipeline) result.pipeline.stored = await countStored(env, project.project_id, options.sessions + 10);
     return result;
   } finally {
     await rm(dataDir, { recursive: true, force: true });
