@@ -257,6 +257,8 @@ describe('Webhook targets that reach private networks are refused', function () 
     'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/', 'http://0.0.0.0/', 'http://[::1]/',
     'http://[::ffff:127.0.0.1]/', 'http://[fc00::1]/', 'http://[fd12:3456::1]/', 'http://2130706433/', 'http://0x7f000001/',
     'http://localhost:9/',
+    // Issue 13: IPv6 forms that embed a private IPv4 address.
+    'http://[::ffff:0:127.0.0.1]:1234/', 'http://[2002:7f00:1::]/', 'http://[2002:c0a8:101::1]/', 'http://[64:ff9b:1::a00:1]/',
   ];
   for (const url of refused) {
     it(`refuses ${url}`, async () => {
@@ -264,6 +266,8 @@ describe('Webhook targets that reach private networks are refused', function () 
         const res = await api.post(path, body);
         expect(res.status, `${path}: ${res.text}`).to.equal(422);
         expect(res.body.detail[0].loc).to.deep.equal(['body', 'url']);
+        // Never what a name resolved to: that would let a caller map internal DNS.
+        expect(res.body.detail[0].msg).to.contain('not a public address').and.not.match(/127\.0\.0\.1|::1\b|resolves/);
       }
     });
   }

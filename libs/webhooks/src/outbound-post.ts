@@ -44,7 +44,7 @@ function guardedLookup(lookup: LookupFn): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     lookup(hostname).then((addresses) => {
       const blocked = addresses.find(isBlockedAddress);
-      if (blocked) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${blocked}, a private address`), { code: 'ESPOORBLOCKED' }));
+      if (blocked) return callback(Object.assign(new Error('refused: the target is not a public address'), { code: 'ESPOORBLOCKED' }));
       if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
       const all = addresses.map((address) => ({ address, family: isIP(address) }));
       if (options?.all) callback(null, all);
@@ -71,7 +71,7 @@ export function postJson(url: string, body: string, opts: PostOptions): Promise<
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.resolve(failure(started, 'only http and https targets are allowed', true));
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!opts.allowPrivate && isIP(host) && isBlockedAddress(host)) return Promise.resolve(failure(started, `refused: ${host} is a private address`, true));
+  if (!opts.allowPrivate && isIP(host) && isBlockedAddress(host)) return Promise.resolve(failure(started, 'refused: the target is not a public address', true));
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const cap = opts.maxResponseBytes ?? 64 * 1024;
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -7,7 +7,13 @@ const V4: Array<[string, number]> = [
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
 /** ::/96 holds ::, ::1 and the deprecated IPv4-compatible forms. Mapped and NAT64 forms are checked by their IPv4 part. */
-const V6: Array<[string, number]> = [['::', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]];
+const V6: Array<[string, number]> = [
+  ['::', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  // Local-use NAT64 (RFC 8215): translated into the operator's own IPv4 space, never public.
+  ['64:ff9b:1::', 48],
+  // Documentation and discard-only prefixes.
+  ['2001:db8::', 32], ['100::', 64],
+];
 
 const v4 = new BlockList();
 for (const [net, prefix] of V4) v4.addSubnet(net, prefix, 'ipv4');
@@ -29,14 +35,24 @@ function hextets(ip: string): number[] {
   return [...left, ...fill, ...right].map((h) => parseInt(h, 16));
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96) address, if any. */
-function embeddedV4(groups: number[]): string | null {
-  const zero5 = groups.slice(0, 5).every((g) => g === 0);
-  const mapped = zero5 && groups[5] === 0xffff;
-  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0);
-  if (!mapped && !nat64) return null;
-  const [hi, lo] = [groups[6]!, groups[7]!];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const v4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const zeros = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by every form that routes to or names one
+ * (issue 13): IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, NAT64
+ * `64:ff9b::/96`, 6to4 `2002::/16` (bits 16–47), Teredo `2001::/32` (the server in bits 32–63,
+ * the client inverted in the last 32) and ISATAP interface ids (`…:0:5efe:a.b.c.d`). Such an
+ * address is judged by what it embeds.
+ */
+function embeddedV4(g: number[]): string[] {
+  if (zeros(g, 0, 5) && g[5] === 0xffff) return [v4Of(g[6]!, g[7]!)];
+  if (zeros(g, 0, 4) && g[4] === 0xffff && g[5] === 0) return [v4Of(g[6]!, g[7]!)];
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(g, 2, 6)) return [v4Of(g[6]!, g[7]!)];
+  if (g[0] === 0x2002) return [v4Of(g[1]!, g[2]!)];
+  if (g[0] === 0x2001 && g[1] === 0) return [v4Of(g[2]!, g[3]!), v4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff)];
+  if ((g[4] === 0 || g[4] === 0x200) && g[5] === 0x5efe) return [v4Of(g[6]!, g[7]!)];
+  return [];
 }
 
 /** True for loopback, private, link-local, unique-local, CGNAT, multicast, reserved and metadata addresses. */
@@ -45,7 +61,7 @@ export function isBlockedAddress(ip: string): boolean {
   if (isIPv4(bare)) return v4.check(bare, 'ipv4');
   if (isIP(bare) !== 6) return true; // not an address: never a safe target
   const inner = embeddedV4(hextets(bare));
-  if (inner) return v4.check(inner, 'ipv4');
+  if (inner.length > 0) return inner.some((a) => v4.check(a, 'ipv4'));
   return v6.check(bare, 'ipv6');
 }
 
@@ -82,11 +98,12 @@ export async function checkWebhookUrl(raw: string, opts: { allowPrivate: boolean
   else {
     try {
       addresses = await (opts.lookup ?? systemLookup)(host);
-    } catch (err) {
-      return { ok: false, reason: `${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'})` };
+    } catch {
+      addresses = [];
     }
   }
-  const blocked = addresses.find(isBlockedAddress);
-  if (blocked) return { ok: false, reason: `the target ${host === blocked ? 'is' : 'resolves to'} ${blocked}, a loopback, private or link-local address; ${ALLOW_HINT}` };
+  // One answer for a private address, a name that resolves to one and a name that does not
+  // resolve: saying which (or what a name resolved to) would let a caller map internal DNS.
+  if (addresses.length === 0 || addresses.some(isBlockedAddress)) return { ok: false, reason: `the target is not a public address; ${ALLOW_HINT}` };
   return { ok: true, url };
 }

@@ -79,7 +79,7 @@ describe('postJson', function () {
     const e = await start((res) => res.writeHead(200).end());
     const o = await postJson(e.url, '{}', { allowPrivate: false });
     expect(o).to.include({ ok: false, permanent: true });
-    expect(o.error).to.contain('private');
+    expect(o.error).to.contain('not a public address');
     expect(e.hits).to.deep.equal([]);
   });
 
@@ -88,7 +88,7 @@ describe('postJson', function () {
     const port = new URL(e.url).port;
     const o = await postJson(`http://rebound.example:${port}/in`, '{}', { allowPrivate: false, lookup: async () => ['127.0.0.1'] });
     expect(o).to.include({ ok: false, permanent: true });
-    expect(o.error).to.contain('resolves to 127.0.0.1');
+    expect(o.error).to.contain('not a public address').and.not.contain('127.0.0.1');
     expect(e.hits).to.deep.equal([]);
   });
 
