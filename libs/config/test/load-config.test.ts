@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../src/index.js';
+import { ConfigError, loadConfig, redactConfigValue } from '../src/index.js';
 
 describe('loadConfig', () => {
   it('gives the embedded defaults for an empty environment', () => {
@@ -44,4 +44,34 @@ describe('loadConfig', () => {
         .that.contains(variable);
     });
   }
+
+  // Issue 13: a configuration error names the variable but never prints a secret.
+  const secrets: Array<[string, string, string]> = [
+    ['SPOOR_SMTP_URL', 'smtp://user:S3cretPassw0rd@mail.example:99999', 'S3cretPassw0rd'],
+    ['SPOOR_SMTP_URL', 'ftp://mailer:hunter2hunter2@mail.example', 'hunter2hunter2'],
+    ['SPOOR_REDIS_URL', 'http://:r3d1sPa55@redis.example:6379', 'r3d1sPa55'],
+    ['SPOOR_CLICKHOUSE_URL', 'ftp://default:chPassw0rd!@ch.example:8123/?password=inQuery123', 'chPassw0rd!'],
+    ['SPOOR_CLICKHOUSE_URL', 'ftp://ch.example:8123/?password=inQuery123', 'inQuery123'],
+    ['SPOOR_KAFKA_BROKERS', 'sk_live_0123456789abcdefghijklmnopqrstuvwxyz', 'sk_live_0123456789abcdefghijklmnopqrstuvwxyz'],
+  ];
+  for (const [variable, value, secret] of secrets) {
+    it(`never prints the secret in a bad ${variable}`, () => {
+      let message = '';
+      try {
+        loadConfig({ [variable]: value });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).to.contain(variable);
+      expect(message).not.to.contain(secret);
+    });
+  }
+
+  it('masks whole values of secret-named variables and keeps what helps to fix the rest', () => {
+    expect(redactConfigValue('SPOOR_IP_SALT', 'pepper')).to.equal('***');
+    expect(redactConfigValue('SPOOR_SMTP_URL', 'smtp://user:pw@mail.example:587')).to.equal('smtp://user:***@mail.example:587');
+    expect(redactConfigValue('SPOOR_REDIS_URL', 'redis://token@r:6379')).to.equal('redis://***@r:6379');
+    expect(redactConfigValue('SPOOR_PORT', 'eighty')).to.equal('eighty');
+    expect(redactConfigValue('SPOOR_DNS_SERVER', 'dns.example:53')).to.equal('dns.example:53');
+  });
 });
