@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decodeJwt, decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort, makeTempDir } from '@spoor/testkit';
 import { ApiClient } from '../support/api-client.js';
@@ -263,6 +263,53 @@ describe('Hardening: an unexpected rejection is logged and the process goes on s
       expect(JSON.parse(line)).to.include({ level: 'error', msg: 'unhandled rejection' });
       await waitFor(() => fetch(`${url}/healthz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000, '/healthz after the rejection');
       expect(child.exitCode).to.equal(null);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  });
+});
+
+describe('Hardening: the data directory is its owner\'s alone (issue 13)', function () {
+  this.timeout(90_000);
+
+  /** Every path under `dir` with its permission bits. */
+  async function modes(dir: string): Promise<Array<[string, number, boolean]>> {
+    const out: Array<[string, number, boolean]> = [];
+    const walk = async (path: string) => {
+      const info = await stat(path);
+      out.push([path, info.mode & 0o777, info.isDirectory()]);
+      if (info.isDirectory()) for (const name of await readdir(path)) await walk(join(path, name));
+    };
+    await walk(dir);
+    return out;
+  }
+
+  it('creates files 0600 and folders 0700, and tightens a loose directory on start', async () => {
+    const dir = await makeTempDir('spoor-perms');
+    const data = join(dir, 'data');
+    // What an older version or a restored backup may leave: world-readable folder and file.
+    await mkdir(join(data, 'old'), { recursive: true });
+    await writeFile(join(data, 'old', 'leftover'), 'x');
+    await chmod(data, 0o755);
+    await chmod(join(data, 'old'), 0o755);
+    await chmod(join(data, 'old', 'leftover'), 0o644);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, SPOOR_DATA_DIR: data, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'ignore'] });
+    try {
+      // /healthz answers first; the API once every service has started.
+      await waitFor(() => fetch(`${url}/openapi.json`).then((r) => r.status, () => 0), (s) => s === 200, 60_000, 'spoor to start');
+      const signup = await new ApiClient(url).post('/v1/auth/signup', { email: 'perms@example.com', password: 'a long password' });
+      expect(signup.status).to.equal(200);
+      const api = new ApiClient(url, signup.body.id_token);
+      await api.post('/v1/users/projects', { origin: 'http://localhost:4777', project: 'perms/web' });
+      expect((await post(`${url}/v1/event`, { project: 'perms/web', action: 'a', timestamp: Date.now() }, { 'user-agent': DESKTOP_CHROME })).status).to.equal(200);
+      await waitFor(() => api.get('/v1/events', { origin: 'http://localhost:4777', project: 'perms/web' }), (r) => r.body?.events?.length === 1, 20_000, 'the event to be stored');
+      const found = await modes(data);
+      expect(found.some(([p]) => p.endsWith('spoor.duckdb'))).to.equal(true);
+      expect(found.some(([p]) => p.includes(`${join('bus', 'topics')}`))).to.equal(true);
+      for (const [path, mode, isDir] of found) expect(mode.toString(8), path).to.equal(isDir ? '700' : '600');
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '@spoor/config';
 import type { Logger } from '@spoor/log';
 import { openBus, topicNames, type Bus } from '@spoor/bus';
 import { openStore, type Store } from '@spoor/store';
 import { MemoryKv, RedisKv, type Kv } from '@spoor/kv';
+import { secureDataDir } from './data-dir-permissions.js';
 
 /** The adapters behind libs/: Kafka or the embedded log, ClickHouse or DuckDB, Redis or memory. */
 export interface Adapters {
@@ -21,7 +21,7 @@ export interface Adapters {
  */
 export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
   const dataDir = resolve(config.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await secureDataDir(dataDir, logger);
   const bus = config.kafkaBrokers
     ? await openBus({ kind: 'kafka', brokers: config.kafkaBrokers, clientId: `spoor-${config.services.join('-')}`, logger: logger.child('bus') })
     : await openBus({ kind: 'embedded', dir: join(dataDir, 'bus'), logger: logger.child('bus') });

@@ -83,6 +83,9 @@ export async function main(modules: ServiceModule[], only?: ServiceName[]): Prom
   if (only) config = { ...config, services: only };
   const logger = createLogger('spoor', config.logLevel);
   guardProcess(logger);
+  // Everything this process creates (DuckDB's files and WAL, the bus log, exports) is its owner's
+  // alone: 0600 files, 0700 folders (issue 13; secureDataDir fixes what exists).
+  process.umask(0o077);
   const running = await runServices(config, modules, logger);
   const shutdown = (signal: string) => {
     logger.info('stopping', { signal });

@@ -13,7 +13,7 @@ export class OffsetStore {
   ) {}
 
   static async open(dir: string): Promise<OffsetStore> {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     return new OffsetStore(dir, new Map());
   }
 
@@ -26,7 +26,7 @@ export class OffsetStore {
     const topics = { ...(await this.load(group)), [topic]: offset };
     this.offsets.set(group, topics);
     const file = this.file(group);
-    await writeFile(`${file}.tmp`, JSON.stringify(topics));
+    await writeFile(`${file}.tmp`, JSON.stringify(topics), { mode: 0o600 });
     await rename(`${file}.tmp`, file);
   }
 

@@ -38,7 +38,7 @@ export class TopicLog {
   }
 
   static async open(dir: string, opts: { segmentBytes: number; fsync: boolean }): Promise<TopicLog> {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const log = new TopicLog(dir, opts.segmentBytes, opts.fsync);
     await log.recover();
     return log;
@@ -138,7 +138,7 @@ export class TopicLog {
     const base = this.end;
     await this.active?.close();
     const seg = { base, size: 0, path: segmentPath(this.dir, base) };
-    this.active = await open(seg.path, 'w+');
+    this.active = await open(seg.path, 'w+', 0o600);
     this.segments.push(seg);
     return seg;
   }

@@ -84,7 +84,7 @@ export class DuckDbStore implements Store {
     const key = memory ? null : resolve(opts.path);
     if (key !== null) {
       if (openPaths.has(key)) throw new Error(`DuckDB file ${key} is already open in this process; share its Store`);
-      await mkdir(dirname(key), { recursive: true });
+      await mkdir(dirname(key), { recursive: true, mode: 0o700 });
     }
     const instance = await DuckDBInstance.create(key ?? ':memory:', { memory_limit: opts.memoryLimit ?? '1GB' });
     if (key !== null) openPaths.add(key);
