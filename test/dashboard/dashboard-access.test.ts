@@ -43,7 +43,18 @@ describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
     expect(root.status).to.equal(200);
     expect(root.headers.get('content-type')).to.match(/^text\/html/);
     expect(root.headers.get('cache-control')).to.equal('no-cache');
+    // Issue 13: no inline script can run, no site can frame it, no referrer leaves it. (Every walk
+    // in Chromium fails on a console error, which is how a CSP violation would show.)
+    for (const res of [root, await fetch(`${spoor.url}/sessions/x`, { headers: { accept: 'text/html' } })]) {
+      const csp = res.headers.get('content-security-policy') ?? '';
+      const script = /script-src ([^;]+)/.exec(csp)?.[1] ?? '';
+      expect(script).to.equal("'self'");
+      expect(csp).to.contain("frame-ancestors 'none'").and.contain("object-src 'none'");
+      expect(res.headers.get('referrer-policy')).to.equal('no-referrer');
+      expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+    }
     const html = await root.text();
+    expect(html, 'the build has no inline script').not.to.match(/<script(?![^>]*\bsrc=)[^>]*>/);
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
     const js = await fetch(`${spoor.url}${asset}`);
     expect(js.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');

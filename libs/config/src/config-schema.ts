@@ -79,6 +79,17 @@ const trustProxy = optionalText.transform((v): boolean | number | string[] => {
   return v.split(',').map((s) => s.trim()).filter(Boolean);
 });
 
+/** A whole number within [min, max] (0 may mean "off" where the caller says so); `fallback` when unset. */
+const count = (fallback: number, min: number, max: number) =>
+  optionalText.transform((v, ctx) => {
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      ctx.addIssue({ code: 'custom', message: `expected a whole number between ${min} and ${max}` });
+      return z.NEVER;
+    }
+    return Number(v);
+  });
+
 export const ConfigSchema = z.object({
   SPOOR_SERVICES: services,
   SPOOR_PORT: port(8080),
@@ -122,6 +133,14 @@ export const ConfigSchema = z.object({
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
   /** How long a job's claim outlives a worker that stopped renewing it (a killed one). */
   SPOOR_JOB_LEASE_MS: millis(15_000, 1000, 600_000),
+  // Rate limits (docs/security.md); 0 turns one off. Events per second for ingest, per hour for
+  // signups, per minute for triggers and rule tests; failed logins before the back-off starts.
+  SPOOR_RATE_INGEST_PROJECT: count(10_000, 0, 100_000_000),
+  SPOOR_RATE_INGEST_IP: count(2_000, 0, 100_000_000),
+  SPOOR_RATE_SIGNUP_IP: count(10, 0, 1_000_000),
+  SPOOR_RATE_LOGIN_FAILURES: count(5, 0, 1_000),
+  SPOOR_RATE_TRIGGERS: count(60, 0, 1_000_000),
+  SPOOR_RATE_RULES_TEST: count(30, 0, 1_000_000),
   SPOOR_LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional()).transform((v) => v ?? 'info'),
   /**
    * Test-only: ingest answers 200 before the bus acknowledged, buffering writes behind a timer.

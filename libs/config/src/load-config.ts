@@ -33,6 +33,23 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   jobLeaseMs: number;
   unsafeAckBeforeWrite: boolean;
+  rateLimits: RateLimitConfig;
+}
+
+/** Rate limits (docs/security.md); 0 turns one off. */
+export interface RateLimitConfig {
+  /** Events per second into one project, from every sender together. */
+  ingestPerProject: number;
+  /** Events per second from one client address (an IPv6 /64). */
+  ingestPerIp: number;
+  /** Accounts created per hour from one client address. */
+  signupsPerIpHour: number;
+  /** Failed logins (per account, and 4× that per address) before each further one waits twice as long. */
+  loginFailures: number;
+  /** Jobs triggered per minute by one account. */
+  triggersPerMinute: number;
+  /** POST /v1/rules/test calls per minute by one account. */
+  ruleTestsPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -95,6 +112,14 @@ function toConfig(p: Parsed): Config {
     logLevel: p.SPOOR_LOG_LEVEL,
     jobLeaseMs: p.SPOOR_JOB_LEASE_MS,
     unsafeAckBeforeWrite: p.SPOOR_UNSAFE_ACK_BEFORE_WRITE,
+    rateLimits: {
+      ingestPerProject: p.SPOOR_RATE_INGEST_PROJECT,
+      ingestPerIp: p.SPOOR_RATE_INGEST_IP,
+      signupsPerIpHour: p.SPOOR_RATE_SIGNUP_IP,
+      loginFailures: p.SPOOR_RATE_LOGIN_FAILURES,
+      triggersPerMinute: p.SPOOR_RATE_TRIGGERS,
+      ruleTestsPerMinute: p.SPOOR_RATE_RULES_TEST,
+    },
   };
 }
 

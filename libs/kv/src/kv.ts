@@ -9,6 +9,8 @@ export interface KvEntry {
  * Key-value state that can be rebuilt (DESIGN.md: open sessions, dedup keys, rate limits,
  * caches). Redis in production, memory in the one-process default.
  */
+import type { RateCounter, RateCounterOptions } from './rate-counter.js';
+
 export interface Kv {
   readonly kind: 'redis' | 'memory';
   get(key: string): Promise<string | null>;
@@ -20,5 +22,7 @@ export interface Kv {
   /** Adds `by` and returns the new value; the TTL is set when the key is created. */
   incr(key: string, by?: number, ttlMs?: number): Promise<number>;
   del(key: string): Promise<void>;
+  /** A rate counter kept where this KV keeps its state (shared by every process on Redis). */
+  rateCounter(opts: RateCounterOptions): RateCounter;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { Kv, KvEntry } from './kv.js';
+import { memoryRateCounter, type RateCounter, type RateCounterOptions } from './rate-counter.js';
 
 interface Item {
   value: string;
@@ -48,6 +49,10 @@ export class MemoryKv implements Kv {
 
   async del(key: string): Promise<void> {
     this.items.delete(key);
+  }
+
+  rateCounter(opts: RateCounterOptions): RateCounter {
+    return memoryRateCounter(opts);
   }
 
   async close(): Promise<void> {

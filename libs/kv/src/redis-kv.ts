@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Kv, KvEntry } from './kv.js';
+import { redisRateCounter, type RateCounter, type RateCounterOptions } from './rate-counter.js';
 
 /** Redis through ioredis; every key gets `prefix` so deployments can share one server. */
 export class RedisKv implements Kv {
@@ -11,6 +12,10 @@ export class RedisKv implements Kv {
     const redis = new Redis(url, { keyPrefix: prefix, lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
     await redis.connect();
     return new RedisKv(redis);
+  }
+
+  rateCounter(opts: RateCounterOptions): RateCounter {
+    return redisRateCounter(this.redis, opts);
   }
 
   get(key: string): Promise<string | null> {

@@ -9,6 +9,20 @@ import { IMMUTABLE_CACHE, readBuilt, serveBuilt, type BuiltFile } from './built-
 const HTML_CACHE = 'no-cache';
 
 /**
+ * The dashboard's pages (issue 13): scripts only from Spoor's own origin (Vite's build has no
+ * inline script), no framing, no referrer. Styles allow inline `style` attributes because the
+ * charts and the DOM builder set element styles; no script can be injected through them.
+ */
+export const DASHBOARD_SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': [
+    "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
+    "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; '),
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+/**
  * Paths the dashboard never answers: the API, the documents, probes and the logger. The
  * history-API fallback below would otherwise answer a browser's GET of them with the app.
  */
@@ -38,8 +52,15 @@ export function dashboardRouter(logger: Logger): Router {
   }
   // One handler per asset, made now: a request only looks its name up.
   const assets = new Map(readdirSync(join(dist, 'assets')).map((name) => [name, serveBuilt(readBuilt(join(dist, 'assets', name)), IMMUTABLE_CACHE)]));
-  router.get('/assets/:name', (req, res, next) => (assets.get(String(req.params.name)) ?? ((_q, _s, n) => n()))(req, res, next));
+  router.get('/assets/:name', (req, res, next) => {
+    res.set('Referrer-Policy', 'no-referrer');
+    (assets.get(String(req.params.name)) ?? ((_q, _s, n) => n()))(req, res, next);
+  });
   const html = serveBuilt(index, HTML_CACHE);
-  router.use((req, res, next) => (wantsApp(req) ? html(req, res, next) : next()));
+  router.use((req, res, next) => {
+    if (!wantsApp(req)) return next();
+    res.set(DASHBOARD_SECURITY_HEADERS);
+    html(req, res, next);
+  });
   return router;
 }

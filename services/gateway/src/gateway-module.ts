@@ -3,6 +3,7 @@ import { ApiKeyService, Authenticator, BuiltInIssuer } from '@spoor/auth';
 import type { Bus } from '@spoor/bus';
 import { JobDispatcher } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
+import { RateLimits } from '@spoor/limits';
 import { buildVersion, type ServiceModule } from '@spoor/runtime';
 import type { JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
@@ -76,12 +77,13 @@ export const gatewayModule: ServiceModule = {
     const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, clock });
     const router = Router();
     const registry = createApiRegistry();
-    declareGateway({ router, registry, authenticate: authGuard(authenticator) }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, clock });
+    const limits = new RateLimits(adapters.kv, config.rateLimits, ['signup_ip', 'login_account', 'login_ip', 'triggers_account', 'rules_test_account']);
+    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, clock });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     router.use(loggerScriptRouter(logger));
     // Last: its history-API fallback answers browser navigations no route above took.
     router.use(dashboardRouter(logger));
-    return { router, stop: async () => {} };
+    return { router, stats: () => limits.stats(), stop: async () => {} };
   },
 };

@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { errors, jsonBody, parseOr422 } from '@spoor/http';
 import { ErrorBody, HTTPValidationError } from '@spoor/schemas';
+import type { RateLimits } from '@spoor/limits';
 import type { Principal } from './auth-guard.js';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -50,12 +51,15 @@ const FAILURE_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Body too large',
   415: 'Unsupported content type',
+  429: 'Too many requests; retry after the Retry-After seconds',
 };
 
 export interface RouteContext {
   router: Router;
   registry: OpenAPIRegistry;
   authenticate: RequestHandler;
+  /** The process' rate limits (issue 13); absent when only describing the API. */
+  limits?: RateLimits;
 }
 
 export function defineOperation<Q extends AnyObject | undefined, P extends AnyObject | undefined, B extends z.ZodType | undefined, R extends z.ZodType>(

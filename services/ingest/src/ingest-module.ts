@@ -1,3 +1,4 @@
+import { RateLimits } from '@spoor/limits';
 import type { ServiceModule } from '@spoor/runtime';
 import { ingestFastRoutes, ingestRouter } from './ingest-routes.js';
 import { IngestService } from './ingest-service.js';
@@ -7,7 +8,9 @@ export const ingestModule: ServiceModule = {
   name: 'ingest',
   serves: true,
   async start({ config, logger, adapters, clock }) {
+    const limits = new RateLimits(adapters.kv, config.rateLimits, ['ingest_project', 'ingest_ip']);
     const service = new IngestService({
+      limits,
       bus: adapters.bus,
       topic: adapters.topics.rawEvents,
       projects: new ProjectResolver(adapters.store.projects, clock),
@@ -15,6 +18,6 @@ export const ingestModule: ServiceModule = {
       logger,
       unsafeAckBeforeWrite: config.unsafeAckBeforeWrite,
     });
-    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => service.stats(), stop: async () => {} };
+    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => ({ ...service.stats(), ...limits.stats() }), stop: async () => {} };
   },
 };

@@ -1,5 +1,6 @@
 import type { Bus } from '@spoor/bus';
 import { errors } from '@spoor/http';
+import { clientKey, type RateLimits } from '@spoor/limits';
 import type { Logger } from '@spoor/log';
 import type { RawEvent } from '@spoor/schemas';
 import { checkEventTime, partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
@@ -7,6 +8,8 @@ import type { ProjectResolver } from './project-resolver.js';
 
 export interface IngestDeps {
   bus: Bus;
+  /** Events per second per client address and per project (issue 13). */
+  limits?: RateLimits;
   topic: string;
   projects: ProjectResolver;
   clock: () => number;
@@ -35,6 +38,7 @@ export class IngestService {
   async ingest(items: unknown[], facts: RequestFacts, prefix: (i: number) => Array<string | number>): Promise<IngestResult> {
     try {
       const events = validateEvents(items, prefix);
+      await this.deps.limits?.spend('ingest_ip', clientKey(facts.ip), events.length);
       const receivedAt = this.deps.clock();
       const raw: RawEvent[] = [];
       for (const [i, event] of events.entries()) {
@@ -42,6 +46,7 @@ export class IngestService {
         checkEventTime(event, stamped, prefix(i));
         raw.push(stamped);
       }
+      await this.spendPerProject(raw);
       await this.publish(raw);
       this.counters.accepted += raw.length;
       return { accepted: raw.length, event_ids: raw.map((e) => e.event_id) };
@@ -49,6 +54,15 @@ export class IngestService {
       this.counters.rejected += items.length;
       throw err;
     }
+  }
+
+  /** One project's points per request in the usual case (a batch is one tab's events). */
+  private async spendPerProject(raw: RawEvent[]): Promise<void> {
+    const limits = this.deps.limits;
+    if (!limits) return;
+    const perProject = new Map<string, number>();
+    for (const e of raw) perProject.set(e.project_id, (perProject.get(e.project_id) ?? 0) + 1);
+    for (const [projectId, n] of perProject) await limits.spend('ingest_project', projectId, n);
   }
 
   stats(): Record<string, number> {

@@ -1,4 +1,5 @@
-import type { ApiKeyService, BuiltInIssuer } from '@spoor/auth';
+import { InvalidCredentialsError, type ApiKeyService, type BuiltInIssuer } from '@spoor/auth';
+import { clientKey, LoginGuard } from '@spoor/limits';
 import { errors } from '@spoor/http';
 import { Account, ApiKeyList, ApiKeyPath, CreatedApiKey, Credentials, Deleted, TokenResponse, UserAPIKeyRequest } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
@@ -7,14 +8,25 @@ import { defineOperation, type RouteContext } from '../operation-route.js';
 // The auth library's errors are HttpErrors of the shared catalogue (409 taken email or key
 // name, 401 bad credentials, 422 rule breaks): they pass through to the one error handler.
 export function accountRoutes(ctx: RouteContext, store: Store, issuer: BuiltInIssuer, apiKeys: ApiKeyService): void {
-  defineOperation(ctx, { method: 'post', path: '/v1/auth/signup', summary: 'Create an account on the built-in issuer; answers an ID token', tag: 'auth', auth: false, body: Credentials, response: TokenResponse, failures: [400, 409] }, async ({ body }) => {
+  // Brute force: failed logins back off per account and per address (libs/limits, issue 13).
+  const guard = ctx.limits ? new LoginGuard(ctx.limits) : null;
+  defineOperation(ctx, { method: 'post', path: '/v1/auth/signup', summary: 'Create an account on the built-in issuer; answers an ID token', tag: 'auth', auth: false, body: Credentials, response: TokenResponse, failures: [400, 409, 429] }, async ({ body, req }) => {
+    await ctx.limits?.spend('signup_ip', clientKey(req.ip ?? ''));
     const { id_token, expires_at } = await issuer.signup(body.email, body.password);
     return { id_token, expires_at };
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/auth/login', summary: 'Log in on the built-in issuer; answers an ID token', tag: 'auth', auth: false, body: Credentials, response: TokenResponse, failures: [400, 401] }, async ({ body }) => {
-    const { id_token, expires_at } = await issuer.login(body.email, body.password);
-    return { id_token, expires_at };
+  defineOperation(ctx, { method: 'post', path: '/v1/auth/login', summary: 'Log in on the built-in issuer; answers an ID token', tag: 'auth', auth: false, body: Credentials, response: TokenResponse, failures: [400, 401, 429] }, async ({ body, req }) => {
+    const ip = req.ip ?? '';
+    await guard?.check(body.email, ip);
+    try {
+      const { id_token, expires_at } = await issuer.login(body.email, body.password);
+      await guard?.succeeded(body.email, ip);
+      return { id_token, expires_at };
+    } catch (err) {
+      if (err instanceof InvalidCredentialsError) await guard?.failed(body.email, ip);
+      throw err;
+    }
   });
 
   defineOperation(ctx, { method: 'get', path: '/v1/users/account', summary: 'Profile of the authenticated user', tag: 'account', auth: true, response: Account }, async ({ principal }) => {

@@ -30,7 +30,8 @@ const TRIGGERS: Array<{ kind: JobKind; body: z.ZodType<{ origin: string; project
 
 export function jobRoutes(ctx: RouteContext, store: Store, dispatcher: JobDispatcher): void {
   for (const t of TRIGGERS) {
-    defineOperation(ctx, { method: 'post', path: `/v1/trigger/${t.kind}`, summary: `${t.summary} (asynchronous: answers the queued job)`, tag: 'triggers', auth: true, body: t.body, response: JobQueued, failures: [404, 503] }, async ({ body, principal }) => {
+    defineOperation(ctx, { method: 'post', path: `/v1/trigger/${t.kind}`, summary: `${t.summary} (asynchronous: answers the queued job)`, tag: 'triggers', auth: true, body: t.body, response: JobQueued, failures: [404, 429, 503] }, async ({ body, principal }) => {
+      await ctx.limits?.spend('triggers_account', principal.account_id);
       const window = body as { window_start?: number; window_end?: number };
       if (window.window_start !== undefined && window.window_end !== undefined && window.window_start >= window.window_end) {
         throw errors.validation([{ loc: ['body', 'window_end'], msg: 'window_end must be after window_start', type: 'value_error', input: window.window_end }]);

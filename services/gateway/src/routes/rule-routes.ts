@@ -110,7 +110,8 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
     return publicRule(rule, project);
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024 }, async ({ body }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024, failures: [429] }, async ({ body, principal }) => {
+    await ctx.limits?.spend('rules_test_account', principal.account_id);
     const parsed = parseRulesYaml(body.rules);
     if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
     try {
