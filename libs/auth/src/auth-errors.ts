@@ -12,7 +12,9 @@ export type AuthFailureReason =
   | 'unknown_issuer'
   | 'issuer_unavailable'
   | 'invalid_api_key'
-  | 'invalid_credentials';
+  | 'invalid_credentials'
+  | 'unknown_account'
+  | 'revoked';
 
 /**
  * Any refused credential. The header is exactly `Bearer` as DESIGN.md (HTTP conventions) fixes

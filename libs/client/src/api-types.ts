@@ -72,6 +72,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke the ID token this request carries; later requests with it get 401 */
+        post: operations["post_auth_logout"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_auth_logout"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/account": {
         parameters: {
             query?: never;
@@ -100,7 +118,7 @@ export interface paths {
         /** API keys of the user (never the secret) */
         get: operations["get_users_apikey"];
         put?: never;
-        /** Create an API key; the secret is shown once */
+        /** Create an API key (scope full, read or operator); the secret is shown once */
         post: operations["post_users_apikey"];
         delete?: never;
         /** CORS preflight */
@@ -951,6 +969,15 @@ export interface components {
             email: string;
             password: string;
         };
+        LoggedOut: {
+            /** @enum {boolean} */
+            revoked: true;
+            /**
+             * @description When the token would have expired; the revocation is kept until then
+             * @example 1732262400000
+             */
+            expires_at: number;
+        };
         Account: {
             account_id: string;
             email: string | null;
@@ -958,6 +985,7 @@ export interface components {
         ApiKeyList: {
             api_keys: {
                 api_key_name: string;
+                scope: components["schemas"]["ApiKeyScope"];
                 /**
                  * @description Milliseconds since the Unix epoch, UTC
                  * @example 1732262400000
@@ -965,12 +993,19 @@ export interface components {
                 created_at: number;
             }[];
         };
+        /**
+         * @description `full`: everything the account may do (default). `read`: reading operations only (any GET, and logout). `operator`: `full` plus the operator endpoints; only an operator may create one, and it acts as one while its account is named in SPOOR_ADMIN_EMAILS.
+         * @enum {string}
+         */
+        ApiKeyScope: "full" | "read" | "operator";
         CreatedApiKey: {
             api_key_name: string;
             api_key: string;
+            scope: components["schemas"]["ApiKeyScope"];
         };
         UserAPIKeyRequest: {
             api_key_name: string;
+            scope?: components["schemas"]["ApiKeyScope"];
         };
         Deleted: {
             deleted: boolean;
@@ -2121,6 +2156,77 @@ export interface operations {
             };
         };
     };
+    post_auth_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoggedOut"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_auth_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     get_users_account: {
         parameters: {
             query?: never;
@@ -2261,6 +2367,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden (for example an unverified domain), or a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Conflict */
             409: {
                 headers: {
@@ -2327,6 +2442,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2520,6 +2644,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Conflict */
             409: {
                 headers: {
@@ -2597,6 +2730,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3209,6 +3351,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -3283,6 +3434,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4181,6 +4341,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -4317,6 +4486,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4491,6 +4669,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -4550,6 +4737,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4641,6 +4837,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -4718,6 +4923,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4809,6 +5023,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -4886,6 +5109,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5169,6 +5401,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -5301,6 +5542,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -5424,6 +5674,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5563,6 +5822,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -5686,6 +5954,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5825,6 +6102,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -5948,6 +6234,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6087,6 +6382,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -6159,6 +6463,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: a read-only API key (scope "read") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6320,6 +6633,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -6381,6 +6703,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

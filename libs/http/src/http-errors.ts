@@ -22,6 +22,7 @@ export class HttpError extends Error {
 
 export const errors = {
   malformedJson: (why: string) => new HttpError(400, 'malformed_json', `Malformed JSON: ${why}`),
+  badRequest: (detail: string) => new HttpError(400, 'bad_request', detail),
   unauthorized: (detail = 'Not authenticated') =>
     new HttpError(401, 'unauthorized', detail, { 'WWW-Authenticate': 'Bearer' }),
   forbidden: (detail: string) => new HttpError(403, 'forbidden', detail),
