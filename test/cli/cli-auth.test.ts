@@ -73,9 +73,13 @@ for (const mode of MODES) {
       await writeFile(authFile(), JSON.stringify(stored));
     });
 
-    it('logs out, after which commands ask for a login', async () => {
+    it('logs out: the server revokes the token, after which commands ask for a login', async () => {
+      const { token } = JSON.parse(await readFile(authFile(), 'utf8'));
       const out = await user.run(['logout']);
-      expect(out.json()).to.deep.equal({ logged_out: true });
+      expect(out.json()).to.deep.equal({ logged_out: true, revoked: true });
+      const refused = await fetch(`${spoor.url}/v1/users/account`, { headers: { authorization: `Bearer ${token}` } });
+      expect(refused.status).to.equal(401);
+      expect((await user.run(['logout'])).json()).to.deep.equal({ logged_out: false, revoked: false });
       const after = await user.run(['projects', 'list']);
       expect(after.code).to.equal(1);
       expect(after.stderr).to.contain('not logged in: run `spoor login <email>`');
@@ -85,7 +89,27 @@ for (const mode of MODES) {
       const damaged = await user.run(['whoami']);
       expect(damaged.code).to.equal(1);
       expect(damaged.stderr).to.contain(`${authFile()} is damaged`);
-      expect((await user.run(['logout'])).json()).to.deep.equal({ logged_out: true });
+      expect((await user.run(['logout'])).json()).to.deep.equal({ logged_out: true, revoked: false });
+      expect((await user.run(['login', email], { input: `${PASSWORD}\n` })).code).to.equal(0);
+    });
+
+    it('logs out on a terminal saying what the server did', async () => {
+      const shown = await user.tty(['logout']);
+      expect(shown.code, shown.stdout).to.equal(0);
+      expect(shown.stdout.trim()).to.equal('logged out; the server revoked the token');
+      expect((await user.run(['login', email], { input: `${PASSWORD}\n` })).code).to.equal(0);
+    });
+
+    it('removes the local login even when the server cannot revoke the token, and says so with exit 1', async () => {
+      const stored = JSON.parse(await readFile(authFile(), 'utf8'));
+      await writeFile(authFile(), JSON.stringify({ ...stored, url: 'http://127.0.0.1:9' }));
+      const res = await user.run(['logout']);
+      expect(res.code).to.equal(1);
+      expect(res.stderr).to.match(/^error: removed the stored login, but the server did not revoke the token: http:\/\/127\.0\.0\.1:9 could not be reached \(.+\); the token stays valid until \d{4}-\d{2}-\d{2}/);
+      expect((await user.run(['logout'])).json()).to.deep.equal({ logged_out: false, revoked: false });
+      // The server was never told: the token still works there.
+      const still = await fetch(`${spoor.url}/v1/users/account`, { headers: { authorization: `Bearer ${stored.token}` } });
+      expect(still.status).to.equal(200);
       expect((await user.run(['login', email], { input: `${PASSWORD}\n` })).code).to.equal(0);
     });
 

@@ -39,11 +39,13 @@ for (const mode of MODES) {
     let user: CliUser;
 
     before(async function () {
-      const started = await startSpoor(mode, { SPOOR_HEARTBEAT_MS: '200', SPOOR_HEALTH_SNAPSHOT_MS: '300' });
+      // Health is system-wide, for operators only: this user is one (SPOOR_ADMIN_EMAILS).
+      const operator = `cli-${randomUUID().slice(0, 8)}@example.com`;
+      const started = await startSpoor(mode, { SPOOR_HEARTBEAT_MS: '200', SPOOR_HEALTH_SNAPSHOT_MS: '300', SPOOR_ADMIN_EMAILS: operator });
       requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
       spoor = started!;
       user = await cliUser(spoor.url);
-      ok(await user.run(['signup', `cli-${randomUUID().slice(0, 8)}@example.com`], { env: { SPOOR_PASSWORD: 'long enough pw' } }));
+      ok(await user.run(['signup', operator], { env: { SPOOR_PASSWORD: 'long enough pw' } }));
       ok(await user.run(['projects', 'add', 'http://localhost:4800', 'status/web']));
       ok(await user.run(['use', 'http://localhost:4800', 'status/web']));
     });
@@ -68,6 +70,14 @@ for (const mode of MODES) {
       expect(failed(await stranger.run(['status'], { env: { SPOOR_TOKEN: 'spk_not_a_key' } }), 1)).to.match(/^error: the server refused your credentials \(.+\); run `spoor login <email>` again\n$/);
       const down = await stranger.run(['--url', `http://127.0.0.1:${await closedPort()}`, 'status'], { env: { SPOOR_TOKEN: 'spk_not_a_key' } });
       expect(failed(down, 1)).to.equal('error: cannot reach the server: ECONNREFUSED\n');
+    });
+
+    it('status and status history: exit 1 with the server\'s words for an account that is not an operator', async () => {
+      const other = await cliUser(spoor.url);
+      ok(await other.run(['signup', `not-ops-${randomUUID().slice(0, 8)}@example.com`], { env: { SPOOR_PASSWORD: 'long enough pw' } }));
+      for (const args of [['status'], ['status', 'history']]) {
+        expect(failed(await other.run(args), 1), args.join(' ')).to.match(/^error: Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS.*\n$/);
+      }
     });
 
     it('status history --limit 5: the newest five snapshots, newest first; a bad --limit fails', async () => {

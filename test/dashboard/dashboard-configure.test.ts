@@ -22,10 +22,12 @@ for (const mode of MODES) {
     let page: Page;
 
     before(async function () {
-      // Loopback webhooks allowed; heartbeats and snapshots often, so health has figures and a history.
-      rig = await startDashboardRig(this, mode, { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1', SPOOR_HEARTBEAT_MS: '500', SPOOR_HEALTH_SNAPSHOT_MS: '1000' });
+      // Loopback webhooks allowed; heartbeats and snapshots often, so health has figures and a
+      // history; the account is an operator, who alone may see health (SPOOR_ADMIN_EMAILS).
+      const operator = `ops-${Math.random().toString(36).slice(2)}@example.com`;
+      rig = await startDashboardRig(this, mode, { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1', SPOOR_HEARTBEAT_MS: '500', SPOOR_HEALTH_SNAPSHOT_MS: '1000', SPOOR_ADMIN_EMAILS: operator });
       ({ spoor, tab, page } = rig);
-      seeded = await seedProject(spoor.url);
+      seeded = await seedProject(spoor.url, 'site/web', operator);
     });
     after(async () => rig?.stop());
 

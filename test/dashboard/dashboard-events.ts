@@ -39,8 +39,7 @@ export interface SeededProject {
  * An account with a localhost project whose visits are stored (sessions summarised), made
  * through the API, for tests that start signed in rather than walking the sign-up.
  */
-export async function seedProject(spoorUrl: string, project = 'site/web'): Promise<SeededProject> {
-  const email = `u${Math.random().toString(36).slice(2)}@example.com`;
+export async function seedProject(spoorUrl: string, project = 'site/web', email = `u${Math.random().toString(36).slice(2)}@example.com`): Promise<SeededProject> {
   const api = await signUp(spoorUrl, email);
   const origin = `http://localhost:${new URL(spoorUrl).port}`;
   expect((await api.post('/v1/users/projects', { origin, project })).status).to.equal(200);

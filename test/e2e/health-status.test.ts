@@ -12,10 +12,11 @@ for (const mode of MODES) {
     const scope = { origin: 'http://localhost:4300', project: 'health/web' };
 
     before(async function () {
-      const started = await startSpoor(mode, { SPOOR_HEARTBEAT_MS: '200', SPOOR_HEALTH_SNAPSHOT_MS: '300' });
+      // System-wide health is for operators (DESIGN.md, Operators): this account is one.
+      const started = await startSpoor(mode, { SPOOR_HEARTBEAT_MS: '200', SPOOR_HEALTH_SNAPSHOT_MS: '300', SPOOR_ADMIN_EMAILS: 'health-ops@example.com' });
       requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
       spoor = started!;
-      api = await signUp(spoor.url);
+      api = await signUp(spoor.url, 'health-ops@example.com');
       expect((await api.post('/v1/users/projects', scope)).status).to.equal(200);
     });
     after(async () => spoor?.stop());
@@ -23,6 +24,15 @@ for (const mode of MODES) {
     it('answers 401 without a token', async () => {
       const anon = new ApiClient(spoor.url);
       for (const path of ['/v1/status/health', '/v1/status/health/history']) expect((await anon.get(path)).status, path).to.equal(401);
+    });
+
+    it('answers 403 to an account that is not an operator', async () => {
+      const other = await signUp(spoor.url);
+      for (const path of ['/v1/status/health', '/v1/status/health/history']) {
+        const res = await other.get(path);
+        expect(res.status, path).to.equal(403);
+        expect(res.body.detail, path).to.match(/^Operators only/);
+      }
     });
 
     it('shows every service alive, the version, the storage, and ingest figures that move under load', async () => {

@@ -1,4 +1,5 @@
 // API keys of an account: create (secret shown once), list (never the secret), revoke.
+import type { ApiKeyScope } from '@spoor/schemas';
 import { StoreConflictError, type ApiKeyRepository } from '@spoor/store';
 import { ApiKeyNameTakenError } from './auth-errors.js';
 import { generateApiKey, hashApiKey } from './api-key-codec.js';
@@ -8,10 +9,12 @@ export interface CreatedApiKey {
   api_key_name: string;
   /** The secret; only this response ever carries it. */
   api_key: string;
+  scope: ApiKeyScope;
 }
 
 export interface ApiKeySummary {
   api_key_name: string;
+  scope: ApiKeyScope;
   created_at: number;
 }
 
@@ -21,8 +24,12 @@ export class ApiKeyService {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** CredentialRuleError (422) for a bad name, ApiKeyNameTakenError (409) for a live duplicate. */
-  async create(accountId: string, name: string): Promise<CreatedApiKey> {
+  /**
+   * CredentialRuleError (422) for a bad name, ApiKeyNameTakenError (409) for a live duplicate.
+   * Who may ask for which scope is the caller's decision (the gateway: operators only for
+   * `operator`).
+   */
+  async create(accountId: string, name: string, scope: ApiKeyScope = 'full'): Promise<CreatedApiKey> {
     const apiKeyName = checkApiKeyName(name);
     const apiKey = generateApiKey();
     try {
@@ -30,6 +37,7 @@ export class ApiKeyService {
         account_id: accountId,
         api_key_name: apiKeyName,
         key_hash: hashApiKey(apiKey),
+        scope,
         created_at: this.clock(),
         revoked_at: null,
       });
@@ -37,13 +45,13 @@ export class ApiKeyService {
       if (err instanceof StoreConflictError) throw new ApiKeyNameTakenError(apiKeyName);
       throw err;
     }
-    return { api_key_name: apiKeyName, api_key: apiKey };
+    return { api_key_name: apiKeyName, api_key: apiKey, scope };
   }
 
   /** Live keys, oldest first; built field by field so no hash can slip into a response. */
   async list(accountId: string): Promise<ApiKeySummary[]> {
     const records = await this.apiKeys.list(accountId);
-    return records.map((r) => ({ api_key_name: r.api_key_name, created_at: r.created_at }));
+    return records.map((r) => ({ api_key_name: r.api_key_name, scope: r.scope, created_at: r.created_at }));
   }
 
   /** False when the account has no live key of that name (the gateway answers 404). */

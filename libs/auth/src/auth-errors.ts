@@ -13,7 +13,8 @@ export type AuthFailureReason =
   | 'issuer_unavailable'
   | 'invalid_api_key'
   | 'invalid_credentials'
-  | 'unknown_account';
+  | 'unknown_account'
+  | 'revoked';
 
 /**
  * Any refused credential. The header is exactly `Bearer` as DESIGN.md (HTTP conventions) fixes

@@ -1,27 +1,38 @@
 // Turns an Authorization header into the account it speaks for, or an AuthError.
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { StoreConflictError, type AccountRepository, type ApiKeyRepository } from '@spoor/store';
-import type { AccountRecord } from '@spoor/schemas';
+import { StoreConflictError, type AccountRepository, type ApiKeyRepository, type TokenRevocationRepository } from '@spoor/store';
+import type { AccountRecord, ApiKeyScope } from '@spoor/schemas';
 import { AuthError } from './auth-errors.js';
 import { hashApiKey, isApiKeyShaped, API_KEY_PREFIX } from './api-key-codec.js';
 import { parseBearer } from './bearer-header-parser.js';
-import type { BuiltInIssuer } from './built-in-issuer.js';
+import { BUILT_IN_ACCOUNT_ISSUER, type BuiltInIssuer } from './built-in-issuer.js';
 import { ExternalIssuer, type ExternalIssuerOptions } from './external-issuer.js';
+import { OperatorPolicy } from './operator-policy.js';
 import { MAX_TOKEN_LENGTH, type IdentityClaims } from './token-policy.js';
+import { TokenRevocations, tokenHandle, type TokenHandle } from './token-revocation.js';
 
 export interface Principal {
   account_id: string;
   email: string | null;
   via: 'token' | 'api_key';
+  /** What the credential may do: an ID token everything (`full`), an API key its scope. */
+  scope: ApiKeyScope;
+  /** An operator's credential (operator-policy.ts): system-wide health. */
+  operator: boolean;
+  /** The ID token the request was made with, for logout; null for an API key. */
+  token: TokenHandle | null;
 }
 
 export interface AuthenticatorOptions {
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
+  revokedTokens: TokenRevocationRepository;
   builtIn: BuiltInIssuer;
   /** SPOOR_OIDC_ISSUER / SPOOR_OIDC_AUDIENCE, when set. */
   external?: ExternalIssuerOptions | null | undefined;
+  /** SPOOR_ADMIN_EMAILS: the operators' accounts. */
+  adminEmails?: readonly string[];
   clock?: () => number;
 }
 
@@ -30,13 +41,17 @@ export class Authenticator {
   readonly #apiKeys: ApiKeyRepository;
   readonly #builtIn: BuiltInIssuer;
   readonly #external: ExternalIssuer | null;
+  readonly #revocations: TokenRevocations;
   readonly #clock: () => number;
+  readonly operators: OperatorPolicy;
 
   constructor(options: AuthenticatorOptions) {
     this.#accounts = options.accounts;
     this.#apiKeys = options.apiKeys;
     this.#builtIn = options.builtIn;
     this.#clock = options.clock ?? Date.now;
+    this.#revocations = new TokenRevocations(options.revokedTokens, this.#clock);
+    this.operators = new OperatorPolicy(options.adminEmails);
     const external = options.external ?? null;
     if (external && external.issuer === options.builtIn.issuerUrl) {
       throw new Error('SPOOR_OIDC_ISSUER must differ from the built-in issuer URL (SPOOR_PUBLIC_URL)');
@@ -66,7 +81,21 @@ export class Authenticator {
     if (!record || record.revoked_at !== null) throw new AuthError('invalid_api_key', 'Invalid API key');
     const account = await this.#accounts.get(record.account_id);
     if (!account) throw new AuthError('invalid_api_key', 'Invalid API key');
-    return { account_id: account.account_id, email: account.email, via: 'api_key' };
+    return {
+      account_id: account.account_id, email: account.email, via: 'api_key', scope: record.scope,
+      operator: this.operators.isOperator(account.email, record.scope), token: null,
+    };
+  }
+
+  /**
+   * Revokes the ID token a principal authenticated with, in the store, until it would expire
+   * anyway: every later request with it gets 401. False for an API key (nothing to revoke here;
+   * keys are revoked by name).
+   */
+  async logout(principal: Principal): Promise<boolean> {
+    if (principal.token === null) return false;
+    await this.#revocations.revoke(principal.token);
+    return true;
   }
 
   async #byToken(token: string): Promise<Principal> {
@@ -76,18 +105,33 @@ export class Authenticator {
     const issuer = unverifiedIssuer(token);
     if (issuer === this.#builtIn.issuerUrl) {
       const claims = await this.#builtIn.verifyIdToken(token);
-      // Built-in `sub` is the account id (signup sets subject = account_id). A valid signature is
-      // not enough: the account must still exist (issue 13), as for API keys and external subjects.
+      const handle = await this.#notRevoked(tokenHandle(token, claims, true));
+      // Built-in `sub` is the account id (signup sets subject = account_id). A valid signature
+      // is not enough: the account must still exist (deleted accounts, a key that leaked).
       const account = await this.#accounts.get(claims.sub);
-      if (!account) throw new AuthError('unknown_account', 'Invalid token: no such account');
-      return { account_id: account.account_id, email: account.email, via: 'token' };
+      if (!account || account.issuer !== BUILT_IN_ACCOUNT_ISSUER) {
+        throw new AuthError('unknown_account', 'Invalid token: no such account');
+      }
+      return this.#tokenPrincipal(account, handle);
     }
     if (this.#external && issuer === this.#external.issuer) {
       const claims = await this.#external.verifyIdToken(token);
-      const account = await this.#externalAccount(this.#external.issuer, claims);
-      return { account_id: account.account_id, email: account.email, via: 'token' };
+      const handle = await this.#notRevoked(tokenHandle(token, claims, false));
+      return this.#tokenPrincipal(await this.#externalAccount(this.#external.issuer, claims), handle);
     }
     throw new AuthError('unknown_issuer', 'Invalid token: unknown issuer');
+  }
+
+  async #notRevoked(handle: TokenHandle): Promise<TokenHandle> {
+    if (await this.#revocations.isRevoked(handle)) throw new AuthError('revoked', 'Invalid token: logged out');
+    return handle;
+  }
+
+  #tokenPrincipal(account: AccountRecord, token: TokenHandle): Principal {
+    return {
+      account_id: account.account_id, email: account.email, via: 'token', scope: 'full',
+      operator: this.operators.isOperator(account.email, null), token,
+    };
   }
 
   /** The account of (issuer, sub), created on first sight. */

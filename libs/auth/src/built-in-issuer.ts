@@ -113,6 +113,8 @@ export class BuiltInIssuer {
       .setIssuedAt(now)
       .setNotBefore(now)
       .setExpirationTime(exp)
+      // RFC 7519 §4.1.7: a unique id per token, so that logout can revoke this one token.
+      .setJti(randomUUID())
       .sign(privateKey);
     return { id_token: idToken, expires_at: exp * 1000, account_id: accountId };
   }

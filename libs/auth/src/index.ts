@@ -16,6 +16,8 @@ export {
 export type { OpenIdConfiguration } from './openid-configuration.js';
 export { Authenticator, type AuthenticatorOptions, type Principal } from './authenticator.js';
 export type { ExternalIssuerOptions } from './external-issuer.js';
+export { OperatorPolicy } from './operator-policy.js';
+export type { TokenHandle } from './token-revocation.js';
 export { ApiKeyService, type CreatedApiKey, type ApiKeySummary } from './api-key-service.js';
 export { hashPassword, verifyPassword } from './password-hasher.js';
 export { checkPassword, checkApiKeyName, normalizeEmail, PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH } from './credential-rules.js';

@@ -48,6 +48,10 @@ export function verifyOptions(
 export interface IdentityClaims {
   sub: string;
   email: string | null;
+  /** `jti` when the token carries one (the built-in issuer's always do). */
+  jti: string | null;
+  /** `exp`, seconds since the epoch (required by verifyOptions). */
+  exp: number;
 }
 
 /** `sub` is REQUIRED and at most 255 ASCII characters (OpenID Connect Core §2). */
@@ -57,5 +61,6 @@ export function identityClaims(payload: JWTPayload): IdentityClaims {
     throw new AuthError('invalid_token', 'Invalid token: "sub" claim must be a non-empty string');
   }
   const email = typeof payload['email'] === 'string' ? payload['email'].toLowerCase() : null;
-  return { sub, email };
+  const jti = typeof payload.jti === 'string' && payload.jti.length > 0 ? payload.jti : null;
+  return { sub, email, jti, exp: Number(payload.exp) };
 }

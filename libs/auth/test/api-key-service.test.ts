@@ -35,14 +35,14 @@ describe('ApiKeyService', function () {
     expect((await service.create('acct-1', 'other')).api_key).to.not.equal(created.api_key);
   });
 
-  it('lists names and creation times only, oldest first, never a secret or hash', async () => {
+  it('lists names, scopes and creation times only, oldest first, never a secret or hash', async () => {
     const { service } = setup();
     const a = await service.create('acct-1', 'first');
-    const b = await service.create('acct-1', 'second');
+    const b = await service.create('acct-1', 'second', 'read');
     await service.create('acct-2', 'not-mine');
     const listed = await service.list('acct-1');
-    expect(listed.map((k) => k.api_key_name)).to.deep.equal(['first', 'second']);
-    for (const item of listed) expect(Object.keys(item).sort()).to.deep.equal(['api_key_name', 'created_at']);
+    expect(listed.map((k) => [k.api_key_name, k.scope])).to.deep.equal([['first', 'full'], ['second', 'read']]);
+    for (const item of listed) expect(Object.keys(item).sort()).to.deep.equal(['api_key_name', 'created_at', 'scope']);
     const text = JSON.stringify(listed);
     for (const secret of [a.api_key, b.api_key]) {
       expect(text).to.not.contain(secret);

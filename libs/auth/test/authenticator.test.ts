@@ -1,12 +1,13 @@
 import { expect } from 'chai';
+import { SignJWT, importJWK } from 'jose';
 import { ApiKeyService, Authenticator, BuiltInIssuer } from '../src/index.js';
 import { expectAuthError } from './auth-assertions.js';
 import { inMemoryRepositories } from './in-memory-repositories.js';
 
-function setup() {
+function setup(adminEmails: string[] = []) {
   const repos = inMemoryRepositories();
   const builtIn = new BuiltInIssuer({ ...repos, issuerUrl: 'http://spoor.test:8080' });
-  const authenticator = new Authenticator({ ...repos, builtIn });
+  const authenticator = new Authenticator({ ...repos, builtIn, adminEmails });
   return { repos, builtIn, authenticator, keys: new ApiKeyService(repos.apiKeys) };
 }
 
@@ -34,7 +35,7 @@ describe('Authenticator', function () {
       const { account_id } = await builtIn.signup('owner@example.com', 'correct horse battery');
       const { api_key } = await keys.create(account_id, 'ci');
       expect(await authenticator.authenticate(`Bearer ${api_key}`)).to.deep.equal({
-        account_id, email: 'owner@example.com', via: 'api_key',
+        account_id, email: 'owner@example.com', via: 'api_key', scope: 'full', operator: false, token: null,
       });
       expect(await authenticator.authenticate(`bearer ${api_key}`)).to.include({ via: 'api_key' });
 
@@ -56,6 +57,78 @@ describe('Authenticator', function () {
       expect(repos.accounts.rows).to.have.length(0);
       await expectAuthError(authenticator.authenticate(`Bearer ${api_key}`), 'invalid_api_key');
     });
+  });
+
+  describe('ID tokens of the built-in issuer', function () {
+    /** A token the built-in issuer's own key signs, for any subject. */
+    async function forge(repos: ReturnType<typeof inMemoryRepositories>, builtIn: BuiltInIssuer, sub: string): Promise<string> {
+      await builtIn.init();
+      const [key] = repos.signingKeys.rows;
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key!.kid }).setIssuer(builtIn.issuerUrl)
+        .setAudience('spoor').setSubject(sub).setIssuedAt(now).setExpirationTime(now + 600)
+        .sign(await importJWK(JSON.parse(key!.private_jwk), 'ES256'));
+    }
+
+    it('refuses a validly signed token whose sub names no account', async () => {
+      const { authenticator, builtIn, repos } = setup();
+      const token = await forge(repos, builtIn, 'no-such-account');
+      await expectAuthError(authenticator.authenticate(`Bearer ${token}`), 'unknown_account');
+    });
+
+    it('refuses a token once its account is gone from the store', async () => {
+      const { authenticator, builtIn, repos } = setup();
+      const { id_token } = await builtIn.signup('gone@example.com', 'correct horse battery');
+      expect(await authenticator.authenticate(`Bearer ${id_token}`)).to.include({ via: 'token' });
+      repos.accounts.rows.length = 0;
+      await expectAuthError(authenticator.authenticate(`Bearer ${id_token}`), 'unknown_account');
+    });
+
+    it('logout revokes that token only: another token of the account still works', async () => {
+      const { authenticator, builtIn, repos } = setup();
+      const first = await builtIn.signup('out@example.com', 'correct horse battery');
+      const second = await builtIn.login('out@example.com', 'correct horse battery');
+      const principal = await authenticator.authenticate(`Bearer ${first.id_token}`);
+      expect(await authenticator.logout(principal)).to.equal(true);
+      await expectAuthError(authenticator.authenticate(`Bearer ${first.id_token}`), 'revoked');
+      expect(await authenticator.authenticate(`Bearer ${second.id_token}`)).to.include({ account_id: first.account_id });
+      expect(repos.revokedTokens.rows).to.have.length(1);
+      expect(repos.revokedTokens.rows[0]!.expires_at).to.equal(first.expires_at + 30_000);
+    });
+
+    it('revokes a built-in token without jti by its hash', async () => {
+      const { authenticator, builtIn, repos } = setup();
+      const { account_id } = await builtIn.signup('old@example.com', 'correct horse battery');
+      const token = await forge(repos, builtIn, account_id);
+      const principal = await authenticator.authenticate(`Bearer ${token}`);
+      expect(principal.token!.id).to.match(/^sha256:[0-9a-f]{64}$/);
+      await authenticator.logout(principal);
+      await expectAuthError(authenticator.authenticate(`Bearer ${token}`), 'revoked');
+    });
+  });
+
+  describe('operators', function () {
+    it('are the listed accounts\' tokens and their operator-scoped keys, nothing else', async () => {
+      const { authenticator, builtIn, keys } = setup(['Ops@Example.com']);
+      const ops = await builtIn.signup('ops@example.com', 'correct horse battery');
+      const user = await builtIn.signup('user@example.com', 'correct horse battery');
+      const as = async (credential: string) => (await authenticator.authenticate(`Bearer ${credential}`)).operator;
+      expect(await as(ops.id_token)).to.equal(true);
+      expect(await as(user.id_token)).to.equal(false);
+      expect(await as((await keys.create(ops.account_id, 'op', 'operator')).api_key)).to.equal(true);
+      expect(await as((await keys.create(ops.account_id, 'full')).api_key)).to.equal(false);
+      expect(await as((await keys.create(ops.account_id, 'read', 'read')).api_key)).to.equal(false);
+      expect(await as((await keys.create(user.account_id, 'op', 'operator')).api_key)).to.equal(false);
+    });
+  });
+
+  it('logout with an API key revokes nothing', async () => {
+    const { authenticator, builtIn, keys, repos } = setup();
+    const { account_id } = await builtIn.signup('k@example.com', 'correct horse battery');
+    const { api_key } = await keys.create(account_id, 'ci');
+    expect(await authenticator.logout(await authenticator.authenticate(`Bearer ${api_key}`))).to.equal(false);
+    expect(repos.revokedTokens.rows).to.deep.equal([]);
+    expect(await authenticator.authenticate(`Bearer ${api_key}`)).to.include({ via: 'api_key', scope: 'full' });
   });
 
   it('refuses to start with an external issuer equal to the built-in one', () => {

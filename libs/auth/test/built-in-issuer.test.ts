@@ -49,10 +49,13 @@ describe('BuiltInIssuer', function () {
     expect(claims).to.include({ iss: ISSUER, aud: 'spoor', sub: issued.account_id, email: 'alice@example.com' });
     expect(claims.exp! - claims.iat!).to.equal(86_400);
     expect(claims.nbf).to.equal(claims.iat);
+    expect(claims.jti).to.match(/^[0-9a-f-]{36}$/);
+    expect(decodeJwt((await issuer.login('alice@example.com', PASSWORD)).id_token).jti).to.not.equal(claims.jti);
     expect(issued.expires_at).to.equal(claims.exp! * 1000);
 
     expect(await bearer(issued.id_token)).to.deep.equal({
-      account_id: issued.account_id, email: 'alice@example.com', via: 'token',
+      account_id: issued.account_id, email: 'alice@example.com', via: 'token', scope: 'full', operator: false,
+      token: { id: `jti:${claims.jti}`, expires_at: (claims.exp! + 30) * 1000 },
     });
   });
 

@@ -54,6 +54,18 @@ describe('ExternalIssuer (through Authenticator) against a real oidc-provider', 
     expect(repos.accounts.rows).to.have.length(2);
   });
 
+  it('logout revokes an external token by its hash until it expires; another token still works', async () => {
+    const { repos, authenticator, bearer } = setup(provider);
+    const token = await provider.obtainIdToken('carol');
+    const principal = await bearer(token);
+    expect(principal.token!.id).to.match(/^sha256:[0-9a-f]{64}$/);
+    expect(await authenticator.logout(principal)).to.equal(true);
+    await expectAuthError(bearer(token), 'revoked');
+    expect(repos.revokedTokens.rows[0]!.expires_at).to.be.greaterThan(Date.now());
+    // (A token issued for carol in the same second is byte-identical: RS256 is deterministic.)
+    expect(await bearer(await provider.obtainIdToken('dave'))).to.include({ via: 'token' });
+  });
+
   it('accepts a token signed by the provider key it forged with valid claims (control case)', async () => {
     const { bearer } = setup(provider);
     expect(await bearer(await forge(validClaims()))).to.include({ via: 'token' });

@@ -6,8 +6,9 @@ import {
   type AccountRepository,
   type ApiKeyRepository,
   type SigningKeyRepository,
+  type TokenRevocationRepository,
 } from '@spoor/store';
-import type { AccountRecord, ApiKeyRecord, SigningKeyRecord } from '@spoor/schemas';
+import type { AccountRecord, ApiKeyRecord, RevokedToken, SigningKeyRecord } from '@spoor/schemas';
 
 export class InMemoryAccounts implements AccountRepository {
   readonly rows: AccountRecord[] = [];
@@ -69,6 +70,19 @@ export class InMemorySigningKeys implements SigningKeyRepository {
   }
 }
 
+export class InMemoryRevokedTokens implements TokenRevocationRepository {
+  readonly rows: RevokedToken[] = [];
+  async revoke(t: RevokedToken): Promise<void> {
+    if (!this.rows.some((r) => r.token_id === t.token_id)) this.rows.push({ ...t });
+  }
+  async isRevoked(tokenId: string, now: number): Promise<boolean> {
+    return this.rows.some((r) => r.token_id === tokenId && r.expires_at >= now);
+  }
+}
+
 export function inMemoryRepositories() {
-  return { accounts: new InMemoryAccounts(), apiKeys: new InMemoryApiKeys(), signingKeys: new InMemorySigningKeys() };
+  return {
+    accounts: new InMemoryAccounts(), apiKeys: new InMemoryApiKeys(), signingKeys: new InMemorySigningKeys(),
+    revokedTokens: new InMemoryRevokedTokens(),
+  };
 }

@@ -71,6 +71,18 @@ const boolFlag = optionalText.transform((v, ctx) => {
   return z.NEVER;
 });
 
+/** A comma list of email addresses, lowercased; empty when unset. */
+const emailList = optionalText.transform((v, ctx): string[] => {
+  if (v === undefined) return [];
+  const emails = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const bad = emails.filter((e) => !z.string().email().safeParse(e).success);
+  if (bad.length > 0) {
+    ctx.addIssue({ code: 'custom', message: `not an email address: ${bad.join(', ')}; expected a comma list of email addresses` });
+    return z.NEVER;
+  }
+  return [...new Set(emails)];
+});
+
 /** express "trust proxy": a boolean, a hop count, or a comma list of addresses/subnets. */
 const trustProxy = optionalText.transform((v): boolean | number | string[] => {
   if (v === undefined || /^(0|false|no|off)$/i.test(v)) return false;
@@ -116,6 +128,8 @@ export const ConfigSchema = z.object({
   SPOOR_IP_SALT: optionalText,
   SPOOR_OIDC_ISSUER: urlOf(['http:', 'https:']),
   SPOOR_OIDC_AUDIENCE: optionalText,
+  /** Operators' accounts (DESIGN.md, Operators): system-wide health, operator-scoped API keys. */
+  SPOOR_ADMIN_EMAILS: emailList,
   SPOOR_SMTP_URL: urlOf(['smtp:', 'smtps:']),
   SPOOR_SMTP_FROM: optionalText.transform((v) => v ?? 'Spoor <spoor@localhost>'),
   /** Lets webhooks and chat channels target loopback and private networks (tests, an intranet). */

@@ -21,6 +21,8 @@ export interface Config {
   ipSalt: string | null;
   oidcIssuer: string | null;
   oidcAudience: string | null;
+  /** SPOOR_ADMIN_EMAILS, lowercased; [] when unset. */
+  adminEmails: string[];
   smtpUrl: string | null;
   smtpFrom: string;
   webhookAllowPrivate: boolean;
@@ -100,6 +102,7 @@ function toConfig(p: Parsed): Config {
     ipSalt: p.SPOOR_IP_SALT ?? null,
     oidcIssuer: p.SPOOR_OIDC_ISSUER ?? null,
     oidcAudience: p.SPOOR_OIDC_AUDIENCE ?? null,
+    adminEmails: p.SPOOR_ADMIN_EMAILS,
     smtpUrl: p.SPOOR_SMTP_URL ?? null,
     smtpFrom: p.SPOOR_SMTP_FROM,
     webhookAllowPrivate: p.SPOOR_WEBHOOK_ALLOW_PRIVATE,

@@ -6,6 +6,13 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c).to.include({ port: 8080, host: '127.0.0.1', dataDir: './data', ipMode: 'full', kafkaBrokers: null, clickhouseUrl: null, redisUrl: null });
     expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']);
+    expect(c.adminEmails).to.deep.equal([]);
+  });
+
+  it('reads SPOOR_ADMIN_EMAILS as a lowercased comma list without blanks or repeats', () => {
+    expect(loadConfig({ SPOOR_ADMIN_EMAILS: ' Ops@Example.com, ,root@example.org,ops@example.com ' }).adminEmails)
+      .to.deep.equal(['ops@example.com', 'root@example.org']);
+    expect(loadConfig({ SPOOR_ADMIN_EMAILS: '  ' }).adminEmails).to.deep.equal([]);
   });
 
   it('reads every setting it is given', () => {
@@ -35,6 +42,8 @@ describe('loadConfig', () => {
     ['SPOOR_DNS_SERVER', '127.0.0.1'],
     ['SPOOR_DNS_SERVER', 'dns.example:53'],
     ['SPOOR_UNSAFE_ACK_BEFORE_WRITE', 'maybe'],
+    ['SPOOR_ADMIN_EMAILS', 'ops@example.com,not-an-email'],
+    ['SPOOR_ADMIN_EMAILS', 'ops@example.com;root@example.com'],
   ];
   for (const [variable, value] of bad) {
     it(`stops on ${variable}=${value}, naming the variable`, () => {

@@ -12,13 +12,33 @@ export interface AccountRecord {
   created_at: number;
 }
 
+/**
+ * What an API key may do: `full` everything its account may (the default), `read` only reading
+ * operations (GET, and logging out), `operator` everything plus the system-wide operator
+ * endpoints, while its account is named by SPOOR_ADMIN_EMAILS.
+ */
+export const API_KEY_SCOPES = ['full', 'read', 'operator'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
 export interface ApiKeyRecord {
   account_id: string;
   api_key_name: string;
   /** SHA-256 (hex) of the secret; the secret itself is never stored. */
   key_hash: string;
+  scope: ApiKeyScope;
   created_at: number;
   revoked_at: number | null;
+}
+
+/**
+ * An ID token revoked by `POST /v1/auth/logout`: `token_id` is `jti:<jti>` for the built-in
+ * issuer's tokens, else `sha256:<hex of the token>`. Kept until the token would expire anyway.
+ */
+export interface RevokedToken {
+  token_id: string;
+  /** When the token stops being accepted anyway (its `exp` plus the clock leeway), ms. */
+  expires_at: number;
+  revoked_at: number;
 }
 
 /** An ES256 signing key of the built-in issuer, as JWKs (JSON text). */

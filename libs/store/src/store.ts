@@ -6,6 +6,7 @@ import type {
   ApiKeyRecord,
   SessionTag,
   SigningKeyRecord,
+  RevokedToken,
   ActionSeen,
   EnrichedEvent,
   ProjectRecord,
@@ -95,6 +96,16 @@ export interface ApiKeyRepository {
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Revokes the live key of that name; false when there is none. */
   revoke(accountId: string, apiKeyName: string, at: number): Promise<boolean>;
+}
+
+export interface TokenRevocationRepository {
+  /** Records a revoked ID token; idempotent (a second revocation of one token keeps either row). */
+  revoke(t: RevokedToken): Promise<void>;
+  /**
+   * Whether the token was revoked. A revocation lapses once `now` passes its expires_at (the
+   * token is refused as expired by then), so backends may forget it.
+   */
+  isRevoked(tokenId: string, now: number): Promise<boolean>;
 }
 
 export interface SigningKeyRepository {
@@ -264,6 +275,7 @@ export interface Store {
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly signingKeys: SigningKeyRepository;
+  readonly revokedTokens: TokenRevocationRepository;
   readonly tags: TagRepository;
   readonly rules: RuleRepository;
   readonly classifications: ClassificationRepository;

@@ -67,7 +67,7 @@ export function externalAccount(over: Partial<AccountRecord> & { account_id: str
 }
 
 export function apiKey(over: Partial<ApiKeyRecord> & { api_key_name: string; key_hash: string }): ApiKeyRecord {
-  return { account_id: 'acct-1', created_at: T0, revoked_at: null, ...over };
+  return { account_id: 'acct-1', scope: 'full', created_at: T0, revoked_at: null, ...over };
 }
 
 export function signingKey(over: Partial<SigningKeyRecord> & { kid: string }): SigningKeyRecord {

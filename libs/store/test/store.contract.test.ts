@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { StoreConflictError, type Store } from '../src/index.js';
 import { backends, type Opened } from './store-backends.js';
-import { accountCases, apiKeyCases, signingKeyCases } from './store-contract-accounts.js';
+import { accountCases, apiKeyCases, revokedTokenCases, signingKeyCases } from './store-contract-accounts.js';
 import { analyticsCases, recordCases, sizeCases } from './store-contract-analytics.js';
 import { backfillCases } from './store-contract-backfill.js';
 import { jobCases } from './store-contract-jobs.js';
@@ -318,6 +318,7 @@ for (const backend of backends) {
     accountCases(() => store);
     apiKeyCases(() => store);
     signingKeyCases(() => store);
+    revokedTokenCases(() => store);
     tagCases(() => store);
     ruleCases(() => store);
     classificationCases(() => store);

@@ -30,6 +30,7 @@ export interface GatewayDeps {
   /** The command topic of a job kind. */
   jobTopic: (kind: JobKind) => string;
   issuer: BuiltInIssuer;
+  authenticator: Authenticator;
   apiKeys: ApiKeyService;
   dnsServer: string | null;
   /** SPOOR_WEBHOOK_ALLOW_PRIVATE */
@@ -40,7 +41,7 @@ export interface GatewayDeps {
 /** Declares every gateway operation: express handlers and OpenAPI paths in one go. */
 export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   wellKnownRoutes(ctx, deps.issuer);
-  accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys);
+  accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys, deps.authenticator);
   projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, clock: deps.clock });
   sessionRoutes(ctx, deps.store, deps.clock);
   eventRoutes(ctx, deps.store);
@@ -60,7 +61,7 @@ const unused = <T extends object>(name: string): T =>
 export function describeApi(version: string) {
   const registry = createApiRegistry();
   const ctx: RouteContext = { router: Router(), registry, authenticate: (_req, _res, next) => next() };
-  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), apiKeys: unused('apiKeys'), dnsServer: null, webhookAllowPrivate: false, clock: Date.now });
+  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), authenticator: unused('authenticator'), apiKeys: unused('apiKeys'), dnsServer: null, webhookAllowPrivate: false, clock: Date.now });
   return buildApiDocument(registry, version, null);
 }
 
@@ -74,11 +75,11 @@ export const gatewayModule: ServiceModule = {
     const issuer = new BuiltInIssuer({ accounts: store.accounts, signingKeys: store.signingKeys, issuerUrl, clock });
     const external = config.oidcIssuer ? { issuer: config.oidcIssuer, audience: config.oidcAudience ?? 'spoor' } : null;
     await issuer.init();
-    const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, clock });
+    const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, revokedTokens: store.revokedTokens, adminEmails: config.adminEmails, clock });
     const router = Router();
     const registry = createApiRegistry();
     const limits = new RateLimits(adapters.kv, config.rateLimits, ['signup_ip', 'login_account', 'login_ip', 'triggers_account', 'rules_test_account']);
-    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, clock });
+    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, clock });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     router.use(loggerScriptRouter(logger));

@@ -9,6 +9,12 @@ import type { Principal } from './auth-guard.js';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /**
+ * Which credentials an authenticated operation takes: `read` any, `write` any but a read-only
+ * API key, `operator` an operator's only (auth-guard.ts, Principal.operator).
+ */
+export type Access = 'read' | 'write' | 'operator';
+
+/**
  * One declaration per operation: the same object mounts the express handler (with validation
  * of query, path and body) and registers the OpenAPI path, so the document can never drift
  * from what the server does.
@@ -22,6 +28,12 @@ export interface Operation<Q extends AnyObject | undefined, P extends AnyObject 
   summary: string;
   tag: string;
   auth: boolean;
+  /**
+   * Default: `read` for GET, `write` for every other method, so a new operation that changes
+   * something can never be called with a read-only key by mistake. Override only to narrow
+   * (`operator`) or for an operation that changes nothing of the account's data (logout).
+   */
+  access?: Access;
   query?: Q;
   params?: P;
   body?: B;
@@ -69,7 +81,7 @@ export function defineOperation<Q extends AnyObject | undefined, P extends AnyOb
 ): void {
   for (const path of [op.path, ...(op.aliases ?? [])]) ctx.registry.registerPath(openApiRoute(op, path));
   const handlers: RequestHandler[] = [];
-  if (op.auth) handlers.push(ctx.authenticate);
+  if (op.auth) handlers.push(ctx.authenticate, requireAccess(accessOf(op)));
   if (op.body) handlers.push(...jsonBody(op.bodyLimit ?? 256 * 1024));
   handlers.push(async (req, res) => {
     const query = (op.query ? parseOr422(op.query, req.query, 'query') : undefined) as Out<Q>;
@@ -81,8 +93,40 @@ export function defineOperation<Q extends AnyObject | undefined, P extends AnyOb
   for (const path of [op.path, ...(op.aliases ?? [])]) ctx.router[op.method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers);
 }
 
+export function accessOf(op: { method: string; access?: Access | undefined }): Access {
+  return op.access ?? (op.method === 'get' ? 'read' : 'write');
+}
+
+/** 403 in the documented shape, naming the scope the credential lacks (DESIGN.md, Operators). */
+function requireAccess(access: Access): RequestHandler {
+  return (_req, res, next) => {
+    const principal = res.locals['principal'] as Principal | undefined;
+    if (!principal || access === 'read') return next();
+    if (access === 'write' && principal.scope === 'read') {
+      return next(errors.forbidden('This API key has scope "read" and may only read; use an API key with scope "full" or an ID token'));
+    }
+    if (access === 'operator' && !principal.operator) {
+      return next(errors.forbidden('Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS, or an API key with scope "operator"'));
+    }
+    next();
+  };
+}
+
+const ACCESS_403: Record<Access, string | null> = {
+  read: null,
+  write: 'a read-only API key (scope "read")',
+  operator: 'not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator")',
+};
+
+function failureText(status: number, op: { auth: boolean; method: string; access?: Access | undefined; failures?: number[] | undefined }): string {
+  const scope = op.auth ? ACCESS_403[accessOf(op)] : null;
+  if (status !== 403 || scope === null) return FAILURE_TEXT[status] ?? 'Error';
+  return op.failures?.includes(403) ? `${FAILURE_TEXT[403]}, or ${scope}` : `Forbidden: ${scope}`;
+}
+
 function openApiRoute(op: Operation<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined, z.ZodType>, path: string): RouteConfig {
-  const failures = [...new Set([...(op.auth ? [401] : []), ...(op.failures ?? [])])];
+  const byAccess = op.auth && accessOf(op) !== 'read' ? [403] : [];
+  const failures = [...new Set([...(op.auth ? [401] : []), ...byAccess, ...(op.failures ?? [])])];
   const request: RouteConfig['request'] = {};
   if (op.query) request.query = op.query;
   if (op.params) request.params = op.params;
@@ -98,7 +142,7 @@ function openApiRoute(op: Operation<AnyObject | undefined, AnyObject | undefined
     responses: {
       200: { description: 'Success', content: { 'application/json': { schema: op.response } } },
       422: { description: 'Validation error', content: { 'application/json': { schema: HTTPValidationError } } },
-      ...Object.fromEntries(failures.map((s) => [s, { description: FAILURE_TEXT[s] ?? 'Error', content: { 'application/json': { schema: ErrorBody } } }])),
+      ...Object.fromEntries(failures.map((s) => [s, { description: failureText(s, op), content: { 'application/json': { schema: ErrorBody } } }])),
     },
   };
 }

@@ -4,6 +4,7 @@ import { CliError, UsageError } from '../cli-errors.js';
 import { act, type SessionFactory } from '../command-action.js';
 import type { CliSession } from '../cli-session.js';
 import { readPassword } from '../password-prompt.js';
+import { logout } from './logout-command.js';
 
 async function password(s: CliSession, prompt: string): Promise<string> {
   if (s.env.password !== undefined) return s.env.password;
@@ -38,11 +39,8 @@ export function registerAuthCommands(program: Command, make: SessionFactory): vo
     .action(act(make, async (s, email: string) => obtainToken(s, email, '/v1/auth/signup')));
   program
     .command('logout')
-    .description('forget the stored token')
-    .action(act(make, async (s) => {
-      const had = await s.store.clearLogin();
-      s.out.result({ logged_out: had }, () => (had ? 'logged out' : 'not logged in'));
-    }));
+    .description('revoke the stored token on the server and forget it (forgotten even when the server cannot be reached; then exits 1 and says so)')
+    .action(act(make, logout));
   program
     .command('whoami')
     .description('the account the stored token (or SPOOR_TOKEN) belongs to, and the server')

@@ -1,5 +1,5 @@
 import type { components } from '@spoor/client';
-import { api, ok } from '../api-access.js';
+import { api, ApiError, ok } from '../api-access.js';
 import { h, replace } from '../dom-builder.js';
 import { formatBytes, formatCount, formatDuration, formatTime } from '../display-format.js';
 import type { Page } from '../page-context.js';
@@ -41,12 +41,28 @@ function history(snapshots: Report[]): HTMLElement {
     timeSeriesChart('Storage (MiB)', times, [{ label: 'MiB', values: oldest.map((s) => s.storage.size_bytes / 2 ** 20), color: color(2) }]));
 }
 
+/** Health shows every account's traffic, so only operators see it (DESIGN.md, Operators). */
+function operatorsOnly(detail: string): HTMLElement[] {
+  return [
+    h('h1', { tabindex: -1 }, 'Health'),
+    h('p', { class: 'status', role: 'status' }, 'Health covers the whole server, every account’s traffic included, so only its operators may see it. An operator is named in the server’s SPOOR_ADMIN_EMAILS setting.'),
+    h('p', { class: 'muted' }, `The server said: ${detail}`),
+  ];
+}
+
 /** The pipeline's health now, and its history over the last hours (a snapshot a minute). */
 export const healthPage: Page = async (ctx) => {
-  const [report, { snapshots }] = await Promise.all([
-    ok(api().GET('/v1/status/health')),
-    ok(api().GET('/v1/status/health/history', { params: { query: { limit: 360 } } })),
-  ]);
+  let answers;
+  try {
+    answers = await Promise.all([
+      ok(api().GET('/v1/status/health')),
+      ok(api().GET('/v1/status/health/history', { params: { query: { limit: 360 } } })),
+    ]);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) return replace(ctx.main, ...operatorsOnly(err.message));
+    throw err;
+  }
+  const [report, { snapshots }] = answers;
   replace(ctx.main,
     h('h1', { tabindex: -1 }, 'Health'),
     h('p', { class: 'muted' }, `Checked ${formatTime(report.checked_at)}.`),

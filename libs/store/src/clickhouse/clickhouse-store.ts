@@ -23,6 +23,7 @@ import { clickhouseBootstrap, clickhouseMigrations } from './migrations.js';
 import { ClickHouseProjectRepository } from './project-repository.js';
 import { ClickHouseRuleRepository } from './rule-repository.js';
 import { ClickHouseSessionRepository } from './session-repository.js';
+import { ClickHouseRevokedTokenRepository } from './revoked-token-repository.js';
 import { ClickHouseSigningKeyRepository } from './signing-key-repository.js';
 import { ClickHouseTagRepository } from './tag-repository.js';
 
@@ -39,6 +40,7 @@ export class ClickHouseStore implements Store {
   readonly accounts: ClickHouseAccountRepository;
   readonly apiKeys: ClickHouseApiKeyRepository;
   readonly signingKeys: ClickHouseSigningKeyRepository;
+  readonly revokedTokens: ClickHouseRevokedTokenRepository;
   readonly tags: ClickHouseTagRepository;
   readonly rules: ClickHouseRuleRepository;
   readonly classifications: ClickHouseClassificationRepository;
@@ -53,6 +55,7 @@ export class ClickHouseStore implements Store {
     this.accounts = new ClickHouseAccountRepository(ch);
     this.apiKeys = new ClickHouseApiKeyRepository(ch);
     this.signingKeys = new ClickHouseSigningKeyRepository(ch);
+    this.revokedTokens = new ClickHouseRevokedTokenRepository(ch);
     this.tags = new ClickHouseTagRepository(ch);
     this.rules = new ClickHouseRuleRepository(ch);
     this.classifications = new ClickHouseClassificationRepository(ch);

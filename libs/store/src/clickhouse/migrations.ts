@@ -56,6 +56,10 @@
 //   session_id), newest verdict wins; reads use FINAL.
 // - records (step 4): ReplacingMergeTree(updated_at) ORDER BY (kind, project_id, id); small
 //   documents read by key or by project with FINAL (store.ts, RecordRepository).
+// - api_keys.scope (step 5): `full` for keys made before scopes existed.
+// - revoked_tokens (step 5): ReplacingMergeTree ORDER BY token_id, so isRevoked (every request
+//   with an ID token) is a key lookup; any row answers it, so no FINAL. A TTL drops a row an
+//   hour after the token's own expiry, when it could no longer be accepted anyway.
 // - jobs: ReplacingMergeTree(updated_at) ORDER BY job_id, newest record wins; get is a key
 //   lookup, listByAccount a scan of a small table (jobs are started by people), both FINAL.
 // Timestamps are Int64 (UInt64 for version columns) integer ms, the API's unit;
@@ -304,6 +308,19 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
         updated_at UInt64,
         deleted    Bool
       ) ENGINE = ReplacingMergeTree(updated_at) ORDER BY (kind, project_id, id)`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'api key scopes, revoked tokens',
+    statements: (db) => [
+      `ALTER TABLE ${db}.api_keys ADD COLUMN IF NOT EXISTS scope LowCardinality(String) DEFAULT 'full'`,
+      `CREATE TABLE IF NOT EXISTS ${db}.revoked_tokens (
+        token_id   String,
+        expires_at Int64,
+        revoked_at Int64
+      ) ENGINE = ReplacingMergeTree ORDER BY token_id
+        TTL toDateTime(intDiv(expires_at, 1000)) + INTERVAL 1 HOUR`,
     ],
   },
 ];

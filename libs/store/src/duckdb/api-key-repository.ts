@@ -17,8 +17,8 @@ export class DuckDbApiKeyRepository implements ApiKeyRepository {
   async create(k: ApiKeyRecord): Promise<void> {
     try {
       await this.writer.run(
-        `INSERT INTO api_keys (${COLUMNS}, live_name) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [k.account_id, k.api_key_name, k.key_hash, k.created_at, k.revoked_at, k.revoked_at === null ? k.api_key_name : null],
+        `INSERT INTO api_keys (${COLUMNS}, live_name) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [k.account_id, k.api_key_name, k.key_hash, k.scope, k.created_at, k.revoked_at, k.revoked_at === null ? k.api_key_name : null],
       );
     } catch (err) {
       if (isConstraintViolation(err)) throw new StoreConflictError(`API key ${k.api_key_name} exists`);

@@ -28,6 +28,7 @@ import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
 import { DuckDbProjectRepository } from './project-repository.js';
 import { DuckDbRuleRepository } from './rule-repository.js';
 import { DuckDbSessionRepository } from './session-repository.js';
+import { DuckDbRevokedTokenRepository } from './revoked-token-repository.js';
 import { DuckDbSigningKeyRepository } from './signing-key-repository.js';
 import { DuckDbTagRepository } from './tag-repository.js';
 
@@ -51,6 +52,7 @@ export class DuckDbStore implements Store {
   readonly accounts: DuckDbAccountRepository;
   readonly apiKeys: DuckDbApiKeyRepository;
   readonly signingKeys: DuckDbSigningKeyRepository;
+  readonly revokedTokens: DuckDbRevokedTokenRepository;
   readonly tags: DuckDbTagRepository;
   readonly rules: DuckDbRuleRepository;
   readonly classifications: DuckDbClassificationRepository;
@@ -71,6 +73,7 @@ export class DuckDbStore implements Store {
     this.accounts = new DuckDbAccountRepository(writer, reader);
     this.apiKeys = new DuckDbApiKeyRepository(writer, reader);
     this.signingKeys = new DuckDbSigningKeyRepository(writer, reader);
+    this.revokedTokens = new DuckDbRevokedTokenRepository(writer, reader);
     this.tags = new DuckDbTagRepository(writer, reader);
     this.rules = new DuckDbRuleRepository(writer, reader);
     this.classifications = new DuckDbClassificationRepository(writer, reader);

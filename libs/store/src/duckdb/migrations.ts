@@ -208,6 +208,19 @@ export const duckdbMigrations: readonly DuckMigration[] = [
         PRIMARY KEY (kind, project_id, id))`,
     ],
   },
+  {
+    // API key scopes (keys made before read as `full`, what they could do), and the ID tokens
+    // revoked by POST /v1/auth/logout, kept until the token would expire anyway.
+    version: 5,
+    name: 'api key scopes, revoked tokens',
+    statements: [
+      `ALTER TABLE api_keys ADD COLUMN scope VARCHAR DEFAULT 'full'`,
+      `CREATE TABLE revoked_tokens (
+        token_id   VARCHAR PRIMARY KEY,
+        expires_at BIGINT  NOT NULL,
+        revoked_at BIGINT  NOT NULL)`,
+    ],
+  },
 ];
 
 export const DUCKDB_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
