@@ -148,7 +148,8 @@ for (const mode of MODES) {
       await page.getByLabel('Kind', { exact: true }).selectOption('email');
       await page.getByLabel('Recipients or webhook URL').fill('team@acme.example');
       await page.getByRole('button', { name: 'Add channel' }).click();
-      await see(page, 'Added channel team.');
+      await see(page, 'Added channel team; each address gets a confirmation mail first.');
+      await see(page, 'team@acme.example (awaiting confirmation)');
       await page.getByLabel('Job').selectOption('notification');
       await page.getByLabel('Interval').selectOption({ label: 'every day' });
       await page.getByRole('button', { name: 'Add schedule' }).click();

@@ -108,21 +108,51 @@ for (const mode of MODES) {
       expect(job.error).to.match(/no notification channels/i);
     });
 
-    it('sends the digest by email through SMTP and to a chat channel', async () => {
-      const mail = await api.post('/v1/channels', { ...scope, name: 'team mail', kind: 'email', recipients: ['team@example.com'] });
+    /** The confirmation link in the mail to `address` (quoted-printable soft breaks undone). */
+    function confirmationLink(address: string): string {
+      const mail = smtp.received.find((m) => m.rcptTo.includes(address) && /Confirm Spoor notifications/.test(m.raw))!;
+      const body = mail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      return /(https?:\/\/[^\s"<>]+\/v1\/recipients\/confirm\?token=[A-Za-z0-9._%-]+)/.exec(body)![1]!;
+    }
+
+    it('mails each email recipient one confirmation, and sends digests only to those who confirmed (issue 13)', async () => {
+      const mail = await api.post('/v1/channels', { ...scope, name: 'team mail', kind: 'email', recipients: ['team@example.com', 'stranger@example.com'] });
       expect(mail.status, mail.text).to.equal(200);
+      expect(mail.body.confirmed).to.deep.equal([]);
+      await waitFor(async () => smtp.received.length, (n) => n >= 2, 10_000, 'two confirmation mails');
+      expect(smtp.received.map((m) => m.rcptTo.join())).to.have.members(['team@example.com', 'stranger@example.com']);
+      // Before anyone confirms, a digest reaches nobody, and says why.
+      const unconfirmed = await runJob('notification', window);
+      expect(unconfirmed.status).to.equal('failed');
+      expect(unconfirmed.error).to.match(/No confirmed recipient/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(smtp.received).to.have.length(2);
+      // team@ follows its link; stranger@ never does.
+      const confirmed = await fetch(confirmationLink('team@example.com')).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      expect(confirmed).to.deep.equal({ status: 200, body: { confirmed: true, address: 'team@example.com', channel: 'team mail' } });
+      expect((await api.get(`/v1/channels/${mail.body.channel_id}`, scope)).body.confirmed).to.deep.equal(['team@example.com']);
       const slack = await api.post('/v1/channels', { ...scope, name: 'slack', kind: 'slack', url: chat.url });
       expect(slack.status, slack.text).to.equal(200);
       expect((await api.get('/v1/channels', scope)).body.channels).to.have.length(2);
       const job = await runJob('notification', window);
       expect(job.status, job.error).to.equal('succeeded');
       expect(job.result.channels.map((c: any) => c.ok)).to.deep.equal([true, true]);
-      const got = await waitFor(async () => smtp.received.length, (n) => n >= 1, 10_000, 'an email');
-      expect(got).to.equal(1);
-      expect(smtp.received[0]!.rcptTo).to.deep.equal(['team@example.com']);
-      expect(smtp.received[0]!.raw).to.match(/Subject: .*outbound\/web/);
+      await waitFor(async () => smtp.received.length, (n) => n >= 3, 10_000, 'the digest');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(smtp.received).to.have.length(3); // still one confirmation each: nothing re-sent
+      expect(smtp.received[2]!.rcptTo).to.deep.equal(['team@example.com']);
+      expect(smtp.received[2]!.raw).to.match(/Subject: .*outbound\/web/);
       expect(chat.received).to.have.length(1);
       expect(JSON.parse(chat.received[0]!.body).text).to.match(/3 sessions|Sessions[^\n]*3/);
+    });
+
+    it('refuses an unknown or altered confirmation token with 404', async () => {
+      for (const token of ['nope', `${'x'.repeat(36)}.abc`, confirmationLink('stranger@example.com').split('token=')[1]! + 'x']) {
+        const res = await fetch(`${spoor.url}/v1/recipients/confirm?token=${token}`);
+        expect(res.status, token).to.equal(404);
+        expect(((await res.json()) as any).detail).to.match(/Unknown or expired/);
+      }
+      expect((await fetch(`${spoor.url}/v1/recipients/confirm`)).status).to.equal(422);
     });
 
     it('signs rule.matched webhooks and retries until the receiver accepts', async () => {
@@ -275,5 +305,36 @@ describe('Webhook targets that reach private networks are refused', function () 
   it('accepts a public address', async () => {
     const res = await api.post('/v1/webhooks', { ...scope, url: 'https://93.184.216.34/hook', events: ['digest.created'] });
     expect(res.status, res.text).to.equal(200);
+  });
+});
+
+describe('Email channels are capped so Spoor cannot relay spam (issue 13)', function () {
+  this.timeout(60_000);
+  let spoor: Harness;
+  let api: ApiClient;
+  const scope = { origin: 'http://localhost:4300', project: 'caps/web' };
+
+  before(async () => {
+    spoor = (await startSpoor('embedded', { SPOOR_MAX_CHANNELS: '2', SPOOR_MAX_RECIPIENTS_PER_CHANNEL: '3', SPOOR_MAX_RECIPIENTS_PER_PROJECT: '4' }))!;
+    api = await signUp(spoor.url);
+    expect((await api.post('/v1/users/projects', scope)).status).to.equal(200);
+  });
+  after(async () => spoor?.stop());
+
+  it('refuses too many recipients on a channel, in a project, and too many channels, with 422', async () => {
+    const addresses = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.com`);
+    const perChannel = await api.post('/v1/channels', { ...scope, name: 'big', kind: 'email', recipients: addresses(4, 'a') });
+    expect(perChannel.status).to.equal(422);
+    expect(perChannel.body.detail[0]).to.deep.include({ loc: ['body', 'recipients'] });
+    expect((await api.post('/v1/channels', { ...scope, name: 'one', kind: 'email', recipients: addresses(3, 'b') })).status).to.equal(200);
+    const perProject = await api.post('/v1/channels', { ...scope, name: 'two', kind: 'email', recipients: addresses(2, 'c') });
+    expect(perProject.status).to.equal(422);
+    expect(perProject.body.detail[0].msg).to.match(/at most 4 addresses/);
+    // The same addresses again do not count twice.
+    expect((await api.post('/v1/channels', { ...scope, name: 'again', kind: 'email', recipients: ['b0@example.com', 'c0@example.com'] })).status).to.equal(200);
+    const third = await api.post('/v1/channels', { ...scope, name: 'three', kind: 'discord', url: 'https://93.184.216.34/hook' });
+    expect(third.status).to.equal(422);
+    expect(third.body.detail[0].msg).to.match(/at most 2 notification channels/);
+    expect((await api.get('/v1/channels', scope)).body.channels).to.have.length(2);
   });
 });

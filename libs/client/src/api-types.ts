@@ -690,6 +690,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/recipients/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Confirms an email recipient from the link of its confirmation mail */
+        get: operations["get_recipients_confirm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_recipients_confirm"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels": {
         parameters: {
             query?: never;
@@ -1545,6 +1563,12 @@ export interface components {
         JobList: {
             jobs: components["schemas"]["Job"][];
         };
+        RecipientConfirmed: {
+            /** @enum {boolean} */
+            confirmed: true;
+            address: string;
+            channel: string;
+        };
         ChannelList: {
             channels: components["schemas"]["Channel"][];
         };
@@ -1556,6 +1580,8 @@ export interface components {
             /** @enum {string} */
             kind: "email" | "slack" | "discord" | "mattermost";
             recipients: string[];
+            /** @description Email recipients who followed the link of their confirmation mail; only they get mail */
+            confirmed: string[];
             url: string | null;
             /**
              * @description Milliseconds since the Unix epoch, UTC
@@ -5375,6 +5401,71 @@ export interface operations {
         };
     };
     options_jobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_recipients_confirm: {
+        parameters: {
+            query: {
+                /** @description From the link of a confirmation mail */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipientConfirmed"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_recipients_confirm: {
         parameters: {
             query?: never;
             header?: never;

@@ -155,6 +155,10 @@ export const ConfigSchema = z.object({
   SPOOR_RATE_LOGIN_FAILURES: count(5, 0, 1_000),
   SPOOR_RATE_TRIGGERS: count(60, 0, 1_000_000),
   SPOOR_RATE_RULES_TEST: count(30, 0, 1_000_000),
+  // Caps on notification channels, so Spoor cannot be used as a mail relay (docs/security.md).
+  SPOOR_MAX_CHANNELS: count(10, 1, 10_000),
+  SPOOR_MAX_RECIPIENTS_PER_CHANNEL: count(10, 1, 1_000),
+  SPOOR_MAX_RECIPIENTS_PER_PROJECT: count(25, 1, 10_000),
   SPOOR_LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional()).transform((v) => v ?? 'info'),
   /**
    * Test-only: ingest answers 200 before the bus acknowledged, buffering writes behind a timer.

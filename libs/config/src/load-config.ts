@@ -36,6 +36,14 @@ export interface Config {
   jobLeaseMs: number;
   unsafeAckBeforeWrite: boolean;
   rateLimits: RateLimitConfig;
+  channelCaps: ChannelCaps;
+}
+
+/** How many notification channels a project may have, and email addresses per channel and per project. */
+export interface ChannelCaps {
+  channelsPerProject: number;
+  recipientsPerChannel: number;
+  recipientsPerProject: number;
 }
 
 /** Rate limits (docs/security.md); 0 turns one off. */
@@ -115,6 +123,11 @@ function toConfig(p: Parsed): Config {
     logLevel: p.SPOOR_LOG_LEVEL,
     jobLeaseMs: p.SPOOR_JOB_LEASE_MS,
     unsafeAckBeforeWrite: p.SPOOR_UNSAFE_ACK_BEFORE_WRITE,
+    channelCaps: {
+      channelsPerProject: p.SPOOR_MAX_CHANNELS,
+      recipientsPerChannel: p.SPOOR_MAX_RECIPIENTS_PER_CHANNEL,
+      recipientsPerProject: p.SPOOR_MAX_RECIPIENTS_PER_PROJECT,
+    },
     rateLimits: {
       ingestPerProject: p.SPOOR_RATE_INGEST_PROJECT,
       ingestPerIp: p.SPOOR_RATE_INGEST_IP,

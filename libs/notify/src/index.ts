@@ -6,3 +6,4 @@ export { markdownToSlack } from './slack-mrkdwn.js';
 export { EmailSender, isValidEmailAddress, type EmailSenderOptions, type EmailOutcome } from './email-sender.js';
 export { formatDuration, formatPercent, formatCount, formatInstant, formatWindow, isValidTimeZone } from './figure-format.js';
 export { escapeHtml, escapeMarkdown, escapeSlack, plainLine, safeHttpUrl } from './text-escaping.js';
+export { renderRecipientConfirmation, type ConfirmationInput } from './confirmation-renderer.js';

@@ -4,6 +4,8 @@ import type { ChannelKind, WebhookEventType } from './api/outbound-api.js';
 
 export const RECORD_KINDS = {
   channel: 'channel',
+  /** The hashed confirmation token of one email recipient of a channel (issue 13). */
+  recipientToken: 'recipient-token',
   webhook: 'webhook',
   delivery: 'delivery',
   /** A delivery awaiting an attempt: a small index the retry loop scans across projects. */
@@ -20,6 +22,11 @@ export interface ChannelData {
   name: string;
   kind: ChannelKind;
   recipients: string[];
+  /**
+   * The recipients who followed their confirmation link: only they get mail (issue 13). Absent on
+   * channels made before confirmation existed, which therefore send nothing until re-created.
+   */
+  confirmed?: string[];
   url: string | null;
   created_at: number;
 }
@@ -82,4 +89,14 @@ export interface AlertData {
   firing: boolean;
   last_fired_at: number | null;
   created_at: number;
+}
+
+/** One recipient's confirmation, stored under the SHA-256 of its token (never the token). */
+export interface RecipientTokenData {
+  channel_id: string;
+  address: string;
+  expires_at: number;
+  /** When the confirmation mail went out; null when it could not be sent (see `mail_error`). */
+  mailed_at: number | null;
+  mail_error: string | null;
 }

@@ -16,6 +16,8 @@ import { accountRoutes } from './routes/account-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { outboundRoutes } from './routes/outbound-routes.js';
+import { ChannelRecipients } from './routes/channel-recipients.js';
+import { EmailSender } from '@spoor/notify';
 import { statusRoutes } from './routes/status-routes.js';
 import { ruleRoutes } from './routes/rule-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
@@ -35,6 +37,8 @@ export interface GatewayDeps {
   dnsServer: string | null;
   /** SPOOR_WEBHOOK_ALLOW_PRIVATE */
   webhookAllowPrivate: boolean;
+  /** Caps and confirmation mails of email channels. */
+  recipients: ChannelRecipients;
   clock: () => number;
 }
 
@@ -48,7 +52,7 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   tagRoutes(ctx, deps.store);
   ruleRoutes(ctx, deps.store, deps.kv, deps.clock);
   jobRoutes(ctx, deps.store, new JobDispatcher({ get jobs() { return deps.store.jobs; }, bus: deps.bus, topic: deps.jobTopic, clock: deps.clock }));
-  outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate });
+  outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate, recipients: deps.recipients });
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
   registerIngestOperations(ctx.registry);
 }
@@ -61,7 +65,7 @@ const unused = <T extends object>(name: string): T =>
 export function describeApi(version: string) {
   const registry = createApiRegistry();
   const ctx: RouteContext = { router: Router(), registry, authenticate: (_req, _res, next) => next() };
-  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), authenticator: unused('authenticator'), apiKeys: unused('apiKeys'), dnsServer: null, webhookAllowPrivate: false, clock: Date.now });
+  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), authenticator: unused('authenticator'), apiKeys: unused('apiKeys'), dnsServer: null, webhookAllowPrivate: false, recipients: unused('recipients'), clock: Date.now });
   return buildApiDocument(registry, version, null);
 }
 
@@ -78,13 +82,15 @@ export const gatewayModule: ServiceModule = {
     const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, revokedTokens: store.revokedTokens, adminEmails: config.adminEmails, clock });
     const router = Router();
     const registry = createApiRegistry();
+    const mailer = config.smtpUrl ? new EmailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom }) : null;
+    const recipients = new ChannelRecipients({ store, mailer, publicUrl: issuerUrl, caps: config.channelCaps, clock, logger: logger.child('recipients') });
     const limits = new RateLimits(adapters.kv, config.rateLimits, ['signup_ip', 'login_account', 'login_ip', 'triggers_account', 'rules_test_account']);
-    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, clock });
+    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, recipients, clock });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     router.use(loggerScriptRouter(logger));
     // Last: its history-API fallback answers browser navigations no route above took.
     router.use(dashboardRouter(logger));
-    return { router, stats: () => limits.stats(), stop: async () => {} };
+    return { router, stats: () => limits.stats(), stop: async () => mailer?.close() };
   },
 };

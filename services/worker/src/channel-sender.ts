@@ -39,7 +39,11 @@ export class ChannelSender {
     const done = (ok: boolean, error: string | null): ChannelOutcome => ({ channel_id: c.channel_id, kind: c.kind, ok, error });
     if (c.kind === 'email') {
       if (!this.deps.email) return done(false, 'Email is not configured: set SPOOR_SMTP_URL');
-      const r = await this.deps.email.send(c.recipients, msg);
+      // Only addresses that followed their confirmation link get mail (issue 13).
+      const confirmed = new Set(c.confirmed ?? []);
+      const to = c.recipients.filter((a) => confirmed.has(a));
+      if (to.length === 0) return done(false, 'No confirmed recipient: each address must follow the link in its confirmation mail');
+      const r = await this.deps.email.send(to, msg);
       return done(r.ok, r.error);
     }
     const post = async (url: string, body: string) => {

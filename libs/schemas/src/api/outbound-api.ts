@@ -29,8 +29,17 @@ export const CreateChannelRequest = z
   .openapi('CreateChannelRequest');
 
 export const ChannelSchema = z
-  .object({ channel_id: z.string(), origin: z.string(), project: z.string(), name: z.string(), kind: z.enum(CHANNEL_KINDS), recipients: z.array(z.string()), url: z.string().nullable(), created_at: EpochMs })
+  .object({
+    channel_id: z.string(), origin: z.string(), project: z.string(), name: z.string(), kind: z.enum(CHANNEL_KINDS), recipients: z.array(z.string()),
+    confirmed: z.array(z.string()).openapi({ description: 'Email recipients who followed the link of their confirmation mail; only they get mail' }),
+    url: z.string().nullable(), created_at: EpochMs,
+  })
   .openapi('Channel');
+
+export const RecipientConfirmQuery = z.object({ token: z.string().min(1).max(200).openapi({ description: 'From the link of a confirmation mail' }) });
+export const RecipientConfirmed = z
+  .object({ confirmed: z.literal(true), address: z.string(), channel: z.string() })
+  .openapi('RecipientConfirmed');
 
 
 export const WEBHOOK_EVENTS = ['rule.matched', 'threshold.crossed', 'digest.created'] as const;

@@ -11,12 +11,15 @@ import { checkWebhookUrl, generateWebhookSecret } from '@spoor/webhooks';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
 import type { Principal } from '../auth-guard.js';
+import { recipientRoutes, type ChannelRecipients } from './channel-recipients.js';
 
 /** 'a channel', 'an alert'. */
 const article = (noun: string) => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun.toLowerCase()}`;
 
 export interface OutboundOptions {
   clock: () => number;
+  /** Caps and confirmations of email recipients (issue 13). */
+  recipients: ChannelRecipients;
   /** SPOOR_WEBHOOK_ALLOW_PRIVATE: loopback and private targets allowed. */
   allowPrivate: boolean;
 }
@@ -34,6 +37,10 @@ interface Resource<D extends object, B> {
   created?: AnyObject;
   noun: string;
   build: (body: B, principal: Principal, id: string, now: number) => Promise<D> | D;
+  /** Before anything is stored: refuse what the project may not have (caps). */
+  check?: (project: ProjectRecord, body: B) => Promise<void>;
+  /** After the record is stored (confirmation mails). */
+  afterCreate?: (project: ProjectRecord, data: D) => Promise<void>;
   show: (data: D) => Record<string, unknown>;
 }
 
@@ -50,10 +57,12 @@ function resourceRoutes<D extends object, B extends { origin: string; project: s
   });
   defineOperation(ctx, { method: 'post', path: `/v1/${r.plural}`, summary: `Creates ${article(r.noun)}`, tag: 'outbound', auth: true, body: r.create, response: r.created ?? r.response, failures: [404] }, async ({ body, principal }) => {
     const p = await scopedProject(store, principal, body.origin, body.project);
+    await r.check?.(p, body);
     const now = clock();
     const id = randomUUID();
     const data = await r.build(body, principal, id, now);
     await store.records.put([{ kind: r.kind, project_id: p.project_id, id, parent_id: '', sort_key: now, data, updated_at: now, deleted: false }]);
+    await r.afterCreate?.(p, data);
     return withScope(p, r.created ? (data as Record<string, unknown>) : r.show(data));
   });
   const find = async (principal: Principal, scope: { origin: string; project: string }, id: string) => {
@@ -77,13 +86,17 @@ const hideSecret = ({ secret: _s, ...rest }: WebhookData) => rest;
 
 export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOptions): void {
   const { clock } = opts;
+  recipientRoutes(ctx, opts.recipients);
   resourceRoutes<ChannelData, z.infer<typeof CreateChannelRequest>>(ctx, store, clock, {
     kind: RECORD_KINDS.channel, plural: 'channels', idParam: 'channel_id', path: ChannelPath, create: CreateChannelRequest, response: ChannelSchema, noun: 'Channel',
     build: async (b, _p, id, now) => {
       if (b.url) await refuseTarget(b.url, opts.allowPrivate);
-      return { channel_id: id, name: b.name, kind: b.kind, recipients: b.kind === 'email' ? b.recipients ?? [] : [], url: b.kind === 'email' ? null : b.url ?? null, created_at: now };
+      const recipients = b.kind === 'email' ? [...new Set(b.recipients ?? [])] : [];
+      return { channel_id: id, name: b.name, kind: b.kind, recipients, confirmed: [], url: b.kind === 'email' ? null : b.url ?? null, created_at: now };
     },
-    show: (d) => ({ ...d }),
+    check: (p, b) => opts.recipients.checkCaps(p, b.kind === 'email' ? b.recipients ?? [] : []),
+    afterCreate: (p, d) => (d.kind === 'email' ? opts.recipients.invite(p, d) : Promise.resolve()),
+    show: (d) => ({ ...d, confirmed: d.confirmed ?? [] }),
   });
   resourceRoutes<WebhookData, z.infer<typeof CreateWebhookRequest>>(ctx, store, clock, {
     kind: RECORD_KINDS.webhook, plural: 'webhooks', idParam: 'webhook_id', path: WebhookPath, create: CreateWebhookRequest, response: WebhookSchema, created: WebhookCreated, noun: 'Webhook',
