@@ -7,8 +7,8 @@ import { parseJsonBody } from './body-parser.js';
 import { HttpError, errors } from './http-errors.js';
 import { stringifyOrFallback } from './safe-json.js';
 
-/** What a fast route gets: the parsed JSON body (undefined when empty) and the request. */
-export type FastHandler = (body: unknown, req: IncomingMessage, ip: string) => Promise<unknown>;
+/** What a fast route gets: the parsed JSON body (undefined when empty), the request, and the body's size when known. */
+export type FastHandler = (body: unknown, req: IncomingMessage, ip: string, bodyBytes?: number) => Promise<unknown>;
 
 const JSON_MEDIA = new Set(['application/json', 'text/plain']);
 const UTF8 = new Set(['utf-8', 'utf8', 'us-ascii']);
@@ -59,9 +59,9 @@ export class FastLane {
 
   private async run(handler: FastHandler, limitBytes: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const body = await readJson(req, limitBytes);
+      const { value, bytes } = await readJson(req, limitBytes);
       const ip = proxyaddr(req, this.app.get('trust proxy fn')) ?? req.socket.remoteAddress ?? '';
-      send(res, 200, {}, await handler(body, req, ip));
+      send(res, 200, {}, await handler(value, req, ip, bytes));
     } catch (err) {
       const known = err instanceof HttpError ? err : null;
       if (!known) this.logger.error('unhandled error', { err, method: req.method, path: req.url });
@@ -73,10 +73,10 @@ export class FastLane {
 }
 
 /** jsonBody's rules on a raw stream. */
-function readJson(req: IncomingMessage, limitBytes: number): Promise<unknown> {
+function readJson(req: IncomingMessage, limitBytes: number): Promise<{ value: unknown; bytes: number }> {
   const length = Number(req.headers['content-length'] ?? 0);
   const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody) return req.resume(), Promise.resolve(undefined);
+  if (!hasBody) return req.resume(), Promise.resolve({ value: undefined, bytes: 0 });
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!JSON_MEDIA.has(type) && !/^application\/[^/]+\+json$/.test(type)) {
     return Promise.reject(errors.unsupportedMediaType(req.headers['content-type']));
@@ -99,9 +99,9 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<unknown> {
     req.on('error', () => reject(errors.requestAborted()));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, ''); // as body-parser's decoder
-      if (raw.trim() === '') return resolve(undefined);
+      if (raw.trim() === '') return resolve({ value: undefined, bytes: size });
       try {
-        resolve(parseJsonBody(raw));
+        resolve({ value: parseJsonBody(raw), bytes: size });
       } catch (err) {
         reject(err);
       }

@@ -53,7 +53,10 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
     if (depth > limit) return true;
     const next: object[] = [];
     for (const container of level) {
-      for (const child of Object.values(container)) {
+      // for…in over own keys: Object.values allocated an array per container on every event.
+      for (const key in container) {
+        if (!Object.prototype.hasOwnProperty.call(container, key)) continue;
+        const child = (container as Record<string, unknown>)[key];
         if (child !== null && typeof child === 'object') next.push(child);
       }
     }

@@ -9,12 +9,16 @@ export interface RequestFacts {
   originHeader: string | undefined;
   ip: string;
   userAgent: string;
+  /** The request body's size, when known: a body within MAX_EVENT_BYTES holds no event over it. */
+  bodyBytes?: number | undefined;
 }
 
 /** Validates each event, or throws the 413/422 naming the event's position in the body. */
-export function validateEvents(items: unknown[], prefix: (i: number) => Array<string | number>): IngestEvent[] {
+export function validateEvents(items: unknown[], prefix: (i: number) => Array<string | number>, bodyBytes?: number): IngestEvent[] {
+  // Serialising each event to measure it was 3 % of ingest's CPU; most bodies are smaller than one event may be.
+  const measure = bodyBytes === undefined || bodyBytes > MAX_EVENT_BYTES;
   return items.map((item, i) => {
-    if (Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
+    if (measure && Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
       throw errors.payloadTooLarge(`Event ${prefix(i).join('.') || 'body'} exceeds ${MAX_EVENT_BYTES} bytes`);
     }
     const event = parseOr422(IngestEvent, item, 'body', prefix(i));

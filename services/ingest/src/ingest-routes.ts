@@ -5,9 +5,10 @@ import { IngestBatch, MAX_BODY_BYTES } from '@spoor/schemas';
 import type { RequestFacts } from './event-intake.js';
 import type { IngestService } from './ingest-service.js';
 
-function facts(req: IncomingMessage, ip: string): RequestFacts {
+function facts(req: IncomingMessage, ip: string, bodyBytes: number | undefined): RequestFacts {
   const origin = req.headers.origin;
   return {
+    bodyBytes,
     // Sandboxed frames and file:// pages send the literal "null": no usable origin.
     originHeader: origin && origin !== 'null' ? origin : undefined,
     ip,
@@ -23,10 +24,10 @@ function requireBody(body: unknown): unknown {
 /** The two ingest operations, free of express: the fast lane and the express routes share them. */
 export function ingestHandlers(service: IngestService): { single: FastHandler; batch: FastHandler } {
   return {
-    single: (body, req, ip) => service.ingest([requireBody(body)], facts(req, ip), () => []),
-    batch: (body, req, ip) => {
+    single: (body, req, ip, bytes) => service.ingest([requireBody(body)], facts(req, ip, bytes), () => []),
+    batch: (body, req, ip, bytes) => {
       const { events } = parseOr422(IngestBatch, requireBody(body), 'body');
-      return service.ingest(events, facts(req, ip), (i) => ['events', i]);
+      return service.ingest(events, facts(req, ip, bytes), (i) => ['events', i]);
     },
   };
 }

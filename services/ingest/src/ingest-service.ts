@@ -37,7 +37,7 @@ export class IngestService {
 
   async ingest(items: unknown[], facts: RequestFacts, prefix: (i: number) => Array<string | number>): Promise<IngestResult> {
     try {
-      const events = validateEvents(items, prefix);
+      const events = validateEvents(items, prefix, facts.bodyBytes);
       await this.deps.limits?.spend('ingest_ip', clientKey(facts.ip), events.length);
       const receivedAt = this.deps.clock();
       const raw: RawEvent[] = [];
