@@ -21,7 +21,9 @@ export class ServerChild {
   private readonly exited: Promise<number | null>;
 
   constructor(readonly label: string, script: string, args: string[], env: Record<string, string>) {
-    this.child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the server's node: profiles of a run.
+    const nodeArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+    this.child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
     let pending = '';
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {

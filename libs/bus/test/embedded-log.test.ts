@@ -33,6 +33,31 @@ describe('EmbeddedBus durability', () => {
     await reopened.close();
   });
 
+  it('serves the newest records from memory exactly as the files hold them, across segments and batch limits', async () => {
+    const dir = await makeTempDir('log');
+    const log = await TopicLog.open(dir, { segmentBytes: 2048, fsync: false });
+    const values = Array.from({ length: 120 }, (_, i) => `${i}:${'é'.repeat(i % 7)}${'y'.repeat(i)}`);
+    for (let i = 0; i < values.length; i += 9) await log.append(values.slice(i, i + 9).map((value) => ({ key: `k${i}`, value })));
+    const walk = async (l: TopicLog) => {
+      const pages: Array<{ offsets: number[]; values: string[]; next: number }> = [];
+      for (let at = 0; at < l.end; ) {
+        const { records, next } = await l.read(at, 7, 1500);
+        pages.push({ offsets: records.map((r) => r.offset), values: records.map((r) => r.value), next });
+        at = next;
+      }
+      return pages;
+    };
+    const fromMemory = await walk(log);
+    expect(await log.count(0, log.end)).to.equal(values.length);
+    await log.close();
+    const reopened = await TopicLog.open(dir, { segmentBytes: 2048, fsync: false });
+    const fromFiles = await walk(reopened);
+    expect(fromMemory.flatMap((p) => p.values)).to.deep.equal(values);
+    expect(fromMemory.flatMap((p) => p.offsets)).to.deep.equal(fromFiles.flatMap((p) => p.offsets));
+    expect(await reopened.count(fromFiles[3]!.next, reopened.end)).to.equal(values.length - fromFiles.slice(0, 4).reduce((n, p) => n + p.values.length, 0));
+    await reopened.close();
+  });
+
   it('rolls segments and deletes the ones every group consumed', async () => {
     const dir = await makeTempDir('bus');
     const bus = await EmbeddedBus.open({ dir, logger, segmentBytes: 4096 });

@@ -119,6 +119,12 @@ export const ConfigSchema = z.object({
   SPOOR_DUCKDB_MEMORY: optionalText
     .transform((v) => v ?? '1GB')
     .refine((v) => /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v), { message: 'expected a size such as 512MB or 2GB' }),
+  /**
+   * How co-located services pass events on (issue 14): `local` (default) hands the enricher's
+   * output to a sessionizer in the same process, and its summaries to a classifier there, within
+   * the batch; `bus` publishes to the topics even then (a sessionizer elsewhere consumes them).
+   */
+  SPOOR_HANDOFF: optionalText.pipe(z.enum(['local', 'bus']).optional()).transform((v) => v ?? 'local'),
   SPOOR_TOPIC_PREFIX: optionalText
     .transform((v) => v ?? 'spoor.')
     .refine((v) => /^[A-Za-z0-9._-]*$/.test(v), { message: 'expected letters, digits, dot, dash or underscore' }),

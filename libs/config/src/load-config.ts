@@ -15,6 +15,8 @@ export interface Config {
   redisUrl: string | null;
   duckdbMemory: string;
   topicPrefix: string;
+  /** SPOOR_HANDOFF: co-located pipeline stages call each other (`local`) or go through the topics (`bus`). */
+  handoff: 'local' | 'bus';
   trustProxy: boolean | number | string[];
   geoipDb: string | null;
   ipMode: 'full' | 'truncate' | 'hash';
@@ -104,6 +106,7 @@ function toConfig(p: Parsed): Config {
     redisUrl: p.SPOOR_REDIS_URL ?? null,
     duckdbMemory: p.SPOOR_DUCKDB_MEMORY,
     topicPrefix: p.SPOOR_TOPIC_PREFIX,
+    handoff: p.SPOOR_HANDOFF,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,
     ipMode: p.SPOOR_IP_MODE,

@@ -4,3 +4,4 @@ export { runServices, main, type RunningProcess } from './run-services.js';
 export { buildVersion } from './build-version.js';
 export { buildHealthReport, LAG_PROBLEM, type HealthReportDeps } from './health-report.js';
 export { HEARTBEAT_KIND, HEARTBEAT_RETENTION_MS, type Heartbeat } from './heartbeat.js';
+export { LocalHandoff } from './local-handoff.js';

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { buildVersion } from './build-version.js';
 import { healthRouter } from './health-router.js';
 import { startHeartbeats } from './heartbeat.js';
+import { LocalHandoff } from './local-handoff.js';
 import { metricsRouter } from './metrics-router.js';
 import type { RunningService, ServiceModule } from './service-module.js';
 
@@ -39,8 +40,11 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
   const publicUrl = config.publicUrl ?? http?.url ?? null;
+  const handoff = new LocalHandoff();
+  const here = new Set(selected.map((m) => m.name));
+  const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
   for (const m of selected) {
-    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl });
+    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo });
     services.push(service);
     if (service.router) root.use(service.router);
   }

@@ -3,6 +3,7 @@ import type { FastHandler } from '@spoor/http';
 import type { Config, ServiceName } from '@spoor/config';
 import type { Logger } from '@spoor/log';
 import type { Adapters } from './adapters.js';
+import type { LocalHandoff } from './local-handoff.js';
 
 export interface ServiceContext {
   config: Config;
@@ -12,6 +13,13 @@ export interface ServiceContext {
   clock: () => number;
   /** SPOOR_PUBLIC_URL, else the URL this process' HTTP server is bound to (null: no HTTP). */
   publicUrl: string | null;
+  /** Stage-to-stage calls inside this process (issue 14). */
+  handoff: LocalHandoff;
+  /**
+   * True when `consumer` runs in this process and SPOOR_HANDOFF is `local`: a producer stage then
+   * hands its output to `handoff.consumer(topic)` instead of publishing it.
+   */
+  handsOffTo(consumer: ServiceName): boolean;
 }
 
 export interface RunningService {

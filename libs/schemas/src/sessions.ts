@@ -1,4 +1,4 @@
-import type { Device, Geo, NameVersion, Utm } from './events.js';
+import type { Device, EnrichedEvent, Geo, NameVersion, Utm } from './events.js';
 
 /** Session summary (DESIGN.md, Ingestion: the fields a summary holds at least). */
 export interface SessionSummary {
@@ -25,8 +25,9 @@ export interface SessionSummary {
 }
 
 /**
- * What the sessionizer keeps per open session: the summary plus short hashes of the event ids
- * already applied, so that a redelivered or re-published event is never counted twice.
+ * What the sessionizer keeps per open session: the summary plus what it has applied, so that a
+ * redelivered or re-published event is never counted twice: short hashes of the latest event ids
+ * and the bus position applied through (services/sessionizer/src/session-summary.ts).
  */
 export interface SessionState extends SessionSummary {
   seen: string[];
@@ -46,6 +47,17 @@ export interface ActionSeen {
 
 /** The KV key of an open session's state (sessionizer); a backfill drops it to force a reload. */
 export const openSessionKey = (projectId: string, sessionId: string) => `ss:${projectId}:${sessionId}`;
+
+/**
+ * An enriched event on its way into a session, with the bus position it was read from
+ * (`source` = topic/partition, `offset` within it): a replayed batch repeats positions the
+ * session has already applied, and the sessionizer skips them.
+ */
+export interface SessionInput {
+  event: EnrichedEvent;
+  source: string;
+  offset: number;
+}
 
 /** A session summary as published on the session-updates topic. */
 export type SessionUpdate = SessionSummary;

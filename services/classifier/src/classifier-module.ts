@@ -1,16 +1,19 @@
 import { JobRunner } from '@spoor/jobs';
 import type { ServiceModule } from '@spoor/runtime';
+import type { SessionSummary } from '@spoor/schemas';
 import { classificationJob, ClassifierService } from './classifier-service.js';
 import { SessionClassifier } from './session-classifier.js';
 
 /** Classifies sessions as they change, and runs classification jobs (DESIGN.md, classifier). */
 export const classifierModule: ServiceModule = {
   name: 'classifier',
-  async start({ config, adapters, clock, logger }) {
+  async start({ config, adapters, clock, logger, handoff }) {
     const { store, kv, bus, topics } = adapters;
     const classifier = new SessionClassifier({ store, kv, clock, matches: { bus, topic: topics.ruleMatches } });
     const service = new ClassifierService(classifier);
     const consumes = { topic: topics.sessionUpdates, group: `${config.topicPrefix}classifier` };
+    // The sessionizer of this process hands its summaries over directly (SPOOR_HANDOFF=local).
+    handoff.provide<SessionSummary>(consumes.topic, (summaries) => service.classifyLatest(summaries));
     const sub = await bus.subscribe({ ...consumes, maxBatch: 2000, handler: (batch) => service.handle(batch) });
     const jobs = new JobRunner({
       jobs: store.jobs,

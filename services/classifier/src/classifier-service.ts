@@ -14,14 +14,21 @@ export class ClassifierService {
 
   constructor(private readonly classifier: SessionClassifier) {}
 
-  async handle(batch: DeliveredMessage[]): Promise<void> {
-    const latest = new Map<string, SessionSummary>();
+  /** A batch from `sessions.updated`. */
+  handle(batch: DeliveredMessage[]): Promise<void> {
+    const summaries: SessionSummary[] = [];
     for (const m of batch) {
       const s = parseSummary(m.value);
-      if (!s) {
-        this.malformed++;
-        continue;
-      }
+      if (s) summaries.push(s);
+      else this.malformed++;
+    }
+    return this.classifyLatest(summaries);
+  }
+
+  /** Summaries as the sessionizer wrote them (from the topic, or handed over in this process). */
+  async classifyLatest(summaries: SessionSummary[]): Promise<void> {
+    const latest = new Map<string, SessionSummary>();
+    for (const s of summaries) {
       const key = `${s.project_id}\u0000${s.session_id}`;
       const prev = latest.get(key);
       if (!prev || prev.updated_at <= s.updated_at) latest.set(key, s);

@@ -1,18 +1,20 @@
 import { createEnrichmentPipeline, openGeoLookup } from '@spoor/enrich';
-import type { ServiceModule } from '@spoor/runtime';
-import { EnricherService } from './enricher-service.js';
+import type { ServiceContext, ServiceModule } from '@spoor/runtime';
+import type { SessionInput } from '@spoor/schemas';
+import { EnricherService, type EnrichedOutput } from './enricher-service.js';
 import { ipSalt } from './ip-salt.js';
 
 export const enricherModule: ServiceModule = {
   name: 'enricher',
-  async start({ config, logger, adapters, clock }) {
+  async start(ctx) {
+    const { config, logger, adapters, clock } = ctx;
     const pipeline = createEnrichmentPipeline({
       ipMode: config.ipMode,
       ipSalt: await ipSalt(config),
       geo: await openGeoLookup(config.geoipDb ?? undefined),
       clock,
     });
-    const service = new EnricherService({ bus: adapters.bus, store: adapters.store, kv: adapters.kv, pipeline, outputTopic: adapters.topics.enrichedEvents, logger });
+    const service = new EnricherService({ store: adapters.store, kv: adapters.kv, pipeline, output: enrichedOutput(ctx), logger });
     const consumes = { topic: adapters.topics.rawEvents, group: `${config.topicPrefix}enricher` };
     const sub = await adapters.bus.subscribe({
       ...consumes,
@@ -22,3 +24,13 @@ export const enricherModule: ServiceModule = {
     return { consumes: [consumes], stats: () => service.stats(), stop: () => sub.stop() };
   },
 };
+
+/** The sessionizer of this process when there is one (SPOOR_HANDOFF=local), else `events.enriched`. */
+function enrichedOutput({ adapters, handoff, handsOffTo }: ServiceContext): EnrichedOutput {
+  const topic = adapters.topics.enrichedEvents;
+  if (handsOffTo('sessionizer')) {
+    const local = handoff.consumer<SessionInput>(topic);
+    return async (events) => (await local)(events);
+  }
+  return (events) => adapters.bus.publish(topic, events.map(({ event: e }) => ({ key: `${e.project_id}:${e.session_id}`, value: JSON.stringify(e) })));
+}

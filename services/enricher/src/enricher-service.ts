@@ -1,27 +1,46 @@
-import type { Bus, DeliveredMessage } from '@spoor/bus';
-import type { EnrichmentPipeline, EnrichResult } from '@spoor/enrich';
+import type { DeliveredMessage } from '@spoor/bus';
+import type { EnrichedDraft, EnrichmentPipeline } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/log';
-import type { EnrichedEvent, RawEvent } from '@spoor/schemas';
+import type { EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { assignSessions } from './session-assigner.js';
 
+/**
+ * Where enriched events go once stored: published on `events.enriched`, or handed to the
+ * sessionizer of this process (SPOOR_HANDOFF=local). Either way before the batch's offset commits.
+ */
+export type EnrichedOutput = (events: SessionInput[]) => Promise<void>;
+
 export interface EnricherDeps {
-  bus: Bus;
   store: Store;
   kv: Kv;
   pipeline: EnrichmentPipeline;
-  outputTopic: string;
+  output: EnrichedOutput;
   logger: Logger;
 }
 
 /** Client retries come within minutes; a repeated event_id within this window is dropped early. */
 const DEDUP_TTL_MS = 6 * 60 * 60 * 1000;
 
+/** One raw message on its way through the steps; each step fills in what it knows. */
+interface Candidate {
+  /** This batch's own parse of the message: the steps may fill it in (a retry parses again). */
+  raw: RawEvent;
+  /** topic/partition, and the offset within it: dedup's claim and the sessionizer's replay mark. */
+  source: string;
+  offset: number;
+}
+
+interface Enriched extends Candidate {
+  draft: EnrichedDraft;
+  sessionKey: string;
+}
+
 /**
- * Consumes raw events: drops repeats of an event_id, enriches, assigns sessions, stores raw and
- * enriched events (idempotent inserts), then passes enriched events on. The offset is committed
- * by the bus only after all of that succeeded, so a crash replays, never loses.
+ * Consumes raw events as named steps — drop duplicates → enrich → assign sessions → write →
+ * pass on — (Plausible's ingestion pipeline is the model). The offset is committed by the bus
+ * only after all of them succeeded, so a crash replays, never loses; every step is idempotent.
  */
 export class EnricherService {
   private readonly counters: Record<string, number> = { duplicate: 0, malformed: 0 };
@@ -29,72 +48,85 @@ export class EnricherService {
   constructor(private readonly deps: EnricherDeps) {}
 
   async handle(batch: DeliveredMessage[]): Promise<void> {
-    const fresh = await this.dropDuplicates(batch);
-    const enrichable: Array<{ raw: RawEvent; enriched: Omit<EnrichedEvent, 'session_id'> & { session_id: string | null; sessionKey: string } }> = [];
-    for (const raw of fresh) {
-      const result = this.enrichOne(raw);
-      if (result?.ok) enrichable.push({ raw, enriched: { ...result.event, sessionKey: result.sessionKey } });
-    }
-    if (enrichable.length === 0) return;
-    const withSessions = await assignSessions(enrichable.map((e) => e.enriched), this.deps.kv);
-    const enriched: EnrichedEvent[] = withSessions.map(({ sessionKey: _k, ...e }) => e);
-    const raws = enrichable.map((e, i) => ({ ...e.raw, session_id: e.raw.session_id ?? enriched[i]!.session_id }));
-    await this.deps.store.events.insertRaw(raws);
-    await this.deps.store.events.insertEnriched(enriched);
-    await this.deps.bus.publish(
-      this.deps.outputTopic,
-      enriched.map((e) => ({ key: `${e.project_id}:${e.session_id}`, value: JSON.stringify(e) })),
-    );
-  }
-
-  /**
-   * A message that cannot be enriched would otherwise block its partition forever (the bus
-   * retries a failing batch): it is logged, counted as `malformed` and skipped.
-   */
-  private enrichOne(raw: RawEvent): EnrichResult | null {
-    try {
-      return this.deps.pipeline.enrich(raw);
-    } catch (err) {
-      this.counters['malformed']!++;
-      this.deps.logger.error('skipping an event that cannot be enriched', { err, event_id: raw.event_id });
-      return null;
-    }
+    const fresh = await this.dropDuplicates(this.parse(batch));
+    const enriched = this.enrich(fresh);
+    if (enriched.length === 0) return;
+    await assignSessions(enriched, this.deps.kv);
+    const events = await this.write(enriched);
+    await this.deps.output(events);
   }
 
   stats(): Record<string, number> {
     return { ...this.counters, ...this.deps.pipeline.counters() };
   }
 
+  /** The bus carries what ingest wrote; anything else (a foreign producer, a bad byte) is counted and skipped. */
+  private parse(batch: DeliveredMessage[]): Candidate[] {
+    const out: Candidate[] = [];
+    for (const m of batch) {
+      const raw = parseRawEvent(m.value);
+      if (raw) out.push({ raw, source: `${m.topic}/${m.partition}`, offset: Number(m.offset) });
+      else this.counters['malformed']!++;
+    }
+    return out;
+  }
+
   /**
    * A repeated (project, event_id) is dropped here, except when it is this very message being
    * redelivered after a crash (same topic position): that one must go through again.
    */
-  private async dropDuplicates(batch: DeliveredMessage[]): Promise<RawEvent[]> {
-    const candidates = new Map<string, { raw: RawEvent; position: string }>();
-    for (const m of batch) {
-      const raw = parseRawEvent(m.value);
-      if (!raw) {
-        this.counters['malformed']!++;
-        continue;
-      }
-      const key = `dedup:${raw.project_id}:${raw.event_id}`;
-      if (candidates.has(key)) this.counters['duplicate']!++;
-      else candidates.set(key, { raw, position: `${m.topic}/${m.partition}/${m.offset}` });
+  private async dropDuplicates(candidates: Candidate[]): Promise<Candidate[]> {
+    const byKey = new Map<string, Candidate>();
+    for (const c of candidates) {
+      const key = `dedup:${c.raw.project_id}:${c.raw.event_id}`;
+      if (byKey.has(key)) this.counters['duplicate']!++;
+      else byKey.set(key, c);
     }
-    const entries = [...candidates];
+    const entries = [...byKey];
+    const position = (c: Candidate) => `${c.source}/${c.offset}`;
     // Issued together so that ioredis pipelines them: one round trip for the whole batch.
-    const claimed = await Promise.all(entries.map(([key, c]) => this.deps.kv.setIfAbsent(key, c.position, DEDUP_TTL_MS)));
+    const claimed = await Promise.all(entries.map(([key, c]) => this.deps.kv.setIfAbsent(key, position(c), DEDUP_TTL_MS)));
     const holders = await Promise.all(entries.map(([key], i) => (claimed[i] ? null : this.deps.kv.get(key))));
-    const out: RawEvent[] = [];
+    const out: Candidate[] = [];
     entries.forEach(([, c], i) => {
-      if (claimed[i] || holders[i] === c.position) out.push(c.raw);
+      if (claimed[i] || holders[i] === position(c)) out.push(c);
       else this.counters['duplicate']!++;
     });
     return out;
   }
+
+  /**
+   * A message that cannot be enriched would otherwise block its partition forever (the bus
+   * retries a failing batch): it is logged, counted as `malformed` and skipped. The pipeline's
+   * own drops (timestamp, payload depth) are counted by the pipeline.
+   */
+  private enrich(candidates: Candidate[]): Enriched[] {
+    const out: Enriched[] = [];
+    for (const c of candidates) {
+      try {
+        const result = this.deps.pipeline.enrich(c.raw);
+        if (result.ok) out.push({ ...c, draft: result.event, sessionKey: result.sessionKey });
+      } catch (err) {
+        this.counters['malformed']!++;
+        this.deps.logger.error('skipping an event that cannot be enriched', { err, event_id: c.raw.event_id });
+      }
+    }
+    return out;
+  }
+
+  /** Raw and enriched rows (idempotent inserts keyed by project and event id); the raw row gets the derived session id too. */
+  private async write(items: Enriched[]): Promise<SessionInput[]> {
+    const out: SessionInput[] = [];
+    for (const c of items) {
+      c.raw.session_id ??= c.draft.session_id;
+      out.push({ event: c.draft as EnrichedEvent, source: c.source, offset: c.offset });
+    }
+    await this.deps.store.events.insertRaw(items.map((c) => c.raw));
+    await this.deps.store.events.insertEnriched(out.map((i) => i.event));
+    return out;
+  }
 }
 
-/** The bus carries what ingest wrote; anything else (a foreign producer, a bad byte) is skipped. */
 function parseRawEvent(value: string): RawEvent | null {
   try {
     const raw = JSON.parse(value) as RawEvent;

@@ -12,9 +12,8 @@ interface OpenSession {
 }
 
 export interface NeedsSession {
-  project_id: string;
-  timestamp: number;
-  session_id: string | null;
+  /** The event being enriched; `session_id` is null until this step fills it. */
+  draft: { project_id: string; timestamp: number; session_id: string | null };
   /** Stable hash of project, original IP and user agent (from @spoor/enrich). */
   sessionKey: string;
 }
@@ -27,29 +26,28 @@ export function derivedSessionId(sessionKey: string, startedAt: number): string 
 
 /**
  * Gives events without a client session id the id of the visitor's open session, or starts a
- * new one after 30 minutes without events or at a new UTC day. This is Plausible's
- * register_session step: it runs before the event is stored, so every stored enriched event
- * carries its session id. Open sessions live in the KV (Redis), one read and one write per batch.
+ * new one after 30 minutes without events or at a new UTC day, by filling `draft.session_id` in
+ * place. This is Plausible's register_session step: it runs before the event is stored, so every
+ * stored enriched event carries its session id. Open sessions live in the KV (Redis), one read
+ * and one write per batch.
  */
-export async function assignSessions<E extends NeedsSession>(events: E[], kv: Kv): Promise<Array<E & { session_id: string }>> {
-  const keys = [...new Set(events.filter((e) => e.session_id === null).map((e) => `sid:${e.sessionKey}`))];
+export async function assignSessions(items: NeedsSession[], kv: Kv): Promise<void> {
+  const keys = [...new Set(items.filter((e) => e.draft.session_id === null).map((e) => `sid:${e.sessionKey}`))];
+  if (keys.length === 0) return;
   const loaded = await kv.mget(keys);
   const open = new Map<string, OpenSession | null>(keys.map((k, i) => [k, loaded[i] ? (JSON.parse(loaded[i]!) as OpenSession) : null]));
-  const touched = new Set<string>();
-  const out = events.map((e) => {
-    if (e.session_id !== null) return { ...e, session_id: e.session_id };
-    const key = `sid:${e.sessionKey}`;
+  for (const { draft, sessionKey } of items) {
+    if (draft.session_id !== null) continue;
+    const key = `sid:${sessionKey}`;
     let current = open.get(key) ?? null;
-    const sameDay = current !== null && Math.floor(current.last / DAY_MS) === Math.floor(e.timestamp / DAY_MS);
-    if (current === null || !sameDay || Math.abs(e.timestamp - current.last) > SESSION_GAP_MS) {
-      current = { id: derivedSessionId(e.sessionKey, e.timestamp), last: e.timestamp };
+    const sameDay = current !== null && Math.floor(current.last / DAY_MS) === Math.floor(draft.timestamp / DAY_MS);
+    if (current === null || !sameDay || Math.abs(draft.timestamp - current.last) > SESSION_GAP_MS) {
+      current = { id: derivedSessionId(sessionKey, draft.timestamp), last: draft.timestamp };
     } else {
-      current = { id: current.id, last: Math.max(current.last, e.timestamp) };
+      current = { id: current.id, last: Math.max(current.last, draft.timestamp) };
     }
     open.set(key, current);
-    touched.add(key);
-    return { ...e, session_id: current.id };
-  });
-  await kv.mset([...touched].map((key) => ({ key, value: JSON.stringify(open.get(key)), ttlMs: STATE_TTL_MS })));
-  return out;
+    draft.session_id = current.id;
+  }
+  await kv.mset(keys.map((key) => ({ key, value: JSON.stringify(open.get(key)), ttlMs: STATE_TTL_MS })));
 }

@@ -4,6 +4,44 @@ import { PAGE_VIEW_ACTIONS, type EnrichedEvent, type SessionState } from '@spoor
 /** Page views count by PAGE_VIEW_ACTIONS (the logger sends `pageview`; others are common spellings). */
 export { PAGE_VIEW_ACTIONS };
 
+/**
+ * How many of a session's latest event ids its state remembers. They catch a client's repeat
+ * that got past the enricher's dedup window; a replayed batch is caught by the mark below,
+ * whatever its size. Unbounded, the list made each event's cost and each state write grow with
+ * the session's length (issue 14).
+ */
+export const SEEN_LIMIT = 64;
+
+/** Where a session's events were last applied from: `source` is topic/partition. */
+export interface AppliedMark {
+  source: string;
+  offset: number;
+}
+
+/**
+ * The mark rides in `seen` as its first entry, `@<source>#<offset>` (hashes are hex, so the `@`
+ * cannot be one): both stores keep `seen` as an opaque list, and no migration is needed.
+ */
+const MARK_PREFIX = '@';
+
+export function markOf(s: SessionState): AppliedMark | null {
+  const first = s.seen[0];
+  if (first === undefined || !first.startsWith(MARK_PREFIX)) return null;
+  const at = first.lastIndexOf('#');
+  return { source: first.slice(1, at), offset: Number(first.slice(at + 1)) };
+}
+
+export function setMark(s: SessionState, mark: AppliedMark): void {
+  const entry = `${MARK_PREFIX}${mark.source}#${mark.offset}`;
+  if (markOf(s)) s.seen[0] = entry;
+  else s.seen.unshift(entry);
+}
+
+/** True when the event at this position was applied before (a replay of a batch already stored). */
+export function appliedBefore(mark: AppliedMark | null, source: string, offset: number): boolean {
+  return mark !== null && mark.source === source && offset <= mark.offset;
+}
+
 /** 48 bits of the event id: enough that two events of one session practically never collide. */
 export function seenHash(eventId: string): string {
   return createHash('sha1').update(eventId).digest('hex').slice(0, 12);
@@ -44,6 +82,8 @@ export function applyEvent(s: SessionState, e: EnrichedEvent, now: number): bool
   const hash = seenHash(e.event_id);
   if (s.seen.includes(hash)) return false;
   s.seen.push(hash);
+  const hashes = s.seen.length - (markOf(s) ? 1 : 0);
+  if (hashes > SEEN_LIMIT) s.seen.splice(s.seen.length - hashes, hashes - SEEN_LIMIT);
   const first = s.event_count === 0;
   s.event_count += 1;
   s.actions[e.action] = (s.actions[e.action] ?? 0) + 1;

@@ -1,16 +1,21 @@
-import type { Bus, DeliveredMessage } from '@spoor/bus';
+import type { DeliveredMessage } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import { RulesCache } from '@spoor/rules';
-import { openSessionKey, type EnrichedEvent, type SessionState, type SessionUpdate } from '@spoor/schemas';
+import { openSessionKey, type EnrichedEvent, type SessionInput, type SessionState, type SessionUpdate } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
-import { applyEvent, emptySession } from './session-summary.js';
+import { appliedBefore, applyEvent, emptySession, markOf, setMark, type AppliedMark } from './session-summary.js';
+
+/**
+ * Where written summaries go for the classifier: `sessions.updated`, or the classifier of this
+ * process (SPOOR_HANDOFF=local). Absent: nowhere.
+ */
+export type SessionUpdatesOutput = (updates: SessionUpdate[]) => Promise<void>;
 
 export interface SessionizerDeps {
   store: Store;
   kv: Kv;
   clock: () => number;
-  /** Where each written summary is published for the classifier; absent: not published. */
-  updates?: { bus: Bus; topic: string };
+  updates?: SessionUpdatesOutput;
 }
 
 /** Open sessions stay in the KV this long after their last change; the store has the rest. */
@@ -19,51 +24,79 @@ const OPEN_SESSION_TTL_MS = 2 * 60 * 60 * 1000;
 const stateKey = openSessionKey;
 
 /**
- * Consumes enriched events and keeps session summaries and action last-seen times. Bots are
- * stored as events but kept out of sessions (DESIGN.md). The state carries the applied event
- * ids, and is written to the store before the offset commits, so a replay changes nothing.
+ * Consumes enriched events (from `events.enriched`, or handed over by the enricher of this
+ * process) and keeps session summaries and action last-seen times. Bots are stored as events but
+ * kept out of sessions (DESIGN.md). The state carries the position it applied through and the
+ * latest event ids, and is written to the store before the offset commits, so a replay changes
+ * nothing. Batches are applied one at a time, whichever door they came in by.
  */
 export class SessionizerService {
   private readonly counters = { events: 0, bots: 0, repeats: 0, malformed: 0, attributeSets: 0 };
   private readonly rules: RulesCache;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: SessionizerDeps) {
     this.rules = new RulesCache(deps.store.rules, deps.kv, { clock: deps.clock });
   }
 
-  async handle(batch: DeliveredMessage[]): Promise<void> {
-    const events = batch.flatMap((m) => parseEnriched(m.value) ?? (this.counters.malformed++, []));
-    const human = events.filter((e) => !e.bot);
-    this.counters.bots += events.length - human.length;
-    await this.touchActions(events);
+  /** A batch from the bus. */
+  handle(batch: DeliveredMessage[]): Promise<void> {
+    const inputs: SessionInput[] = [];
+    for (const m of batch) {
+      const event = parseEnriched(m.value);
+      if (event) inputs.push({ event, source: `${m.topic}/${m.partition}`, offset: Number(m.offset) });
+      else this.counters.malformed++;
+    }
+    return this.apply(inputs);
+  }
+
+  /** Events with the positions they were read from; resolves once their sessions are stored. */
+  apply(inputs: SessionInput[]): Promise<void> {
+    const run = this.queue.then(() => this.applyNow(inputs));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  stats(): Record<string, number> {
+    return { ...this.counters };
+  }
+
+  private async applyNow(inputs: SessionInput[]): Promise<void> {
+    const human = inputs.filter((i) => !i.event.bot);
+    this.counters.bots += inputs.length - human.length;
+    await this.touchActions(inputs);
     if (human.length === 0) return;
-    const states = await this.loadStates(human);
-    const rules = await this.rules.forProjects(human.map((e) => e.project_id));
+    const states = await this.loadStates(human.map((i) => i.event));
+    const rules = await this.rules.forProjects(human.map((i) => i.event.project_id));
     const now = this.deps.clock();
-    const changed = new Set<SessionState>();
-    for (const e of human.sort((a, b) => a.timestamp - b.timestamp)) {
+    // The marks as stored: a position at or below one was applied by an earlier batch. Marks
+    // move once the whole batch is applied (events are applied in timestamp order, not position).
+    const before = new Map<SessionState, AppliedMark | null>();
+    const after = new Map<SessionState, AppliedMark>();
+    for (const { event: e, source, offset } of human.sort((a, b) => a.event.timestamp - b.event.timestamp)) {
       const key = stateKey(e.project_id, e.session_id);
       let state = states.get(key);
       if (!state) states.set(key, (state = emptySession(e)));
+      if (!before.has(state)) before.set(state, markOf(state));
+      if (appliedBefore(before.get(state)!, source, offset)) {
+        this.counters.repeats++;
+        continue;
+      }
+      const mark = after.get(state);
+      if (!mark || mark.source !== source || mark.offset < offset) after.set(state, { source, offset });
       if (applyEvent(state, e, now)) {
         this.counters.events++;
         // Attribute rules run on each new event (DESIGN.md, Rules); a repeat changes nothing.
         const compiled = rules.get(e.project_id);
         if (compiled && compiled.attribute > 0 && compiled.set.extract(e as unknown as Record<string, unknown>, state.attributes)) this.counters.attributeSets++;
       } else this.counters.repeats++;
-      changed.add(state);
     }
-    const list = [...changed];
+    for (const [state, mark] of after) setMark(state, mark);
+    const list = [...after.keys()];
+    if (list.length === 0) return;
     await this.deps.store.sessions.upsert(list);
-    if (this.deps.updates) {
-      const { bus, topic } = this.deps.updates;
-      await bus.publish(topic, list.map((s) => ({ key: s.session_id, value: JSON.stringify(toUpdate(s)) })));
-    }
+    await this.deps.updates?.(list.map(toUpdate));
     await this.deps.kv.mset(list.map((s) => ({ key: stateKey(s.project_id, s.session_id), value: JSON.stringify(s), ttlMs: OPEN_SESSION_TTL_MS })));
-  }
-
-  stats(): Record<string, number> {
-    return { ...this.counters };
   }
 
   /** Open sessions from the KV; anything it has lost (restart, eviction) from the store. */
@@ -85,9 +118,9 @@ export class SessionizerService {
     return states;
   }
 
-  private async touchActions(events: EnrichedEvent[]): Promise<void> {
+  private async touchActions(inputs: SessionInput[]): Promise<void> {
     const latest = new Map<string, { project_id: string; action: string; last_seen: number }>();
-    for (const e of events) {
+    for (const { event: e } of inputs) {
       const key = `${e.project_id}\u0000${e.action}`;
       const seen = latest.get(key);
       if (!seen || seen.last_seen < e.timestamp) latest.set(key, { project_id: e.project_id, action: e.action, last_seen: e.timestamp });

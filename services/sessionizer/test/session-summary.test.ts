@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EnrichedEvent } from '@spoor/schemas';
-import { applyEvent, emptySession } from '../src/session-summary.js';
+import { appliedBefore, applyEvent, emptySession, markOf, SEEN_LIMIT, setMark } from '../src/session-summary.js';
 
 const base: EnrichedEvent = {
   event_id: 'e0', project_id: 'p', project: 'a/web', origin: 'https://a.example', action: 'pageview', timestamp: 1000,
@@ -27,5 +27,30 @@ describe('applyEvent', () => {
     expect(applyEvent(s, ev('a', 1000, 'click'), 2)).to.equal(false);
     expect(s.event_count).to.equal(1);
     expect(s.updated_at).to.equal(1);
+  });
+
+  it('remembers only the latest event ids, so a long session costs no more per event than a short one', () => {
+    const s = emptySession(base);
+    for (let i = 0; i < 5 * SEEN_LIMIT; i++) applyEvent(s, ev(`e${i}`, 1000 + i, 'click'), i);
+    expect(s.event_count).to.equal(5 * SEEN_LIMIT);
+    expect(s.seen).to.have.length(SEEN_LIMIT);
+    // The latest are still caught as repeats.
+    expect(applyEvent(s, ev(`e${5 * SEEN_LIMIT - 1}`, 1, 'click'), 99)).to.equal(false);
+  });
+
+  it('keeps the replay mark first in seen, apart from the bounded hashes', () => {
+    const s = emptySession(base);
+    expect(markOf(s)).to.equal(null);
+    setMark(s, { source: 'spoor.events.raw/3', offset: 41 });
+    for (let i = 0; i < 2 * SEEN_LIMIT; i++) applyEvent(s, ev(`e${i}`, 1000 + i, 'click'), i);
+    setMark(s, { source: 'spoor.events.raw/3', offset: 9_007_199_254 });
+    expect(s.seen).to.have.length(SEEN_LIMIT + 1);
+    expect(markOf(s)).to.deep.equal({ source: 'spoor.events.raw/3', offset: 9_007_199_254 });
+    const mark = markOf(s);
+    expect(appliedBefore(mark, 'spoor.events.raw/3', 9_007_199_254)).to.equal(true);
+    expect(appliedBefore(mark, 'spoor.events.raw/3', 9_007_199_255)).to.equal(false);
+    // Another topic or partition is another sequence: never compared.
+    expect(appliedBefore(mark, 'spoor.events.raw/4', 1)).to.equal(false);
+    expect(appliedBefore(mark, 'spoor.events.enriched/3', 1)).to.equal(false);
   });
 });

@@ -15,6 +15,21 @@ export interface ReadResult {
   next: number;
 }
 
+/** A record as appended, kept in memory for consumers that keep up. */
+interface TailRecord {
+  offset: number;
+  size: number;
+  key: string;
+  value: string;
+}
+
+/**
+ * Bytes of the newest records kept in memory (issue 14): a consumer that keeps up reads them
+ * without opening a file, reading it back or checking CRCs of bytes this process just wrote.
+ * One that falls further behind reads the files, as after a restart.
+ */
+const TAIL_BYTES = 32 * 1024 * 1024;
+
 const SEGMENT_NAME = /^(\d{20})\.log$/;
 const segmentPath = (dir: string, base: number) => join(dir, `${String(base).padStart(20, '0')}.log`);
 
@@ -27,6 +42,9 @@ export class TopicLog {
   private segments: Segment[] = [];
   private active: FileHandle | null = null;
   private waiters: Array<() => void> = [];
+  private tail: TailRecord[] = [];
+  private tailHead = 0;
+  private tailBytes = 0;
   private readonly writer: GroupCommit<OutgoingMessage>;
 
   private constructor(
@@ -62,6 +80,8 @@ export class TopicLog {
   /** Reads whole records from `from` on, at most `max` of them and about `maxBytes`. */
   async read(from: number, max: number, maxBytes = 1 << 20): Promise<ReadResult> {
     const offset = Math.max(from, this.start);
+    const cached = this.readTail(offset, max, maxBytes);
+    if (cached) return cached;
     const seg = this.segments.find((s) => offset >= s.base && offset < s.base + s.size);
     if (!seg) return { records: [], next: offset };
     const available = seg.base + seg.size - offset;
@@ -78,6 +98,23 @@ export class TopicLog {
     } finally {
       await fh.close();
     }
+  }
+
+  /** Records between two record boundaries, from memory when the tail holds them. */
+  async count(from: number, to: number): Promise<number> {
+    const first = this.tailIndex(from);
+    if (first !== -1) {
+      const last = to >= this.end ? this.tail.length : this.tailIndex(to);
+      if (last !== -1) return last - first;
+    }
+    let count = 0;
+    for (let at = from; at < to; ) {
+      const { records, next } = await this.read(at, 10_000);
+      if (records.length === 0) break;
+      count += records.length;
+      at = next;
+    }
+    return count;
   }
 
   /** Resolves on the next append (or at once if records beyond `offset` exist). */
@@ -107,6 +144,53 @@ export class TopicLog {
     this.active = null;
   }
 
+  /** Index in `tail` of the record starting at `offset`, or -1 when the tail does not hold it. */
+  private tailIndex(offset: number): number {
+    let lo = this.tailHead;
+    let hi = this.tail.length - 1;
+    if (hi < lo || offset < this.tail[lo]!.offset || offset > this.tail[hi]!.offset) return -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.tail[mid]!.offset;
+      if (at === offset) return mid;
+      if (at < offset) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  private readTail(offset: number, max: number, maxBytes: number): ReadResult | null {
+    const first = this.tailIndex(offset);
+    if (first === -1) return null;
+    const records: ReadResult['records'] = [];
+    let bytes = 0;
+    for (let i = first; i < this.tail.length && records.length < max && (bytes === 0 || bytes + this.tail[i]!.size <= maxBytes); i++) {
+      const r = this.tail[i]!;
+      records.push({ at: 0, size: r.size, key: r.key, value: r.value, offset: r.offset });
+      bytes += r.size;
+    }
+    const last = records[records.length - 1]!;
+    return { records, next: last.offset + last.size };
+  }
+
+  private remember(base: number, messages: OutgoingMessage[], sizes: number[]): void {
+    let offset = base;
+    messages.forEach((m, i) => {
+      this.tail.push({ offset, size: sizes[i]!, key: m.key, value: m.value });
+      offset += sizes[i]!;
+      this.tailBytes += sizes[i]! + m.value.length;
+    });
+    while (this.tailBytes > TAIL_BYTES && this.tailHead < this.tail.length) {
+      const r = this.tail[this.tailHead++]!;
+      this.tailBytes -= r.size + r.value.length;
+    }
+    // Compact now and then rather than shift() at every drop.
+    if (this.tailHead > 4096 && this.tailHead * 2 > this.tail.length) {
+      this.tail = this.tail.slice(this.tailHead);
+      this.tailHead = 0;
+    }
+  }
+
   private decodeChunk(buf: Buffer, base: number, max: number): ReadResult {
     const records: ReadResult['records'] = [];
     let at = 0;
@@ -120,7 +204,8 @@ export class TopicLog {
   }
 
   private async write(messages: OutgoingMessage[]): Promise<void> {
-    const buf = Buffer.concat(messages.map((m) => encodeRecord(m.key, m.value)));
+    const encoded = messages.map((m) => encodeRecord(m.key, m.value));
+    const buf = Buffer.concat(encoded);
     let seg = this.segments[this.segments.length - 1]!;
     if (seg.size > 0 && seg.size + buf.length > this.segmentBytes) seg = await this.roll();
     const fh = this.active!;
@@ -130,6 +215,7 @@ export class TopicLog {
       written += bytesWritten;
     }
     if (this.fsync) await fh.datasync();
+    this.remember(seg.base + seg.size, messages, encoded.map((b) => b.length));
     seg.size += buf.length;
     this.wakeAll();
   }
