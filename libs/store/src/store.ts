@@ -34,6 +34,12 @@ export interface ProjectRepository {
   setVerified(projectId: string, verified: boolean): Promise<void>;
 }
 
+/** One event as received and as enriched (same project_id and event_id). */
+export interface EventPair {
+  raw: RawEvent;
+  enriched: EnrichedEvent;
+}
+
 export interface EventRepository {
   /**
    * Idempotent: a (project_id, event_id) already stored is left as it is (the first write wins,
@@ -42,6 +48,11 @@ export interface EventRepository {
   insertRaw(events: RawEvent[]): Promise<void>;
   /** Idempotent like insertRaw. */
   insertEnriched(events: EnrichedEvent[]): Promise<void>;
+  /**
+   * The raw and the enriched row of each event, as the enricher writes them: one write where the
+   * engine allows it (DuckDB: one staged batch, one transaction). Idempotent like the two above.
+   */
+  insertEvents(events: EventPair[]): Promise<void>;
   /** Oldest first by timestamp, then event_id; window on timestamp, end exclusive. */
   listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]>;
   listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]>;

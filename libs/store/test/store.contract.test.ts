@@ -136,6 +136,23 @@ for (const backend of backends) {
         expect(listed.slice(0, 2)).to.deep.equal(batch);
       });
 
+      it('writes the raw and the enriched row of each event together, each once, each with its own ip, url and referrer', async function () {
+        const pair = (id: string, t: number) => {
+          const r = raw({ project_id: 'p-pairs', event_id: id, timestamp: t, ip: '203.0.113.77', url: 'https://a.example/x?utm_source=n#top', referrer: 'https://a.example/from' });
+          const e = enriched({ project_id: 'p-pairs', event_id: id, timestamp: t, session_id: 'S', ip: '203.0.113.0', url: 'https://a.example/x?utm_source=n', referrer: null, sent_at: null, query: { utm_source: 'n' } });
+          return { raw: { ...r, session_id: 'S' }, enriched: e };
+        };
+        const batch = [pair('w1', T0), pair('w2', T0 + 1)];
+        await store.events.insertEvents(batch);
+        // A replayed batch, with a repeat inside it and one new event.
+        await store.events.insertEvents([...batch, pair('w1', T0 + 5), pair('w3', T0 + 2)]);
+        await store.events.insertEvents([]);
+        expect(await store.events.countRaw('p-pairs')).to.equal(3);
+        expect(await store.events.countEnriched('p-pairs')).to.equal(3);
+        expect((await store.events.listRaw('p-pairs', { limit: 10 })).slice(0, 2)).to.deep.equal(batch.map((p) => p.raw));
+        expect((await store.events.listEnriched('p-pairs', { limit: 10 })).slice(0, 2)).to.deep.equal(batch.map((p) => p.enriched));
+      });
+
       it('round-trips unicode, nesting, quotes and a 30 KB payload exactly', async function () {
         const payload = {
           text: 'Grüße, 日本語, العربية, emoji 👩‍👩‍👧‍👦🦆, combining é, zero-width \u200b',
@@ -257,6 +274,18 @@ for (const backend of backends) {
     });
 
     describe('actions', function () {
+      it('keeps the greatest last_seen for many actions at once, as for a few', async function () {
+        const p = 'p-many-actions';
+        const names = Array.from({ length: 40 }, (_, i) => `a${String(i).padStart(2, '0')}`);
+        await store.events.touchActions(names.map((action, i) => ({ project_id: p, action, last_seen: T0 + i })));
+        await store.events.touchActions(names.map((action, i) => ({ project_id: p, action, last_seen: i % 2 ? T0 + 1000 + i : T0 - 1 })));
+        const listed = await store.events.listActions(p);
+        expect(listed).to.have.length(40);
+        expect(Object.fromEntries(listed.map((a) => [a.action, a.last_seen]))).to.deep.equal(
+          Object.fromEntries(names.map((a, i) => [a, i % 2 ? T0 + 1000 + i : T0 + i])),
+        );
+      });
+
       it('keeps the greatest last_seen per action, whatever the arrival order', async function () {
         const p = 'p-actions';
         await store.events.touchActions([

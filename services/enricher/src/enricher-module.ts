@@ -1,6 +1,7 @@
 import { createEnrichmentPipeline, openGeoLookup } from '@spoor/enrich';
 import type { ServiceContext, ServiceModule } from '@spoor/runtime';
 import type { SessionInput } from '@spoor/schemas';
+import { kvDedupWindow, localDedupWindow } from './dedup-window.js';
 import { EnricherService, type EnrichedOutput } from './enricher-service.js';
 import { ipSalt } from './ip-salt.js';
 
@@ -14,11 +15,13 @@ export const enricherModule: ServiceModule = {
       geo: await openGeoLookup(config.geoipDb ?? undefined),
       clock,
     });
-    const service = new EnricherService({ store: adapters.store, kv: adapters.kv, pipeline, output: enrichedOutput(ctx), logger });
+    // Without Redis this process is the only enricher: its own bounded memory is the window.
+    const dedup = adapters.kv.kind === 'memory' ? localDedupWindow() : kvDedupWindow(adapters.kv);
+    const service = new EnricherService({ store: adapters.store, kv: adapters.kv, dedup, pipeline, output: enrichedOutput(ctx), logger });
     const consumes = { topic: adapters.topics.rawEvents, group: `${config.topicPrefix}enricher` };
     const sub = await adapters.bus.subscribe({
       ...consumes,
-      maxBatch: 2000,
+      maxBatch: 5000,
       handler: (batch) => service.handle(batch),
     });
     return { consumes: [consumes], stats: () => service.stats(), stop: () => sub.stop() };

@@ -1,6 +1,7 @@
 import type { DeliveredMessage } from '@spoor/bus';
 import type { EnrichedDraft, EnrichmentPipeline } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
+import type { DedupWindow } from './dedup-window.js';
 import type { Logger } from '@spoor/log';
 import type { EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
@@ -15,13 +16,11 @@ export type EnrichedOutput = (events: SessionInput[]) => Promise<void>;
 export interface EnricherDeps {
   store: Store;
   kv: Kv;
+  dedup: DedupWindow;
   pipeline: EnrichmentPipeline;
   output: EnrichedOutput;
   logger: Logger;
 }
-
-/** Client retries come within minutes; a repeated event_id within this window is dropped early. */
-const DEDUP_TTL_MS = 6 * 60 * 60 * 1000;
 
 /** One raw message on its way through the steps; each step fills in what it knows. */
 interface Candidate {
@@ -78,18 +77,15 @@ export class EnricherService {
   private async dropDuplicates(candidates: Candidate[]): Promise<Candidate[]> {
     const byKey = new Map<string, Candidate>();
     for (const c of candidates) {
-      const key = `dedup:${c.raw.project_id}:${c.raw.event_id}`;
+      const key = `${c.raw.project_id}:${c.raw.event_id}`;
       if (byKey.has(key)) this.counters['duplicate']!++;
       else byKey.set(key, c);
     }
     const entries = [...byKey];
-    const position = (c: Candidate) => `${c.source}/${c.offset}`;
-    // Issued together so that ioredis pipelines them: one round trip for the whole batch.
-    const claimed = await Promise.all(entries.map(([key, c]) => this.deps.kv.setIfAbsent(key, position(c), DEDUP_TTL_MS)));
-    const holders = await Promise.all(entries.map(([key], i) => (claimed[i] ? null : this.deps.kv.get(key))));
+    const passed = await this.deps.dedup.claim(entries.map(([key, c]) => ({ key, position: `${c.source}/${c.offset}` })));
     const out: Candidate[] = [];
     entries.forEach(([, c], i) => {
-      if (claimed[i] || holders[i] === position(c)) out.push(c);
+      if (passed[i]) out.push(c);
       else this.counters['duplicate']!++;
     });
     return out;
@@ -121,8 +117,7 @@ export class EnricherService {
       c.raw.session_id ??= c.draft.session_id;
       out.push({ event: c.draft as EnrichedEvent, source: c.source, offset: c.offset });
     }
-    await this.deps.store.events.insertRaw(items.map((c) => c.raw));
-    await this.deps.store.events.insertEnriched(out.map((i) => i.event));
+    await this.deps.store.events.insertEvents(items.map((c, i) => ({ raw: c.raw, enriched: out[i]!.event })));
     return out;
   }
 }

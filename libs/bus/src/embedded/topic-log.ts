@@ -15,20 +15,19 @@ export interface ReadResult {
   next: number;
 }
 
-/** A record as appended, kept in memory for consumers that keep up. */
-interface TailRecord {
-  offset: number;
-  size: number;
-  key: string;
-  value: string;
-}
-
 /**
  * Bytes of the newest records kept in memory (issue 14): a consumer that keeps up reads them
  * without opening a file, reading it back or checking CRCs of bytes this process just wrote.
  * One that falls further behind reads the files, as after a restart.
  */
 const TAIL_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Record offsets kept in memory (8 bytes each), far beyond the values: lag is the number of
+ * records between two offsets, and counting them from the files on every health poll read the
+ * whole backlog each time.
+ */
+const INDEX_RECORDS = 1_000_000;
 
 const SEGMENT_NAME = /^(\d{20})\.log$/;
 const segmentPath = (dir: string, base: number) => join(dir, `${String(base).padStart(20, '0')}.log`);
@@ -42,22 +41,27 @@ export class TopicLog {
   private segments: Segment[] = [];
   private active: FileHandle | null = null;
   private waiters: Array<() => void> = [];
-  private tail: TailRecord[] = [];
-  private tailHead = 0;
-  private tailBytes = 0;
+  /** Start offset of each record appended since open, oldest first from `indexHead`. */
+  private offsets: number[] = [];
+  /** The records' key and value, aligned with `offsets`; dropped (undefined) before `valuesHead`. */
+  private values: Array<{ key: string; value: string } | undefined> = [];
+  private indexHead = 0;
+  private valuesHead = 0;
+  private valueBytes = 0;
   private readonly writer: GroupCommit<OutgoingMessage>;
 
   private constructor(
     private readonly dir: string,
     private readonly segmentBytes: number,
     private readonly fsync: boolean,
+    private readonly tailBytes: number,
   ) {
     this.writer = new GroupCommit((items) => this.write(items), 10_000);
   }
 
-  static async open(dir: string, opts: { segmentBytes: number; fsync: boolean }): Promise<TopicLog> {
+  static async open(dir: string, opts: { segmentBytes: number; fsync: boolean; tailBytes?: number }): Promise<TopicLog> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const log = new TopicLog(dir, opts.segmentBytes, opts.fsync);
+    const log = new TopicLog(dir, opts.segmentBytes, opts.fsync, opts.tailBytes ?? TAIL_BYTES);
     await log.recover();
     return log;
   }
@@ -78,7 +82,7 @@ export class TopicLog {
   }
 
   /** Reads whole records from `from` on, at most `max` of them and about `maxBytes`. */
-  async read(from: number, max: number, maxBytes = 1 << 20): Promise<ReadResult> {
+  async read(from: number, max: number, maxBytes = 4 << 20): Promise<ReadResult> {
     const offset = Math.max(from, this.start);
     const cached = this.readTail(offset, max, maxBytes);
     if (cached) return cached;
@@ -100,11 +104,11 @@ export class TopicLog {
     }
   }
 
-  /** Records between two record boundaries, from memory when the tail holds them. */
+  /** Records between two record boundaries, from the in-memory index when it reaches back to `from`. */
   async count(from: number, to: number): Promise<number> {
-    const first = this.tailIndex(from);
+    const first = this.indexOf(from);
     if (first !== -1) {
-      const last = to >= this.end ? this.tail.length : this.tailIndex(to);
+      const last = to >= this.end ? this.offsets.length : this.indexOf(to);
       if (last !== -1) return last - first;
     }
     let count = 0;
@@ -144,14 +148,14 @@ export class TopicLog {
     this.active = null;
   }
 
-  /** Index in `tail` of the record starting at `offset`, or -1 when the tail does not hold it. */
-  private tailIndex(offset: number): number {
-    let lo = this.tailHead;
-    let hi = this.tail.length - 1;
-    if (hi < lo || offset < this.tail[lo]!.offset || offset > this.tail[hi]!.offset) return -1;
+  /** Index in `offsets` of the record starting at `offset`, or -1 when the index does not reach it. */
+  private indexOf(offset: number): number {
+    let lo = this.indexHead;
+    let hi = this.offsets.length - 1;
+    if (hi < lo || offset < this.offsets[lo]! || offset > this.offsets[hi]!) return -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const at = this.tail[mid]!.offset;
+      const at = this.offsets[mid]!;
       if (at === offset) return mid;
       if (at < offset) lo = mid + 1;
       else hi = mid - 1;
@@ -160,14 +164,17 @@ export class TopicLog {
   }
 
   private readTail(offset: number, max: number, maxBytes: number): ReadResult | null {
-    const first = this.tailIndex(offset);
-    if (first === -1) return null;
+    const first = this.indexOf(offset);
+    if (first === -1 || first < this.valuesHead) return null;
     const records: ReadResult['records'] = [];
     let bytes = 0;
-    for (let i = first; i < this.tail.length && records.length < max && (bytes === 0 || bytes + this.tail[i]!.size <= maxBytes); i++) {
-      const r = this.tail[i]!;
-      records.push({ at: 0, size: r.size, key: r.key, value: r.value, offset: r.offset });
-      bytes += r.size;
+    for (let i = first; i < this.offsets.length && records.length < max; i++) {
+      const at = this.offsets[i]!;
+      const size = (i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.end) - at;
+      if (bytes > 0 && bytes + size > maxBytes) break;
+      const { key, value } = this.values[i]!;
+      records.push({ at: 0, size, key, value, offset: at });
+      bytes += size;
     }
     const last = records[records.length - 1]!;
     return { records, next: last.offset + last.size };
@@ -176,18 +183,23 @@ export class TopicLog {
   private remember(base: number, messages: OutgoingMessage[], sizes: number[]): void {
     let offset = base;
     messages.forEach((m, i) => {
-      this.tail.push({ offset, size: sizes[i]!, key: m.key, value: m.value });
+      this.offsets.push(offset);
+      this.values.push({ key: m.key, value: m.value });
       offset += sizes[i]!;
-      this.tailBytes += sizes[i]! + m.value.length;
+      this.valueBytes += sizes[i]! + m.value.length;
     });
-    while (this.tailBytes > TAIL_BYTES && this.tailHead < this.tail.length) {
-      const r = this.tail[this.tailHead++]!;
-      this.tailBytes -= r.size + r.value.length;
+    if (this.offsets.length - this.indexHead > INDEX_RECORDS) this.indexHead = this.offsets.length - INDEX_RECORDS;
+    while ((this.valueBytes > this.tailBytes || this.valuesHead < this.indexHead) && this.valuesHead < this.values.length) {
+      const r = this.values[this.valuesHead]!;
+      this.valueBytes -= (this.offsets[this.valuesHead + 1] ?? offset) - this.offsets[this.valuesHead]! + r.value.length;
+      this.values[this.valuesHead++] = undefined;
     }
     // Compact now and then rather than shift() at every drop.
-    if (this.tailHead > 4096 && this.tailHead * 2 > this.tail.length) {
-      this.tail = this.tail.slice(this.tailHead);
-      this.tailHead = 0;
+    if (this.indexHead > 65_536 && this.indexHead * 2 > this.offsets.length) {
+      this.offsets = this.offsets.slice(this.indexHead);
+      this.values = this.values.slice(this.indexHead);
+      this.valuesHead -= this.indexHead;
+      this.indexHead = 0;
     }
   }
 

@@ -1,5 +1,5 @@
 import type { ActionSeen, EnrichedEvent, RawEvent } from '@spoor/schemas';
-import type { EventRepository, ListQuery } from '../store.js';
+import type { EventPair, EventRepository, ListQuery } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt, toStr } from '../column-values.js';
 import {
   ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, firstPerEvent, rawEventToRow,
@@ -26,6 +26,11 @@ export class ClickHouseEventRepository implements EventRepository {
 
   insertEnriched(events: EnrichedEvent[]): Promise<void> {
     return this.ch.insert('enriched_events', firstPerEvent(events).map((e) => encodePayload(enrichedEventToRow(e))));
+  }
+
+  async insertEvents(events: EventPair[]): Promise<void> {
+    // Two tables, two inserts, sent together; each is idempotent on its own (ReplacingMergeTree).
+    await Promise.all([this.insertRaw(events.map((e) => e.raw)), this.insertEnriched(events.map((e) => e.enriched))]);
   }
 
   async listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]> {

@@ -16,6 +16,11 @@ export interface DuckExecutor {
   run(sql: string, params?: readonly Param[]): Promise<void>;
   /** Appends rows to a TEMP staging table with exactly `columns`, created on first use. */
   stage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void>;
+  /**
+   * The hot path's variant of stage(): `create` makes the (TEMP) stage, `fill` appends straight
+   * from the caller's objects in the stage's column order, with no row object in between.
+   */
+  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void): Promise<void>;
   /** BEGIN … COMMIT around fn, ROLLBACK when it throws. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -56,6 +61,10 @@ export class DuckDbConnection implements DuckExecutor {
     return this.exclusive((x) => x.stage(stage, source, columns, rows));
   }
 
+  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void): Promise<void> {
+    return this.exclusive((x) => x.stageWith(stage, create, fill));
+  }
+
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.exclusive((x) => x.transaction(fn));
   }
@@ -82,6 +91,16 @@ export class DuckDbConnection implements DuckExecutor {
       else await this.conn.run(sql, toValues(params), toTypes(params));
     },
     stage: (stage, source, columns, rows) => this.appendToStage(stage, source, columns, rows),
+    stageWith: async (stage, create, fill) => {
+      await this.conn.run(create);
+      const appender = await this.conn.createAppender(stage);
+      try {
+        fill(appender);
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    },
     transaction: async (fn) => {
       await this.conn.run('BEGIN TRANSACTION');
       try {

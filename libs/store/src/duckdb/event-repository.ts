@@ -1,11 +1,12 @@
 import type { ActionSeen, EnrichedEvent, RawEvent } from '@spoor/schemas';
-import type { EventRepository, ListQuery } from '../store.js';
+import type { EventPair, EventRepository, ListQuery } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt, toStr } from '../column-values.js';
 import {
   ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, firstPerEvent, latestPerAction,
   rawEventToRow, rowToEnrichedEvent, rowToRawEvent,
 } from '../event-row.js';
 import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection } from './duckdb-connection.js';
+import { appendEventPair, CREATE_EVENT_STAGE, EVENT_STAGE, INSERT_ENRICHED_FROM_STAGE, INSERT_RAW_FROM_STAGE } from './event-pair-stage.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   timestamp: 'BIGINT', client_timestamp: 'BIGINT', sent_at: 'BIGINT', received_at: 'BIGINT',
@@ -21,6 +22,9 @@ const RAW_LIST = list(RAW);
 const ENRICHED_LIST = list(ENRICHED);
 const ACTION_LIST = list(ACTIONS);
 
+/** Up to this many actions are upserted with bound values, more through a stage. */
+const FEW_ACTIONS = 16;
+
 const WINDOW = `WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3
   ORDER BY "timestamp", event_id LIMIT $4`;
 
@@ -28,14 +32,28 @@ export class DuckDbEventRepository implements EventRepository {
   constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
 
   insertRaw(events: RawEvent[]): Promise<void> {
-    return this.insertEvents('stage_raw_events', 'raw_events', RAW, RAW_LIST, firstPerEvent(events).map(rawEventToRow));
+    return this.insertStaged('stage_raw_events', 'raw_events', RAW, RAW_LIST, firstPerEvent(events).map(rawEventToRow));
   }
 
   insertEnriched(events: EnrichedEvent[]): Promise<void> {
-    return this.insertEvents(
+    return this.insertStaged(
       'stage_enriched_events', 'enriched_events', ENRICHED, ENRICHED_LIST,
       firstPerEvent(events).map(enrichedEventToRow),
     );
+  }
+
+  async insertEvents(events: EventPair[]): Promise<void> {
+    const pairs = firstPerEvent(events.map((p) => ({ project_id: p.enriched.project_id, event_id: p.enriched.event_id, pair: p })));
+    if (pairs.length === 0) return;
+    await this.writer.exclusive(async (x) => {
+      await x.stageWith(EVENT_STAGE, CREATE_EVENT_STAGE, (a) => {
+        for (const { pair } of pairs) appendEventPair(a, pair);
+      });
+      await x.transaction(async () => {
+        await x.run(INSERT_RAW_FROM_STAGE);
+        await x.run(INSERT_ENRICHED_FROM_STAGE);
+      });
+    });
   }
 
   async listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]> {
@@ -81,12 +99,17 @@ export class DuckDbEventRepository implements EventRepository {
     // the first row in DuckDB 1.5 instead of applying the update expression.
     const rows = latestPerAction(items);
     if (rows.length === 0) return;
+    const upsert = 'ON CONFLICT (project_id, action) DO UPDATE SET last_seen = greatest(actions.last_seen, excluded.last_seen)';
+    if (rows.length <= FEW_ACTIONS) {
+      // The usual batch touches a handful of actions: one statement with bound values costs a
+      // fraction of a stage table, its appender and the INSERT … SELECT (issue 14).
+      const values = rows.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}, $${3 * i + 3}::BIGINT)`).join(', ');
+      await this.writer.run(`INSERT INTO actions (${ACTION_LIST}) VALUES ${values} ${upsert}`, rows.flatMap((r) => [r.project_id, r.action, r.last_seen]));
+      return;
+    }
     await this.writer.exclusive(async (x) => {
       await x.stage('stage_actions', 'actions', ACTIONS, rows);
-      await x.run(
-        `INSERT INTO actions (${ACTION_LIST}) SELECT ${ACTION_LIST} FROM stage_actions
-         ON CONFLICT (project_id, action) DO UPDATE SET last_seen = greatest(actions.last_seen, excluded.last_seen)`,
-      );
+      await x.run(`INSERT INTO actions (${ACTION_LIST}) SELECT ${ACTION_LIST} FROM stage_actions ${upsert}`);
     });
   }
 
@@ -98,7 +121,7 @@ export class DuckDbEventRepository implements EventRepository {
     return rows.map((r) => ({ action: toStr(r.action), last_seen: toInt(r.last_seen) }));
   }
 
-  private async insertEvents(
+  private async insertStaged(
     stage: string, table: string, cols: DuckColumns, names: string, rows: Record<string, unknown>[],
   ): Promise<void> {
     if (rows.length === 0) return;
