@@ -54,7 +54,12 @@ describe('EmbeddedBus durability', () => {
     const fromFiles = await walk(reopened);
     expect(fromMemory.flatMap((p) => p.values)).to.deep.equal(values);
     expect(fromMemory.flatMap((p) => p.offsets)).to.deep.equal(fromFiles.flatMap((p) => p.offsets));
-    expect(await reopened.count(fromFiles[3]!.next, reopened.end)).to.equal(values.length - fromFiles.slice(0, 4).reduce((n, p) => n + p.values.length, 0));
+    const before = (pages: number) => fromFiles.slice(0, pages).reduce((n, p) => n + p.values.length, 0);
+    expect(await reopened.count(fromFiles[3]!.next, reopened.end)).to.equal(values.length - before(4));
+    // A consumer further on, and more appended: counted from what the last count read.
+    await reopened.append([{ key: 'k', value: 'one more' }, { key: 'k', value: 'and another' }]);
+    expect(await reopened.count(fromFiles[6]!.next, reopened.end)).to.equal(values.length - before(7) + 2);
+    expect(await reopened.count(0, reopened.end)).to.equal(values.length + 2);
     await reopened.close();
   });
 

@@ -73,7 +73,10 @@ export class SessionizerService {
     // move once the whole batch is applied (events are applied in timestamp order, not position).
     const before = new Map<SessionState, AppliedMark | null>();
     const after = new Map<SessionState, AppliedMark>();
-    for (const { event: e, source, offset } of human.sort((a, b) => a.event.timestamp - b.event.timestamp)) {
+    human.sort((a, b) => a.event.timestamp - b.event.timestamp);
+    for (const [i, { event: e, source, offset }] of human.entries()) {
+      // In the one-process mode ingest answers on this thread too: let it in between chunks.
+      if (i > 0 && i % 1024 === 0) await new Promise((resolve) => setImmediate(resolve));
       const key = stateKey(e.project_id, e.session_id);
       let state = states.get(key);
       if (!state) states.set(key, (state = emptySession(e)));

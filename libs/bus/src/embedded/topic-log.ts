@@ -48,6 +48,8 @@ export class TopicLog {
   private indexHead = 0;
   private valuesHead = 0;
   private valueBytes = 0;
+  /** The last count() that read files, reused by the next one. */
+  private counted: { from: number; to: number; n: number } | null = null;
   private readonly writer: GroupCommit<OutgoingMessage>;
 
   private constructor(
@@ -104,13 +106,31 @@ export class TopicLog {
     }
   }
 
-  /** Records between two record boundaries, from the in-memory index when it reaches back to `from`. */
+  /**
+   * Records between two record boundaries: from the in-memory index when it reaches back to
+   * `from`; else from the files, but only once: the next call (a consumer further on, more
+   * appended) reads just what lies between this call's bounds and its own.
+   */
   async count(from: number, to: number): Promise<number> {
+    const indexed = this.countIndexed(from, to);
+    if (indexed !== null) return indexed;
+    const c = this.counted;
+    const n = c && from >= c.from && from <= c.to && to >= c.to
+      ? c.n - (await this.countFromFiles(c.from, from)) + (this.countIndexed(c.to, to) ?? (await this.countFromFiles(c.to, to)))
+      : await this.countFromFiles(from, to);
+    this.counted = { from, to, n };
+    return n;
+  }
+
+  private countIndexed(from: number, to: number): number | null {
+    if (from >= to) return 0;
     const first = this.indexOf(from);
-    if (first !== -1) {
-      const last = to >= this.end ? this.offsets.length : this.indexOf(to);
-      if (last !== -1) return last - first;
-    }
+    if (first === -1) return null;
+    const last = to >= this.end ? this.offsets.length : this.indexOf(to);
+    return last === -1 ? null : last - first;
+  }
+
+  private async countFromFiles(from: number, to: number): Promise<number> {
     let count = 0;
     for (let at = from; at < to; ) {
       const { records, next } = await this.read(at, 10_000);

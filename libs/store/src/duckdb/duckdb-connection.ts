@@ -20,7 +20,7 @@ export interface DuckExecutor {
    * The hot path's variant of stage(): `create` makes the (TEMP) stage, `fill` appends straight
    * from the caller's objects in the stage's column order, with no row object in between.
    */
-  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void): Promise<void>;
+  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void | Promise<void>): Promise<void>;
   /** BEGIN … COMMIT around fn, ROLLBACK when it throws. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -61,7 +61,7 @@ export class DuckDbConnection implements DuckExecutor {
     return this.exclusive((x) => x.stage(stage, source, columns, rows));
   }
 
-  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void): Promise<void> {
+  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void | Promise<void>): Promise<void> {
     return this.exclusive((x) => x.stageWith(stage, create, fill));
   }
 
@@ -95,7 +95,7 @@ export class DuckDbConnection implements DuckExecutor {
       await this.conn.run(create);
       const appender = await this.conn.createAppender(stage);
       try {
-        fill(appender);
+        await fill(appender);
         appender.flushSync();
       } finally {
         appender.closeSync();
@@ -155,7 +155,10 @@ export class DuckDbConnection implements DuckExecutor {
     await this.conn.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`);
     const appender = await this.conn.createAppender(stage);
     try {
-      for (const row of rows) {
+      for (let i = 0; i < rows.length; i++) {
+        // Other work on this thread (HTTP answers) gets a turn between chunks of a big batch.
+        if (i > 0 && i % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
+        const row = rows[i]!;
         for (const [name, type] of columns) appendValue(appender, type, row[name]);
         appender.endRow();
       }
