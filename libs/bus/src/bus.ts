@@ -28,6 +28,13 @@ export interface SubscribeOptions {
   handler: BatchHandler;
   /** Upper bound on messages per handler call. */
   maxBatch?: number;
+  /**
+   * When fewer than a quarter of maxBatch are waiting, wait this long for more before handling
+   * them (embedded log; Kafka's fetch waits on its own). A handler whose cost is mostly per call
+   * (a stage table, a transaction, a summary per session) then runs a few times a second under a
+   * steady trickle instead of once per request (issue 14). Default 0.
+   */
+  lingerMs?: number;
 }
 
 export interface Subscription {

@@ -109,10 +109,15 @@ class EmbeddedSubscription {
 
   private async consume(): Promise<void> {
     while (!this.stopped) {
-      const { records, next } = await this.log.read(this.offset, this.opts.maxBatch ?? 1000);
+      const max = this.opts.maxBatch ?? 1000;
+      let { records, next } = await this.log.read(this.offset, max);
       if (records.length === 0) {
         await this.log.waitForData(this.offset);
         continue;
+      }
+      if (records.length < max / 4 && (this.opts.lingerMs ?? 0) > 0 && !this.stopped) {
+        await sleep(this.opts.lingerMs!);
+        ({ records, next } = await this.log.read(this.offset, max));
       }
       const batch: DeliveredMessage[] = records.map((r) => ({ topic: this.topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value }));
       if (!(await this.handleWithRetry(batch))) return;
