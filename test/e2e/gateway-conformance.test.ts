@@ -129,6 +129,28 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
     }
   });
 
+  it('registers only identifiers that are slash-separated paths (422 otherwise, issue 20)', async () => {
+    const origin = 'http://127.0.0.1:9998';
+    for (const project of ['x y', '/web', 'web/', 'a//b', 'a\\b', 'a/b?c', 'tab\tname', '..', 'a/../b']) {
+      const res = await api.post('/v1/users/projects', { origin, project });
+      expect(res.status, JSON.stringify(project)).to.equal(422);
+      expect(res.body.detail[0].loc, project).to.deep.equal(['body', 'project']);
+    }
+    for (const project of ['web', 'acme/web', 'a.b/c-d/e_f', 'Acme/Web2']) {
+      expect((await api.post('/v1/users/projects', { origin, project })).status, project).to.equal(200);
+    }
+  });
+
+  it('answers 422 to GET /v1/tags/{tag} with a window that ends before it starts, as the triggers do (issue 20)', async () => {
+    const backwards = { ...scope, window_start: 2000, window_end: 1000 };
+    const tags = await api.get('/v1/tags/vip', backwards);
+    expect(tags.status).to.equal(422);
+    expect(tags.body.detail[0]).to.include({ msg: 'window_end must be after window_start' });
+    expect(tags.body.detail[0].loc).to.deep.equal(['query', 'window_end']);
+    expect((await api.post('/v1/trigger/aggregation', backwards)).status).to.equal(422);
+    expect((await api.get('/v1/tags/vip', { ...scope, window_start: 1000, window_end: 2000 })).status).to.equal(200);
+  });
+
   it('refuses raw and enriched events of an unverified domain with 403 until verified', async () => {
     const remote = { origin: 'https://unverified.example', project: 'conf/remote' };
     expect((await api.post('/v1/users/projects', remote)).body.verified).to.equal(false);

@@ -1066,6 +1066,18 @@ export interface components {
             verification: components["schemas"]["VerificationRecord"];
             reason?: string;
         };
+        VerifyProjectRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+        };
         OverviewList: {
             overviews: components["schemas"]["Overview"][];
         };
@@ -2750,7 +2762,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateProjectRequest"];
+                "application/json": components["schemas"]["VerifyProjectRequest"];
             };
         };
         responses: {
