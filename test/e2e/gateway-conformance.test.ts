@@ -9,6 +9,7 @@ interface Operation {
   security?: Array<Record<string, string[]>>;
   parameters?: Array<{ name: string; in: string; required?: boolean }>;
   requestBody?: unknown;
+  responses?: Record<string, unknown>;
 }
 type Doc = { info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
 
@@ -126,6 +127,22 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
       if (!(op.parameters ?? []).some((p) => p.name === 'project')) continue;
       const res = await api.call(method, concrete(path), nobody);
       expect(res.status, `${method} ${path}`).to.equal(404);
+    }
+  });
+
+  it('answers 415 in the documented shape to text/plain on every JSON body but the two ingest operations (issue 20)', async () => {
+    for (const { path, method, op } of operations()) {
+      if (!op.requestBody) continue;
+      const res = await fetch(new URL(concrete(path), spoor.url), { method, headers: { authorization: `Bearer ${api.token}`, 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(scope) });
+      const body = (await res.json()) as { detail: unknown };
+      if (path.startsWith('/v1/event')) {
+        // sendBeacon and the logger post text/plain JSON: read as JSON (here a 422 for the missing fields).
+        expect(res.status, `${method} ${path}`).to.equal(422);
+        continue;
+      }
+      expect(res.status, `${method} ${path}`).to.equal(415);
+      expect(body, `${method} ${path}`).to.deep.equal({ detail: 'Unsupported content type text/plain;charset=UTF-8; send application/json' });
+      expect(op.responses, `${method} ${path} documents 415`).to.have.property('415');
     }
   });
 

@@ -2084,6 +2084,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -2161,6 +2170,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2434,6 +2452,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2718,6 +2745,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -2804,6 +2840,15 @@ export interface operations {
             };
             /** @description Unknown, or belongs to another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3427,6 +3472,15 @@ export interface operations {
             };
             /** @description Unknown, or belongs to another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4433,6 +4487,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -4743,6 +4806,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -4829,6 +4901,15 @@ export interface operations {
             };
             /** @description Unknown, or belongs to another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4938,6 +5019,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -5033,6 +5123,15 @@ export interface operations {
             };
             /** @description Unknown, or belongs to another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5142,6 +5241,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -5237,6 +5345,15 @@ export interface operations {
             };
             /** @description Unknown, or belongs to another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5603,6 +5720,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -5876,6 +6002,15 @@ export interface operations {
             };
             /** @description Unknown, or belongs to another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6163,6 +6298,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -6443,6 +6587,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -6665,6 +6818,15 @@ export interface operations {
             };
             /** @description Unknown, or belongs to another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type: the body must be application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,8 +34,8 @@ export const errors = {
   notFound: (what = 'Not Found') => new HttpError(404, 'not_found', what),
   conflict: (detail: string) => new HttpError(409, 'conflict', detail),
   payloadTooLarge: (detail: string) => new HttpError(413, 'payload_too_large', detail),
-  unsupportedMediaType: (got: string | undefined) =>
-    new HttpError(415, 'unsupported_media_type', `Unsupported content type ${got ?? '(none)'}; send application/json or text/plain`),
+  unsupportedMediaType: (got: string | undefined, accepted = 'application/json') =>
+    new HttpError(415, 'unsupported_media_type', `Unsupported content type ${got ?? '(none)'}; send ${accepted}`),
   validation: (detail: ValidationDetail[]) => new HttpError(422, 'validation_error', detail),
   tooManyRequests: (retryAfterSeconds: number) =>
     new HttpError(429, 'rate_limited', 'Too many requests', { 'Retry-After': String(retryAfterSeconds) }),
