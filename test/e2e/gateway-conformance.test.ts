@@ -130,6 +130,25 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
     }
   });
 
+  it('answers 405 with Allow, not 404, for a method a documented path does not have (issue 20)', async () => {
+    // What the document says a concrete path answers: `/v1/rules/test` is also `/v1/rules/{rule_id}`.
+    const templates = Object.entries(doc.paths).map(([path, item]) => ({ pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`), methods: Object.keys(item).map((m) => m.toUpperCase()) }));
+    const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+    for (const path of Object.keys(doc.paths)) {
+      const url = concrete(path);
+      const documented = new Set(templates.filter((t) => t.pattern.test(url)).flatMap((t) => t.methods));
+      if (documented.has('GET')) documented.add('HEAD');
+      const allow = ORDER.filter((m) => documented.has(m)).join(', ');
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !documented.has(m))) {
+        const res = await api.call(method, url, scope);
+        expect(res.status, `${method} ${path}`).to.equal(405);
+        expect(res.headers.get('allow'), `${method} ${path}`).to.equal(allow);
+        expect(res.body, `${method} ${path}`).to.deep.equal({ detail: 'Method Not Allowed' });
+      }
+    }
+    expect((await api.call('PUT', '/v1/no-such-path')).status).to.equal(404);
+  });
+
   it('answers 415 in the documented shape to text/plain on every JSON body but the two ingest operations (issue 20)', async () => {
     for (const { path, method, op } of operations()) {
       if (!op.requestBody) continue;

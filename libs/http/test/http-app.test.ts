@@ -16,6 +16,7 @@ describe('createHttpApp', () => {
       res.json(parseOr422(z.object({ origin: z.string() }), req.query, 'query'));
     });
     router.post('/v1/beacon', ...jsonBody(1024, { textPlain: true }), (req, res) => void res.json(req.body));
+    router.delete('/v1/things/:id', (req, res) => void res.json({ id: req.params.id }));
     router.get('/v1/boom', () => {
       throw new Error('secret internals');
     });
@@ -71,6 +72,22 @@ describe('createHttpApp', () => {
     expect(beacon.body).to.deep.equal({ a: 1 });
     const xml = await call('/v1/beacon', { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
     expect(xml.body).to.deep.equal({ detail: 'Unsupported content type application/xml; send application/json or text/plain' });
+  });
+
+  it('answers 405 with Allow for a method a path does not have (RFC 9110, 15.5.6), 404 for a path that does not exist', async () => {
+    for (const [method, path, allow] of [
+      ['PUT', '/v1/things', 'GET, HEAD, POST, OPTIONS'],
+      ['DELETE', '/v1/things/', 'GET, HEAD, POST, OPTIONS'],
+      ['PATCH', '/v1/things/7', 'DELETE, OPTIONS'],
+      ['POST', '/v1/boom', 'GET, HEAD, OPTIONS'],
+    ] as const) {
+      const { res, body } = await call(path, { method });
+      expect(res.status, `${method} ${path}`).to.equal(405);
+      expect(res.headers.get('allow'), `${method} ${path}`).to.equal(allow);
+      expect(body).to.deep.equal({ detail: 'Method Not Allowed' });
+      expect(res.headers.get('access-control-allow-origin')).to.equal('*');
+    }
+    expect((await call('/v1/things/7/more', { method: 'PUT' })).res.status).to.equal(404);
   });
 
   it('hides internals in a 500 and answers JSON 404s', async () => {
