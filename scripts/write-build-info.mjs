@@ -13,7 +13,10 @@ function git(args) {
 
 const described = git(['describe', '--tags', '--long']);
 const hash = git(['rev-parse', '--short', 'HEAD']);
-const version = described ?? (hash ? `v0.0.0-0-g${hash}` : 'v0.0.0-0-gunknown');
+// Without a tag, count the commits as describe would from a v0.0.0 at the root: `-0-` said
+// "this is the tagged commit" of every build (issue 20).
+const commits = git(['rev-list', '--count', 'HEAD']) ?? '0';
+const version = described ?? (hash ? `v0.0.0-${commits}-g${hash}` : 'v0.0.0-0-gunknown');
 mkdirSync('dist', { recursive: true });
 writeFileSync('dist/build-info.json', JSON.stringify({ version, built_at: new Date().toISOString() }) + '\n');
 console.log(`build-info: ${version}`);

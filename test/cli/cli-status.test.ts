@@ -121,6 +121,12 @@ for (const mode of MODES) {
       const built = JSON.parse(readFileSync('dist/build-info.json', 'utf8')) as { version: string };
       expect(version.stdout.trim()).to.equal(built.version).and.not.equal('v0.0.0-0-gunknown');
       expect(version.stdout).to.match(/^v\d+\.\d+\.\d+/);
+      // `git describe` of the built commit, or without a tag its commits counted (not `-0-`, issue 20).
+      const [, count, hash] = /-(\d+)-g([0-9a-f]+)$/.exec(built.version)!;
+      const git = (...args: string[]) => spawnSync('git', args, { encoding: 'utf8' });
+      const described = git('describe', '--tags', '--long', hash!);
+      if (described.status === 0) expect(built.version).to.equal(described.stdout.trim());
+      else expect(Number(count)).to.equal(Number(git('rev-list', '--count', hash!).stdout.trim())).and.be.greaterThan(0);
       expect(failed(await user.run(['bogus']), 2)).to.contain("error: unknown command 'bogus'");
       expect(failed(await user.run(['webhooks', 'add', 'http://127.0.0.1:1/hook', '--events', 'rule.matched', '--bogus']), 2)).to.contain("unknown option '--bogus'");
     });

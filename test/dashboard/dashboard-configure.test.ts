@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { HEARTBEAT_KIND, type Heartbeat } from '@spoor/runtime';
 import { MODES } from '../support/engine-env.js';
 import { waitFor, type Harness } from '../support/spoor-harness.js';
 import { go, see, type DashboardTab } from './dashboard-browser.js';
@@ -125,6 +126,11 @@ for (const mode of MODES) {
       const cell = page.locator('.heatmap tbody tr', { has: page.locator('th', { hasText: /^session_start$/ }) }).locator('td[title^="session_start → pageview"]');
       expect(await cell.textContent()).to.equal('100%');
       await see(page, 'Most frequent steps');
+      // One step of a kind reads "1 time", not "1 times" (issue 20).
+      const steps = await page.locator('ol.flows li').allTextContents();
+      expect(steps).to.include('session_start → pageview 1 time (100%)');
+      expect(steps.filter((s) => /\b1 times\b/.test(s))).to.deep.equal([]);
+      expect(steps.some((s) => /\b[2-9] times\b/.test(s)), steps.join('; ')).to.equal(true);
       await finish('transitions');
     });
 
@@ -177,11 +183,17 @@ for (const mode of MODES) {
       expect(await page.locator('section[aria-label="Schedules"] li').allTextContents()).to.have.length(1);
     });
 
-    it('health: current figures and the history', async () => {
+    it('health: current figures and the history; an instance gone silent counts as down, not as an instance', async () => {
+      // An ingest instance that stopped ten minutes ago, as a crashed process leaves its last heartbeat.
+      const at = Date.now() - 600_000;
+      const gone: Heartbeat = { instance: 'gone', services: ['ingest'], started_at: at - 60_000, at, every_ms: 500, version: 'v0', stats: {}, rates: {}, consumes: [] };
+      await spoor.store.records.put([{ kind: HEARTBEAT_KIND, project_id: '', id: gone.instance, parent_id: '', sort_key: at, data: gone, updated_at: at, deleted: false }]);
       await go(page, 'Health');
       await see(page, /^Status: (ok|degraded)$/);
       for (const service of ['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']) {
-        expect(await page.locator('.action-list li', { hasText: service }).first().textContent()).to.contain('alive');
+        const line = await page.locator('.action-list li', { hasText: service }).first().textContent();
+        expect(line).to.contain('alive');
+        expect(line).to.contain(service === 'ingest' ? '1 instance, 1 down' : '1 instance');
       }
       expect(await page.locator('.figure', { hasText: 'Events accepted' }).locator('dd').textContent()).to.equal('7');
       await see(page, 'History');

@@ -27,6 +27,27 @@ function globalOptions(command: Command): GlobalOptions {
   return { ...root.opts(), ...Object.fromEntries(after.map((o) => [o.attributeName(), own[o.attributeName()]])) } as GlobalOptions;
 }
 
+/**
+ * Commander answers --help before it looks at the operands, so `spoor export --help` printed the
+ * root help and exited 0. An operand that names no subcommand is a usage error (exit 2) with or
+ * without --help (issue 20): the check runs just before a command that has subcommands prints
+ * its help because --help or -h was given.
+ */
+function refuseUnknownCommandBeforeHelp(command: Command): void {
+  command.addHelpText('before', () => {
+    if (!command.args.includes('--help') && !command.args.includes('-h')) return '';
+    // args are the operands, then everything from the first option this command does not know
+    // (`spoor sessions --limit 5 --help` has no operand: those options are the default list's);
+    // `help` is commander's own command, not in `commands`.
+    const [name] = command.args;
+    if (name === undefined || name.startsWith('-') || name === 'help') return '';
+    if (!command.commands.some((c) => c.name() === name || c.aliases().includes(name))) {
+      command.error(`error: unknown command '${name}'`, { code: 'commander.unknownCommand' });
+    }
+    return '';
+  });
+}
+
 /** The whole command tree; `make` turns a command's options into its session. */
 export function buildProgram(make: (command: Command) => CliSession, streams: CliStreams): Command {
   const program = new Command('spoor')
@@ -56,6 +77,7 @@ API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json liv
   // name (`spoor sessions list --json`), unless it has an option of that name itself.
   const globals = program.options.filter((o) => o.long !== '--version');
   const configure = (c: Command) => {
+    if (c.commands.length > 0) refuseUnknownCommandBeforeHelp(c);
     if (c.commands.length === 0) {
       for (const g of globals.filter((g) => !c.options.some((o) => o.long === g.long))) {
         const copy = new Option(g.flags, g.description).hideHelp();
@@ -66,6 +88,7 @@ API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json liv
     c.commands.forEach(configure);
   };
   program.commands.forEach(configure);
+  refuseUnknownCommandBeforeHelp(program);
   return program;
 }
 

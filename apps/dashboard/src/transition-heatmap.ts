@@ -30,5 +30,5 @@ export function transitionHeatmap(m: Matrix): HTMLElement {
 /** The strongest steps as sentences: the same data for a narrow screen or a quick read. */
 export function topTransitions(m: Matrix, n = 10): HTMLElement {
   const top = [...m.transitions].sort((a, b) => b.count - a.count).slice(0, n);
-  return h('ol', { class: 'flows' }, top.map((t) => h('li', {}, h('strong', {}, t.from), ' → ', h('strong', {}, t.to), ` ${t.count} times (${formatPercent(t.probability)})`)));
+  return h('ol', { class: 'flows' }, top.map((t) => h('li', {}, h('strong', {}, t.from), ' → ', h('strong', {}, t.to), ` ${t.count} time${t.count === 1 ? '' : 's'} (${formatPercent(t.probability)})`)));
 }

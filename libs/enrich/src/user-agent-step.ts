@@ -24,9 +24,8 @@ export interface UserAgentParser {
 
 /**
  * Crawlers whose user agent has no generic `bot|crawler|spider` word, or that we want listed
- * by name anyway. Case-insensitive substrings. HeadlessChrome, curl and HTTP libraries are
- * deliberately absent: our own browser tests run headless Chromium and server-side senders
- * use HTTP libraries, and both are real traffic to us.
+ * by name anyway. Case-insensitive substrings. curl and HTTP libraries are deliberately absent:
+ * server-side senders use them, and that is real traffic to us.
  */
 const KNOWN_CRAWLERS = [
   'googlebot', 'google-inspectiontool', 'mediapartners-google', 'adsbot-google', 'storebot-google',
@@ -37,7 +36,17 @@ const KNOWN_CRAWLERS = [
   'oai-searchbot', 'claudebot', 'claude-web', 'anthropic-ai', 'perplexitybot', 'amazonbot',
   'ia_archiver', 'seznambot', 'yeti/', 'qwantify', 'embedly', 'dataforseobot', 'blexbot',
 ];
-const KNOWN_CRAWLER_PATTERN = new RegExp(KNOWN_CRAWLERS.map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
+/**
+ * Browsers driven by a program rather than a person (issue 20): `HeadlessChrome` (Puppeteer's and
+ * Playwright's default), PhantomJS, test runners and audit tools. They run a real engine, so
+ * nothing else in the user agent gives them away. Our own browser tests set a desktop Chrome
+ * user agent (test/support/browser-visitor.ts).
+ */
+const AUTOMATION = [
+  'headless', 'phantomjs', 'slimerjs', 'htmlunit', 'puppeteer', 'playwright', 'selenium', 'webdriver',
+  'cypress', 'chrome-lighthouse',
+];
+const KNOWN_BOT_PATTERN = new RegExp([...KNOWN_CRAWLERS, ...AUTOMATION].map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
 
 /** "bot" not followed by a letter, so "Googlebot/2.1" and "MyBot" match but "Botanic" does not. */
 const GENERIC_BOT_PATTERN = /bot(?![a-z])|crawler|crawling|spider/i;
@@ -48,7 +57,7 @@ export function isBot(userAgent: string): boolean {
   const ua = userAgent.trim();
   // A browser always sends a user agent; an empty one is a script that does not care to say.
   if (ua === '') return true;
-  if (KNOWN_CRAWLER_PATTERN.test(ua)) return true;
+  if (KNOWN_BOT_PATTERN.test(ua)) return true;
   return GENERIC_BOT_PATTERN.test(ua.replace(FALSE_POSITIVES, ''));
 }
 

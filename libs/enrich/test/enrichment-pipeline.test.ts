@@ -92,6 +92,15 @@ describe('enrichment-pipeline', () => {
     expect(result.ok && result.event.bot).to.equal(true);
   });
 
+  it('flags a headless browser as a bot (issue 20), a desktop Chrome not', () => {
+    const headless = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36';
+    const desktop = headless.replace('HeadlessChrome', 'Chrome');
+    const flagged = pipeline().enrich(rawEvent({ user_agent: headless }));
+    const person = pipeline().enrich(rawEvent({ user_agent: desktop }));
+    expect(flagged.ok && flagged.event.bot).to.equal(true);
+    expect(person.ok && person.event.bot).to.equal(false);
+  });
+
   describe('drops, each counted', () => {
     const drops: Array<[string, Partial<RawEvent>, string]> = [
       ['a timestamp more than 24 h ahead', { timestamp: NOW + MAX_FUTURE_MS + 1 }, 'invalid_timestamp'],

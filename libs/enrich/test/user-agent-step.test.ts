@@ -83,11 +83,21 @@ describe('user-agent-step', () => {
       'UptimeRobot/2.0',
       '',
       '   ',
+      // Automation (issue 20): a real engine driven by a program.
+      UA.headless,
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36',
+      'Mozilla/5.0 (Unknown; Linux x86_64) AppleWebKit/538.1 (KHTML, like Gecko) PhantomJS/2.1.1 Safari/538.1',
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Puppeteer',
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Playwright/1.40',
+      'Mozilla/5.0 (X11; Linux x86_64) Selenium/4.15 WebDriver',
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Cypress/13.6.0 Chrome/118.0.5993.159 Electron/27.1.3 Safari/537.36',
+      'Mozilla/5.0 (Linux; Android 11; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36 Chrome-Lighthouse',
+      'Mozilla/5.0 (Windows NT 6.1; WOW64) AppleWebKit/534.34 (KHTML, like Gecko) HtmlUnit/2.70 Safari/534.34',
     ];
     for (const ua of bots) it(`flags ${JSON.stringify(ua.slice(0, 60))}`, () => expect(isBot(ua)).to.equal(true));
 
     const people = [
-      UA.chromeWindows, UA.safariMac, UA.iphone, UA.pixel, UA.headless, UA.cubot, UA.unicode,
+      UA.chromeWindows, UA.safariMac, UA.iphone, UA.pixel, UA.cubot, UA.unicode, UA.firefoxUbuntu, UA.smartTv,
       'curl/8.4.0', 'python-requests/2.31.0', 'Go-http-client/1.1', 'axios/1.6.2', 'node-fetch/1.0',
       'PostmanRuntime/7.36.0', 'Wget/1.21.4', 'Java/17.0.2', 'okhttp/4.12.0',
     ];

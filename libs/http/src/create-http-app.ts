@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Logger } from '@spoor/log';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
+import { methodNotAllowedHandler } from './method-not-allowed.js';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -12,7 +13,8 @@ export interface HttpAppOptions {
 
 /**
  * The one express app factory: CORS on every response, OPTIONS 200 on every path, trailing
- * slash optional (express' non-strict routing), the error catalogue's bodies, JSON 404s.
+ * slash optional (express' non-strict routing), the error catalogue's bodies, 405 with Allow for
+ * a method a path does not have, JSON 404s.
  * It does not listen, so tests can start it on port 0.
  */
 export function createHttpApp(opts: HttpAppOptions): Express {
@@ -28,6 +30,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('case sensitive routing', true);
   app.use(corsMiddleware());
   opts.mount(app);
+  app.use(methodNotAllowedHandler);
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
   return app;

@@ -79,7 +79,7 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<{ value: un
   if (!hasBody) return req.resume(), Promise.resolve({ value: undefined, bytes: 0 });
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!JSON_MEDIA.has(type) && !/^application\/[^/]+\+json$/.test(type)) {
-    return Promise.reject(errors.unsupportedMediaType(req.headers['content-type']));
+    return Promise.reject(errors.unsupportedMediaType(req.headers['content-type'], 'application/json or text/plain'));
   }
   if (length > limitBytes) return Promise.reject(errors.payloadTooLarge(`Request body exceeds ${limitBytes} bytes`));
   return new Promise((resolve, reject) => {

@@ -32,10 +32,11 @@ export const errors = {
   originMismatch: (origin: string) =>
     new HttpError(403, 'origin_mismatch', `Origin ${origin} does not match the project's origin`),
   notFound: (what = 'Not Found') => new HttpError(404, 'not_found', what),
+  methodNotAllowed: (allow: string[]) => new HttpError(405, 'method_not_allowed', 'Method Not Allowed', { Allow: allow.join(', ') }),
   conflict: (detail: string) => new HttpError(409, 'conflict', detail),
   payloadTooLarge: (detail: string) => new HttpError(413, 'payload_too_large', detail),
-  unsupportedMediaType: (got: string | undefined) =>
-    new HttpError(415, 'unsupported_media_type', `Unsupported content type ${got ?? '(none)'}; send application/json or text/plain`),
+  unsupportedMediaType: (got: string | undefined, accepted = 'application/json') =>
+    new HttpError(415, 'unsupported_media_type', `Unsupported content type ${got ?? '(none)'}; send ${accepted}`),
   validation: (detail: ValidationDetail[]) => new HttpError(422, 'validation_error', detail),
   tooManyRequests: (retryAfterSeconds: number) =>
     new HttpError(429, 'rate_limited', 'Too many requests', { 'Retry-After': String(retryAfterSeconds) }),

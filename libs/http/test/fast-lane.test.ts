@@ -31,7 +31,7 @@ describe('FastLane', () => {
   let server: RunningServer;
   before(async () => {
     const router = Router();
-    router.post('/slow', ...jsonBody(64), async (req, res) => void res.json(await handler(req.body, req, req.ip ?? '')));
+    router.post('/slow', ...jsonBody(64, { textPlain: true }), async (req, res) => void res.json(await handler(req.body, req, req.ip ?? '')));
     const app = createHttpApp({ logger: createLogger('t', 'silent'), trustProxy: ['loopback'], mount: (a) => a.use(router) });
     const lane = new FastLane(app, createLogger('t', 'silent'));
     lane.add('/fast', handler, 64);

@@ -15,6 +15,8 @@ describe('createHttpApp', () => {
     router.get('/v1/things', (req, res) => {
       res.json(parseOr422(z.object({ origin: z.string() }), req.query, 'query'));
     });
+    router.post('/v1/beacon', ...jsonBody(1024, { textPlain: true }), (req, res) => void res.json(req.body));
+    router.delete('/v1/things/:id', (req, res) => void res.json({ id: req.params.id }));
     router.get('/v1/boom', () => {
       throw new Error('secret internals');
     });
@@ -57,6 +59,35 @@ describe('createHttpApp', () => {
     expect(bad.res.status).to.equal(400);
     const type = await call('/v1/things', { method: 'POST', headers: { 'content-type': 'image/png' }, body: 'x' });
     expect(type.res.status).to.equal(415);
+  });
+
+  it('answers 415 to text/plain on a JSON endpoint, with a body or without; a beacon endpoint reads it as JSON', async () => {
+    for (const body of ['{"name":"ab","tags":[],"n":1}', undefined]) {
+      const plain = await call('/v1/things', { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body });
+      expect(plain.res.status, `body ${body}`).to.equal(415);
+      expect(plain.body).to.deep.equal({ detail: 'Unsupported content type text/plain;charset=UTF-8; send application/json' });
+    }
+    const beacon = await call('/v1/beacon', { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: '{"a":1}' });
+    expect(beacon.res.status).to.equal(200);
+    expect(beacon.body).to.deep.equal({ a: 1 });
+    const xml = await call('/v1/beacon', { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
+    expect(xml.body).to.deep.equal({ detail: 'Unsupported content type application/xml; send application/json or text/plain' });
+  });
+
+  it('answers 405 with Allow for a method a path does not have (RFC 9110, 15.5.6), 404 for a path that does not exist', async () => {
+    for (const [method, path, allow] of [
+      ['PUT', '/v1/things', 'GET, HEAD, POST, OPTIONS'],
+      ['DELETE', '/v1/things/', 'GET, HEAD, POST, OPTIONS'],
+      ['PATCH', '/v1/things/7', 'DELETE, OPTIONS'],
+      ['POST', '/v1/boom', 'GET, HEAD, OPTIONS'],
+    ] as const) {
+      const { res, body } = await call(path, { method });
+      expect(res.status, `${method} ${path}`).to.equal(405);
+      expect(res.headers.get('allow'), `${method} ${path}`).to.equal(allow);
+      expect(body).to.deep.equal({ detail: 'Method Not Allowed' });
+      expect(res.headers.get('access-control-allow-origin')).to.equal('*');
+    }
+    expect((await call('/v1/things/7/more', { method: 'PUT' })).res.status).to.equal(404);
   });
 
   it('hides internals in a 500 and answers JSON 404s', async () => {

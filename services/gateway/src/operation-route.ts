@@ -62,7 +62,7 @@ const FAILURE_TEXT: Record<number, string> = {
   404: 'Unknown, or belongs to another account',
   409: 'Conflict',
   413: 'Body too large',
-  415: 'Unsupported content type',
+  415: 'Unsupported content type: the body must be application/json',
   429: 'Too many requests; retry after the Retry-After seconds',
 };
 
@@ -126,7 +126,9 @@ function failureText(status: number, op: { auth: boolean; method: string; access
 
 function openApiRoute(op: Operation<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined, z.ZodType>, path: string): RouteConfig {
   const byAccess = op.auth && accessOf(op) !== 'read' ? [403] : [];
-  const failures = [...new Set([...(op.auth ? [401] : []), ...byAccess, ...(op.failures ?? [])])];
+  // Every body is JSON: another content type (text/plain included) answers 415 (jsonBody).
+  const byBody = op.body ? [415] : [];
+  const failures = [...new Set([...(op.auth ? [401] : []), ...byAccess, ...(op.failures ?? []), ...byBody])];
   const request: RouteConfig['request'] = {};
   if (op.query) request.query = op.query;
   if (op.params) request.params = op.params;

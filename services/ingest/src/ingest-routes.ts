@@ -44,7 +44,7 @@ export function ingestFastRoutes(service: IngestService) {
 /** The same operations through express: the paths the fast lane leaves (a trailing slash, a compressed body, another charset). */
 export function ingestRouter(service: IngestService): Router {
   const router = Router();
-  const body = jsonBody(MAX_BODY_BYTES);
+  const body = jsonBody(MAX_BODY_BYTES, { textPlain: true });
   const h = ingestHandlers(service);
   const ip = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '';
   router.post('/v1/event', ...body, async (req, res) => void res.json(await h.single(req.body, req, ip(req))));

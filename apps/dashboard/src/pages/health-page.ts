@@ -8,6 +8,16 @@ import { color, timeSeriesChart } from '../time-series-chart.js';
 
 type Report = components['schemas']['HealthReport'];
 
+/**
+ * The report lists an instance for an hour after its last heartbeat, marked `alive: false`;
+ * counting those as instances said "2 instances" of a service that had one (issue 20).
+ */
+function instanceCount(instances: Report['services'][number]['instances']): string {
+  const live = instances.filter((i) => i.alive).length;
+  const dead = instances.length - live;
+  return `${live} instance${live === 1 ? '' : 's'}${dead ? `, ${dead} down` : ''}`;
+}
+
 function current(r: Report): HTMLElement {
   return h('div', {},
     h('p', { class: `health-status ${r.status}` }, `Status: ${r.status}`),
@@ -26,7 +36,7 @@ function current(r: Report): HTMLElement {
     h('ul', { class: 'action-list' }, r.services.map((s) => h('li', {},
       h('strong', {}, s.name),
       h('span', { class: s.alive ? 'chip ok' : 'chip warn' }, s.alive ? 'alive' : 'down'),
-      h('span', { class: 'muted' }, `${s.instances.length} instance${s.instances.length === 1 ? '' : 's'}`)))),
+      h('span', { class: 'muted' }, instanceCount(s.instances))))),
     h('h2', {}, 'Consumer lag'),
     r.lag.length ? h('ul', { class: 'action-list' }, r.lag.map((l) => h('li', {}, h('span', { class: 'mono' }, `${l.topic} (${l.group})`), h('strong', {}, l.lag < 0 ? 'unknown' : formatCount(l.lag))))) : h('p', { class: 'muted' }, 'No consumer group.'));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newVerificationToken, verificationRecord, verifyDomain } from '@spoor/domains';
 import { errors } from '@spoor/http';
-import { CreateProjectRequest, normalizeOrigin, OverviewList, OverviewQuery, ProjectList, ProjectRegistration, RECORD_KINDS, ScopeQuery, TransitionsResponse, VerifyProjectResult, type Overview, type ProjectRecord, type TransitionMatrix } from '@spoor/schemas';
+import { CreateProjectRequest, normalizeOrigin, OverviewList, OverviewQuery, ProjectList, ProjectRegistration, RECORD_KINDS, ScopeQuery, TransitionsResponse, VerifyProjectRequest, VerifyProjectResult, type Overview, type ProjectRecord, type TransitionMatrix } from '@spoor/schemas';
 import { StoreConflictError, type Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { isVerified, scopedProject } from '../project-scope.js';
@@ -38,7 +38,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: { dnsServer
     return withRecord(record);
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/users/projects/verify', summary: "Look up the project's TXT record and mark the domain verified", tag: 'account', auth: true, body: CreateProjectRequest, response: VerifyProjectResult, failures: [400, 404] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/users/projects/verify', summary: "Look up the project's TXT record and mark the domain verified", tag: 'account', auth: true, body: VerifyProjectRequest, response: VerifyProjectResult, failures: [400, 404] }, async ({ body, principal }) => {
     const project = await scopedProject(store, principal, body.origin, body.project);
     if (isVerified(project)) return withRecord(project);
     const result = await verifyDomain({ origin: project.origin, token: project.verification_token, dnsServer: deps.dnsServer });

@@ -1,3 +1,4 @@
+import { errors } from '@spoor/http';
 import { ScopeQuery, TaggedSessions, TagList, TagPath, TagSessionsQuery } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
@@ -10,6 +11,11 @@ export function tagRoutes(ctx: RouteContext, store: Store): void {
   });
 
   defineOperation(ctx, { method: 'get', path: '/v1/tags/{tag}', summary: 'Sessions tagged within a time window, newest first', tag: 'tags', auth: true, query: TagSessionsQuery, params: TagPath, response: TaggedSessions, failures: [404] }, async ({ query, params, principal }) => {
+    // A window that ends before it starts is a mistake, not an empty answer: 422 as the triggers
+    // answer it (job-routes.ts), where this answered 200 with no sessions (issue 20).
+    if (query.window_start !== undefined && query.window_end !== undefined && query.window_start >= query.window_end) {
+      throw errors.validation([{ loc: ['query', 'window_end'], msg: 'window_end must be after window_start', type: 'value_error', input: query.window_end }]);
+    }
     const project = await scopedProject(store, principal, query.origin, query.project);
     return { tag: params.tag, sessions: await store.tags.sessions(project.project_id, params.tag, query) };
   });
