@@ -39,12 +39,13 @@ function stageConfig(env: Record<string, string>, stage: ServiceName) {
 export async function runStage(env: Record<string, string>, stage: ServiceName): Promise<StageResult> {
   const spec = STAGES.find((s) => s.stage === stage)!;
   const config = stageConfig(env, stage);
+  const group = `${config.topicPrefix}${spec.group}`;
+  // Counted before the stage starts: it consumes from its first moment.
+  const messages = await withAdapters(env, ({ bus, topics }) => bus.lag(topics[spec.input], group));
   const started = performance.now();
   const cpu0 = process.cpuUsage();
   const running = await runServices(config, [spec.module], logger);
   const { bus, topics } = running.adapters;
-  const group = `${config.topicPrefix}${spec.group}`;
-  const messages = await bus.lag(topics[spec.input], group);
   try {
     while ((await bus.lag(topics[spec.input], group)) > 0) await new Promise((r) => setTimeout(r, 100));
   } finally {
