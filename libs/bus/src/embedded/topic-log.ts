@@ -115,7 +115,8 @@ export class TopicLog {
     const indexed = this.countIndexed(from, to);
     if (indexed !== null) return indexed;
     const c = this.counted;
-    const n = c && from >= c.from && from <= c.to && to >= c.to
+    // Reuse the last count while what it counted from is still on disk (consumed segments go).
+    const n = c && c.from >= this.start && from >= c.from && from <= c.to && to >= c.to
       ? c.n - (await this.countFromFiles(c.from, from)) + (this.countIndexed(c.to, to) ?? (await this.countFromFiles(c.to, to)))
       : await this.countFromFiles(from, to);
     this.counted = { from, to, n };
@@ -135,7 +136,8 @@ export class TopicLog {
     for (let at = from; at < to; ) {
       const { records, next } = await this.read(at, 10_000);
       if (records.length === 0) break;
-      count += records.length;
+      // A read returns whole chunks: count only what lies before `to`.
+      for (const r of records) if (r.offset < to) count++;
       at = next;
     }
     return count;
@@ -286,10 +288,18 @@ export class TopicLog {
   private async validLength(fh: FileHandle): Promise<number> {
     const { size } = await fh.stat();
     const buf = Buffer.allocUnsafe(size);
-    await fh.read(buf, 0, size, 0);
+    // One read may return fewer bytes than asked; what it left unread would decode as garbage
+    // and the recovery would cut acknowledged records off.
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await fh.read(buf, filled, size - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const read = buf.subarray(0, filled);
     let at = 0;
     for (;;) {
-      const out = decodeRecord(buf, at);
+      const out = decodeRecord(read, at);
       if (out.kind !== 'record') return at;
       at += out.record.size;
     }
