@@ -1,10 +1,11 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DeliveredMessage } from '@spoor/bus';
 import type { EnrichedDraft, EnrichmentPipeline } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
 import type { DedupWindow } from './dedup-window.js';
 import type { Logger } from '@spoor/log';
 import type { EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
-import type { Store } from '@spoor/store';
+import type { EventPair, Store } from '@spoor/store';
 import { assignSessions } from './session-assigner.js';
 
 /**
@@ -28,7 +29,6 @@ export interface EnricherDeps {
  * tens of milliseconds (p99, issue 14).
  */
 const YIELD_EVERY = 256;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One raw message on its way through the steps; each step fills in what it knows. */
 interface Candidate {
@@ -122,12 +122,15 @@ export class EnricherService {
 
   /** Raw and enriched rows (idempotent inserts keyed by project and event id); the raw row gets the derived session id too. */
   private async write(items: Enriched[]): Promise<SessionInput[]> {
+    const pairs: EventPair[] = [];
     const out: SessionInput[] = [];
     for (const c of items) {
       c.raw.session_id ??= c.draft.session_id;
-      out.push({ event: c.draft as EnrichedEvent, source: c.source, offset: c.offset });
+      const event = c.draft as EnrichedEvent;
+      pairs.push({ raw: c.raw, enriched: event });
+      out.push({ event, source: c.source, offset: c.offset });
     }
-    await this.deps.store.events.insertEvents(items.map((c, i) => ({ raw: c.raw, enriched: out[i]!.event })));
+    await this.deps.store.events.insertEvents(pairs);
     return out;
   }
 }

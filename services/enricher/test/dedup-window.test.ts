@@ -1,22 +1,38 @@
 import { expect } from 'chai';
-import { MemoryKv } from '@spoor/kv';
+import { randomUUID } from 'node:crypto';
+import { MemoryKv, RedisKv, type Kv } from '@spoor/kv';
+import { redisUrl, requireEngine } from '@spoor/testkit';
 import { kvDedupWindow, localDedupWindow, type DedupWindow } from '../src/dedup-window.js';
 
-const windows: Array<[string, () => { window: DedupWindow; close(): Promise<void> }]> = [
-  ['kv', () => { const kv = new MemoryKv(); return { window: kvDedupWindow(kv), close: () => kv.close() }; }],
-  ['local', () => ({ window: localDedupWindow(100), close: async () => {} })],
+/** The KV window on both KVs (Redis is what several enrichers share), and the local one. */
+const windows: Array<[string, (ctx: Mocha.Context) => Promise<{ window: DedupWindow; close(): Promise<void> }>]> = [
+  ['kv on memory', async () => kvWindow(new MemoryKv())],
+  ['kv on redis', async (ctx) => {
+    const url = await redisUrl();
+    requireEngine(ctx, url, 'redis');
+    return kvWindow(await RedisKv.connect(url, `test:${randomUUID().slice(0, 8)}:`));
+  }],
+  ['local', async () => ({ window: localDedupWindow(100), close: async () => {} })],
 ];
 
+function kvWindow(kv: Kv) {
+  return { window: kvDedupWindow(kv), close: () => kv.close() };
+}
+
 for (const [name, open] of windows) {
-  describe(`DedupWindow: ${name}`, () => {
-    it('passes a new event, drops its repeat, and passes the same message redelivered', async () => {
-      const { window, close } = open();
-      expect(await window.claim([{ key: 'p:e1', position: 'raw/0/10' }, { key: 'p:e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
-      // A client's retry: the same event id at another position.
-      expect(await window.claim([{ key: 'p:e1', position: 'raw/0/30' }])).to.deep.equal([false]);
-      // The batch replayed after a crash: the same positions go through again.
-      expect(await window.claim([{ key: 'p:e1', position: 'raw/0/10' }, { key: 'p:e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
-      await close();
+  describe(`DedupWindow: ${name}`, function () {
+    this.timeout(30_000);
+    it('passes a new event, drops its repeat, and passes the same message redelivered', async function () {
+      const { window, close } = await open(this);
+      try {
+        expect(await window.claim([{ key: 'p:e1', position: 'raw/0/10' }, { key: 'p:e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
+        // A client's retry: the same event id at another position.
+        expect(await window.claim([{ key: 'p:e1', position: 'raw/0/30' }])).to.deep.equal([false]);
+        // The batch replayed after a crash: the same positions go through again.
+        expect(await window.claim([{ key: 'p:e1', position: 'raw/0/10' }, { key: 'p:e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
+      } finally {
+        await close();
+      }
     });
   });
 }

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DeliveredMessage } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import { RulesCache } from '@spoor/rules';
@@ -76,7 +77,7 @@ export class SessionizerService {
     human.sort((a, b) => a.event.timestamp - b.event.timestamp);
     for (const [i, { event: e, source, offset }] of human.entries()) {
       // In the one-process mode ingest answers on this thread too: let it in between chunks.
-      if (i > 0 && i % 1024 === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i > 0 && i % 1024 === 0) await yieldToLoop();
       const key = stateKey(e.project_id, e.session_id);
       let state = states.get(key);
       if (!state) states.set(key, (state = emptySession(e)));

@@ -3,6 +3,7 @@ import {
   listValue,
   type DuckDBAppender, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /** How a column of a staged insert is appended. JSON: a VARCHAR holding JSON.stringify(value). */
 export type DuckColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN' | 'JSON';
@@ -17,10 +18,11 @@ export interface DuckExecutor {
   /** Appends rows to a TEMP staging table with exactly `columns`, created on first use. */
   stage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void>;
   /**
-   * The hot path's variant of stage(): `create` makes the (TEMP) stage, `fill` appends straight
-   * from the caller's objects in the stage's column order, with no row object in between.
+   * The hot path's variant of stage(): `create` makes the (TEMP) stage, `appendRow` appends one
+   * item straight from the caller's object in the stage's column order (endRow included), with
+   * no row object in between.
    */
-  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void | Promise<void>): Promise<void>;
+  stageWith<T>(stage: string, create: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void>;
   /** BEGIN … COMMIT around fn, ROLLBACK when it throws. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -61,8 +63,8 @@ export class DuckDbConnection implements DuckExecutor {
     return this.exclusive((x) => x.stage(stage, source, columns, rows));
   }
 
-  stageWith(stage: string, create: string, fill: (appender: DuckDBAppender) => void | Promise<void>): Promise<void> {
-    return this.exclusive((x) => x.stageWith(stage, create, fill));
+  stageWith<T>(stage: string, create: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void> {
+    return this.exclusive((x) => x.stageWith(stage, create, items, appendRow));
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -91,16 +93,7 @@ export class DuckDbConnection implements DuckExecutor {
       else await this.conn.run(sql, toValues(params), toTypes(params));
     },
     stage: (stage, source, columns, rows) => this.appendToStage(stage, source, columns, rows),
-    stageWith: async (stage, create, fill) => {
-      await this.conn.run(create);
-      const appender = await this.conn.createAppender(stage);
-      try {
-        await fill(appender);
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
-    },
+    stageWith: (stage, create, items, appendRow) => this.fillStage(stage, create, items, appendRow),
     transaction: async (fn) => {
       await this.conn.run('BEGIN TRANSACTION');
       try {
@@ -152,15 +145,24 @@ export class DuckDbConnection implements DuckExecutor {
     // and ran a 10M-event load out of memory (bench/aggregate, docs/performance.md). Replacing
     // the table keeps it at one row group.
     const names = columns.map(([n]) => quote(n)).join(', ');
-    await this.conn.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`);
+    await this.fillStage(stage, `CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`, rows, (a, row) => {
+      for (const [name, type] of columns) appendValue(a, type, row[name]);
+      a.endRow();
+    });
+  }
+
+  /**
+   * Creates the stage and appends every item. Appending costs tens of µs a row on the thread
+   * that also answers HTTP in the one-process mode: a 5,000-row batch in one go held ingest's
+   * answers for over 100 ms (p99, issue 14), so other work gets a turn every 256 rows.
+   */
+  private async fillStage<T>(stage: string, create: string, items: readonly T[], appendRow: (a: DuckDBAppender, item: T) => void): Promise<void> {
+    await this.conn.run(create);
     const appender = await this.conn.createAppender(stage);
     try {
-      for (let i = 0; i < rows.length; i++) {
-        // Other work on this thread (HTTP answers) gets a turn between chunks of a big batch.
-        if (i > 0 && i % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
-        const row = rows[i]!;
-        for (const [name, type] of columns) appendValue(appender, type, row[name]);
-        appender.endRow();
+      for (let i = 0; i < items.length; i++) {
+        if (i > 0 && i % 256 === 0) await yieldToLoop();
+        appendRow(appender, items[i]!);
       }
       appender.flushSync();
     } finally {

@@ -22,9 +22,6 @@ const RAW_LIST = list(RAW);
 const ENRICHED_LIST = list(ENRICHED);
 const ACTION_LIST = list(ACTIONS);
 
-/** Events appended between two turns of the event loop. */
-const YIELD_EVERY = 256;
-
 /** Up to this many actions are upserted with bound values, more through a stage. */
 const FEW_ACTIONS = 16;
 
@@ -49,14 +46,7 @@ export class DuckDbEventRepository implements EventRepository {
     const pairs = firstPerEvent(events.map((p) => ({ project_id: p.enriched.project_id, event_id: p.enriched.event_id, pair: p })));
     if (pairs.length === 0) return;
     await this.writer.exclusive(async (x) => {
-      await x.stageWith(EVENT_STAGE, CREATE_EVENT_STAGE, async (a) => {
-        // Appending costs ~25 µs an event on the thread that also answers HTTP: a 5,000-event
-        // batch in one go held ingest's answers for over 100 ms (p99, issue 14). Let them in.
-        for (let i = 0; i < pairs.length; i++) {
-          if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-          appendEventPair(a, pairs[i]!.pair);
-        }
-      });
+      await x.stageWith(EVENT_STAGE, CREATE_EVENT_STAGE, pairs, (a, { pair }) => appendEventPair(a, pair));
       await x.transaction(async () => {
         await x.run(INSERT_RAW_FROM_STAGE);
         await x.run(INSERT_ENRICHED_FROM_STAGE);
