@@ -15,6 +15,12 @@ export interface Config {
   redisUrl: string | null;
   duckdbMemory: string;
   topicPrefix: string;
+  /** SPOOR_KAFKA_PARTITIONS: partitions of each topic Spoor creates. */
+  kafkaPartitions: number;
+  /** SPOOR_KAFKA_REPLICATION_FACTOR: replicas of each topic Spoor creates; null: the broker's default. */
+  kafkaReplicationFactor: number | null;
+  /** SPOOR_HEALTH_HTTP: listen for /healthz, /livez and /metrics even when no service serves routes. */
+  healthHttp: boolean;
   /** SPOOR_HANDOFF: co-located pipeline stages call each other (`local`) or go through the topics (`bus`). */
   handoff: 'local' | 'bus';
   trustProxy: boolean | number | string[];
@@ -106,6 +112,9 @@ function toConfig(p: Parsed): Config {
     redisUrl: p.SPOOR_REDIS_URL ?? null,
     duckdbMemory: p.SPOOR_DUCKDB_MEMORY,
     topicPrefix: p.SPOOR_TOPIC_PREFIX,
+    kafkaPartitions: p.SPOOR_KAFKA_PARTITIONS,
+    kafkaReplicationFactor: p.SPOOR_KAFKA_REPLICATION_FACTOR === 0 ? null : p.SPOOR_KAFKA_REPLICATION_FACTOR,
+    healthHttp: p.SPOOR_HEALTH_HTTP,
     handoff: p.SPOOR_HANDOFF,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,

@@ -6,14 +6,26 @@ import type { RunningService } from './service-module.js';
 /** Prometheus names: letters, digits and underscores. */
 const metricName = (s: string) => s.replace(/[^a-zA-Z0-9_]/g, '_');
 
+interface GroupLag {
+  topic: string;
+  group: string;
+  lag: number;
+}
+
 /**
  * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the process' own
  * figures (prom-client defaults), every service counter and the lag of each consumer group this
  * process runs. A registry per process: tests start several in one Node process.
+ *
+ * The lag is exported twice, read once per scrape: `spoor_consumer_lag{topic,group}`, and
+ * `kafka_consumergroup_lag{topic,consumergroup}` — the name and labels of kafka_exporter, which
+ * the KEDA Prometheus-scaler and prometheus-adapter examples query (issue 19; deploy/k8s). Each
+ * copy of a consumer reports its whole group's lag, so aggregate with `max`, never `sum`.
  */
 export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>): Router {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  let lags: GroupLag[] = [];
   new Gauge({
     name: 'spoor_service_counter',
     help: 'Counters of each service in this process since it started (events accepted, enriched, jobs failed, …)',
@@ -31,15 +43,28 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
     help: 'Messages published but not yet processed, per topic and consumer group this process runs',
     labelNames: ['topic', 'group'],
     registers: [registry],
-    async collect() {
+    collect() {
       this.reset();
-      for (const { running } of services()) {
-        for (const c of running.consumes ?? []) this.set({ topic: c.topic, group: c.group }, await adapters.bus.lag(c.topic, c.group));
-      }
+      for (const { topic, group, lag } of lags) this.set({ topic, group }, lag);
+    },
+  });
+  new Gauge({
+    name: 'kafka_consumergroup_lag',
+    help: 'The same lag under kafka_exporter\'s name and labels (summed over partitions), for KEDA and prometheus-adapter examples',
+    labelNames: ['topic', 'consumergroup'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { topic, group, lag } of lags) this.set({ topic, consumergroup: group }, lag);
     },
   });
   const router = Router();
   router.get('/metrics', async (_req, res) => {
+    const read: GroupLag[] = [];
+    for (const { running } of services()) {
+      for (const c of running.consumes ?? []) read.push({ ...c, lag: await adapters.bus.lag(c.topic, c.group) });
+    }
+    lags = read;
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
   });
   return router;

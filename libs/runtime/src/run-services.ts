@@ -28,13 +28,14 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const adapters = await openAdapters(config, logger);
   const services: RunningService[] = [];
   const root = Router();
-  const app = selected.some((m) => m.serves) ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) }) : null;
+  // A process of consumers alone listens only when asked (SPOOR_HEALTH_HTTP), for probes and metrics.
+  const app = selected.some((m) => m.serves) || config.healthHttp ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) }) : null;
   const lane = app ? new FastLane(app, logger.child('http')) : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
   const named = () => services.map((running, i) => ({ name: selected[i]!.name, running }));
   if (http) {
-    root.use(healthRouter(adapters, services, clock));
+    root.use(healthRouter(adapters, services, clock, () => started));
     root.use(metricsRouter(adapters, named));
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
