@@ -19,6 +19,16 @@ export interface BatchContext {
   heartbeat(): Promise<void>;
 }
 
+export interface PublishOptions {
+  /**
+   * Reject with PublishTimeoutError when the write is not acknowledged within this long (ingest:
+   * SPOOR_INGEST_PUBLISH_TIMEOUT_MS; issue 16). Messages still queued then are never written;
+   * messages already sent may still be, so the caller must treat the write as "maybe" and retry
+   * with the same ids (every consumer deduplicates). Unset: wait as long as the client retries.
+   */
+  timeoutMs?: number;
+}
+
 export type BatchHandler = (batch: DeliveredMessage[], ctx: BatchContext) => Promise<void>;
 
 export interface SubscribeOptions {
@@ -49,7 +59,7 @@ export interface Subscription {
 export interface Bus {
   readonly kind: 'kafka' | 'embedded';
   /** Resolves only once every message is durably acknowledged (Kafka: acks=all). */
-  publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
+  publish(topic: string, messages: OutgoingMessage[], opts?: PublishOptions): Promise<void>;
   subscribe(opts: SubscribeOptions): Promise<Subscription>;
   /** Messages published but not yet committed by `group` (consumer lag), summed over partitions. */
   lag(topic: string, group: string): Promise<number>;

@@ -2,6 +2,16 @@ interface Pending<T> {
   items: T[];
   resolve: () => void;
   reject: (err: unknown) => void;
+  /** Settled already (its deadline passed): never written if still queued, its result ignored if in flight. */
+  settled: boolean;
+}
+
+/** A write the bus could not get acknowledged in time (issue 16): not acknowledged, may still land. */
+export class PublishTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the bus did not acknowledge the write within ${timeoutMs} ms`);
+    this.name = 'PublishTimeoutError';
+  }
 }
 
 /**
@@ -18,10 +28,41 @@ export class GroupCommit<T> {
     private readonly maxItems = 5000,
   ) {}
 
-  /** Resolves once the flush that carried `items` completed; rejects if it failed. */
-  add(items: T[]): Promise<void> {
+  /**
+   * Resolves once the flush that carried `items` completed; rejects if it failed. With
+   * `timeoutMs`, rejects with PublishTimeoutError when that flush has not completed by then
+   * (issue 16: a broker that is away must not hold requests). Items still queued at their
+   * deadline are dropped, so an outage does not pile up writes nobody waits for; items already
+   * in flight may still be written (an at-least-once retry by the client is deduplicated).
+   */
+  add(items: T[], timeoutMs?: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ items, resolve, reject });
+      let timer: NodeJS.Timeout | undefined;
+      const pending: Pending<T> = {
+        items,
+        settled: false,
+        resolve: () => {
+          if (pending.settled) return;
+          pending.settled = true;
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (err) => {
+          if (pending.settled) return;
+          pending.settled = true;
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const at = this.queue.indexOf(pending);
+          if (at >= 0) this.queue.splice(at, 1);
+          pending.reject(new PublishTimeoutError(timeoutMs));
+        }, timeoutMs);
+        timer.unref();
+      }
+      this.queue.push(pending);
       if (!this.flushing) void this.drain();
     });
   }

@@ -1,5 +1,5 @@
 export * from './bus.js';
-export { GroupCommit } from './group-commit.js';
+export { GroupCommit, PublishTimeoutError } from './group-commit.js';
 export { backoffDelay, sleep } from './retry-backoff.js';
 export { EmbeddedBus, type EmbeddedBusOptions } from './embedded/embedded-bus.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka/kafka-bus.js';

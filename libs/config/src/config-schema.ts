@@ -165,6 +165,11 @@ export const ConfigSchema = z.object({
   // node:dns Resolver.setServers takes addresses, not names: an IP and a port.
   SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || isIpPort(v), { message: 'expected ip:port, e.g. 127.0.0.1:53 or [::1]:53' }),
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
+  /**
+   * How long ingest waits for the bus to acknowledge a write before answering 503 with
+   * Retry-After (issue 16, docs/faults.md): a broker that is away never makes a request hang.
+   */
+  SPOOR_INGEST_PUBLISH_TIMEOUT_MS: millis(5_000, 100, 120_000),
   /** How long a job's claim outlives a worker that stopped renewing it (a killed one). */
   SPOOR_JOB_LEASE_MS: millis(15_000, 1000, 600_000),
   // Rate limits (docs/security.md); 0 turns one off. Events per second for ingest, per hour for

@@ -42,6 +42,8 @@ export interface Config {
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   jobLeaseMs: number;
+  /** SPOOR_INGEST_PUBLISH_TIMEOUT_MS: ingest's wait for the bus before a 503 (docs/faults.md). */
+  ingestPublishTimeoutMs: number;
   unsafeAckBeforeWrite: boolean;
   rateLimits: RateLimitConfig;
   channelCaps: ChannelCaps;
@@ -134,6 +136,7 @@ function toConfig(p: Parsed): Config {
     publicUrl: p.SPOOR_PUBLIC_URL ?? null,
     logLevel: p.SPOOR_LOG_LEVEL,
     jobLeaseMs: p.SPOOR_JOB_LEASE_MS,
+    ingestPublishTimeoutMs: p.SPOOR_INGEST_PUBLISH_TIMEOUT_MS,
     unsafeAckBeforeWrite: p.SPOOR_UNSAFE_ACK_BEFORE_WRITE,
     channelCaps: {
       channelsPerProject: p.SPOOR_MAX_CHANNELS,

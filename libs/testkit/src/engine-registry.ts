@@ -60,6 +60,23 @@ async function start(definition: EngineDefinition): Promise<string | null> {
 }
 
 /**
+ * An engine the caller owns alone (a fault test that halts it), stopped with the others by
+ * stopAllEngines. Null, reported as SKIPPED, when it cannot start; under SPOOR_REQUIRE_INFRA it throws.
+ */
+export async function startOwned<E extends StartedEngine>(name: EngineName, startEngine: () => Promise<E>): Promise<E | null> {
+  try {
+    const engine = await startEngine();
+    running.add(engine);
+    return engine;
+  } catch (error) {
+    const reason = message(error);
+    if (infraRequired()) throw new Error(`${name} could not start: ${reason}`);
+    reportSkip(name, reason);
+    return null;
+  }
+}
+
+/**
  * The engine's address, starting it on first use. Every caller in the process shares one
  * start (and one failure): tests of several libraries run in one mocha process and must
  * not each boot their own broker.

@@ -1,9 +1,12 @@
 import type { Context } from 'mocha';
 import { startClickHouseContainer, startKafkaContainer, startRedisContainer } from './container-engines.js';
-import { engineUrl, type EngineDefinition } from './engine-registry.js';
-import { startLocalClickHouse, ensureChdbVenv } from './runners/chdb-runner.js';
-import { ensureKafkaLibs, startLocalKafka } from './runners/kafka-runner.js';
-import { startLocalRedis } from './runners/redis-runner.js';
+import { engineUrl, startOwned, type EngineDefinition } from './engine-registry.js';
+import { startLocalClickHouse, startRestartableClickHouse, ensureChdbVenv } from './runners/chdb-runner.js';
+import { ensureKafkaLibs, startLocalKafka, startRestartableKafka } from './runners/kafka-runner.js';
+import { startLocalRedis, startRestartableRedis } from './runners/redis-runner.js';
+import type { RestartableEngine } from './runners/restartable-engine.js';
+
+export type { RestartableEngine };
 
 export { stopAllEngines } from './engine-registry.js';
 export { makeTempDir } from './temp-dir-registry.js';
@@ -46,6 +49,17 @@ export function clickhouseUrl(): Promise<string | null> {
 /** e.g. `redis://127.0.0.1:36379`; null when Redis could not start. */
 export function redisUrl(): Promise<string | null> {
   return engineUrl(redis);
+}
+
+/**
+ * A private engine the caller may halt and restart on the same port and data dir (fault tests,
+ * issue 16); always a local runner (deploy/local), never the shared engine or a SPOOR_* one,
+ * which other tests use. Null (reported SKIPPED) when it cannot start. Each costs a start:
+ * Kafka's JVM takes a few seconds and up to 512 MB.
+ */
+export function restartableEngine(name: 'kafka' | 'clickhouse' | 'redis'): Promise<RestartableEngine | null> {
+  const starters = { kafka: startRestartableKafka, clickhouse: startRestartableClickHouse, redis: startRestartableRedis };
+  return startOwned(name, starters[name]);
 }
 
 /**

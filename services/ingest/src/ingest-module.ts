@@ -16,6 +16,7 @@ export const ingestModule: ServiceModule = {
       projects: new ProjectResolver(adapters.store.projects, clock),
       clock,
       logger,
+      publishTimeoutMs: config.ingestPublishTimeoutMs,
       unsafeAckBeforeWrite: config.unsafeAckBeforeWrite,
     });
     return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => ({ ...service.stats(), ...limits.stats() }), stop: async () => {} };

@@ -14,6 +14,11 @@ export interface IngestDeps {
   projects: ProjectResolver;
   clock: () => number;
   logger: Logger;
+  /**
+   * How long a publish may wait for the bus before the request is answered 503 with Retry-After
+   * (SPOOR_INGEST_PUBLISH_TIMEOUT_MS, issue 16): a broker that is away never holds a client.
+   */
+  publishTimeoutMs?: number;
   /** Test-only fault (config SPOOR_UNSAFE_ACK_BEFORE_WRITE): answer before the bus acknowledged. */
   unsafeAckBeforeWrite?: boolean;
 }
@@ -30,6 +35,7 @@ export interface IngestResult {
 export class IngestService {
   private readonly counters = { accepted: 0, rejected: 0, publish_failures: 0 };
   private unsafeBuffer: RawEvent[] = [];
+  private lastFailureLog = 0;
 
   constructor(private readonly deps: IngestDeps) {
     if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 50).unref();
@@ -75,10 +81,17 @@ export class IngestService {
       return;
     }
     try {
-      await this.deps.bus.publish(this.deps.topic, raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) })));
+      const messages = raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) }));
+      await this.deps.bus.publish(this.deps.topic, messages, { timeoutMs: this.deps.publishTimeoutMs });
     } catch (err) {
       this.counters.publish_failures++;
-      this.deps.logger.error('publish failed', { err });
+      // Once per 5 s while the bus is away, not once per request (issue 16): the count is in
+      // publish_failures (/metrics, /v1/status/health).
+      const now = Date.now();
+      if (now - this.lastFailureLog >= 5_000) {
+        this.lastFailureLog = now;
+        this.deps.logger.error('publish failed', { err, publish_failures: this.counters.publish_failures });
+      }
       throw errors.unavailable('Event bus unavailable; retry later', 2);
     }
   }

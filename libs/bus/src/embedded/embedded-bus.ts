@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from '@spoor/log';
-import type { Bus, DeliveredMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.js';
+import type { Bus, DeliveredMessage, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { OffsetStore } from './offset-store.js';
 import { TopicLog } from './topic-log.js';
@@ -34,9 +34,9 @@ export class EmbeddedBus implements Bus {
     return new EmbeddedBus(opts, await OffsetStore.open(join(opts.dir, 'offsets')));
   }
 
-  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+  async publish(topic: string, messages: OutgoingMessage[], opts: PublishOptions = {}): Promise<void> {
     if (messages.length === 0) return;
-    await (await this.log(topic)).append(messages);
+    await (await this.log(topic)).append(messages, opts.timeoutMs);
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {

@@ -79,8 +79,9 @@ export class TopicLog {
     return last ? last.base + last.size : 0;
   }
 
-  append(messages: OutgoingMessage[]): Promise<void> {
-    return this.writer.add(messages);
+  /** `timeoutMs`: see GroupCommit.add (a disk that stops answering must not hold requests). */
+  append(messages: OutgoingMessage[], timeoutMs?: number): Promise<void> {
+    return this.writer.add(messages, timeoutMs);
   }
 
   /** Reads whole records from `from` on, at most `max` of them and about `maxBytes`. */

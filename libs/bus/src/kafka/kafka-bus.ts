@@ -1,7 +1,7 @@
 import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
 import type { Logger } from '@spoor/log';
-import type { Bus, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.js';
-import { GroupCommit } from '../group-commit.js';
+import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
+import { GroupCommit, PublishTimeoutError } from '../group-commit.js';
 import { runKafkaConsumer } from './kafka-consumer.js';
 
 export interface KafkaBusOptions {
@@ -55,10 +55,14 @@ export class KafkaBus implements Bus {
     return bus;
   }
 
-  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+  async publish(topic: string, messages: OutgoingMessage[], opts: PublishOptions = {}): Promise<void> {
     if (messages.length === 0) return;
-    await this.ensureTopic(topic);
-    await this.writer.add(messages.map((m) => ({ ...m, topic })));
+    const { timeoutMs } = opts;
+    const started = Date.now();
+    // The topic is created once per process; only a first publish during an outage waits here.
+    await (timeoutMs === undefined ? this.ensureTopic(topic) : withTimeout(this.ensureTopic(topic), timeoutMs));
+    const left = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - started));
+    await this.writer.add(messages.map((m) => ({ ...m, topic })), left);
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
@@ -139,4 +143,13 @@ export class KafkaBus implements Bus {
     }
     return done;
   }
+}
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PublishTimeoutError(timeoutMs)), timeoutMs);
+    timer.unref();
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }

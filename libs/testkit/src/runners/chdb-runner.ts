@@ -7,6 +7,7 @@ import { withCacheLock } from './cache-lock.js';
 import { ManagedProcess } from './managed-process.js';
 import { runToCompletion } from './one-shot-command.js';
 import { pollUntil } from './readiness-poller.js';
+import { restartable, type RestartableEngine } from './restartable-engine.js';
 import { cachePath, deployLocalPath } from './repo-paths.js';
 
 const SETUP_TIMEOUT_MS = 15 * 60_000;
@@ -56,13 +57,34 @@ async function pingAnswers(url: string): Promise<boolean> {
  * file, so there is no window for another process to take it.
  */
 export async function startLocalClickHouse(): Promise<StartedEngine> {
-  const python = await ensureChdbVenv();
+  const { url, server } = await launchChdb(await makeTempDir('chdb'), 0);
+  return { url, stop: () => server.stop() };
+}
+
+/**
+ * The same server as one a fault test may halt and restart (issue 16): a restart binds the port
+ * the first start got (the server sets SO_REUSEADDR) and reopens the same data dir.
+ */
+export async function startRestartableClickHouse(): Promise<RestartableEngine> {
   const dir = await makeTempDir('chdb');
+  const first = await launchChdb(dir, 0);
+  let initial: ManagedProcess | null = first.server;
+  const port = Number(new URL(first.url).port);
+  return restartable(first.url, async () => {
+    const ready = initial;
+    initial = null;
+    return ready ?? (await launchChdb(dir, port)).server;
+  });
+}
+
+async function launchChdb(dir: string, wantedPort: number): Promise<{ url: string; server: ManagedProcess }> {
+  const python = await ensureChdbVenv();
   const portFile = join(dir, 'port');
+  await rm(portFile, { force: true });
   const server = ManagedProcess.start({
     name: 'chdb',
     command: python,
-    args: ['-u', deployLocalPath('chdb', 'chdb_http_server.py'), '--data-dir', join(dir, 'data'), '--host', '127.0.0.1', '--port', '0', '--port-file', portFile],
+    args: ['-u', deployLocalPath('chdb', 'chdb_http_server.py'), '--data-dir', join(dir, 'data'), '--host', '127.0.0.1', '--port', String(wantedPort), '--port-file', portFile],
     logFile: join(dir, 'chdb.log'),
     // UTC like the clickhouse-server image; no .pyc files written into the repo.
     env: { ...process.env, TZ: 'UTC', PYTHONDONTWRITEBYTECODE: '1' },
@@ -85,5 +107,5 @@ export async function startLocalClickHouse(): Promise<StartedEngine> {
     await server.stop();
     throw failure;
   }
-  return { url, stop: () => server.stop() };
+  return { url, server };
 }

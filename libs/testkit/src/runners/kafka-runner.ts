@@ -9,6 +9,7 @@ import { ManagedProcess } from './managed-process.js';
 import { runToCompletion } from './one-shot-command.js';
 import { freePort } from './port-allocator.js';
 import { pollUntil } from './readiness-poller.js';
+import { restartable, type RestartableEngine } from './restartable-engine.js';
 import { cachePath, deployLocalPath } from './repo-paths.js';
 
 /** Passed to Maven as -Dkafka.version, overriding the pom's default (keep both in step). */
@@ -91,6 +92,19 @@ function brokerProperties(dataDir: string, port: number, controllerPort: number)
 
 /** A single-node KRaft broker+controller on the machine's JDK, in a fresh temp dir. */
 export async function startLocalKafka(): Promise<StartedEngine> {
+  const { brokers, launch } = await prepareLocalKafka();
+  const broker = await launch();
+  return { url: brokers, stop: () => broker.stop() };
+}
+
+/** The same broker as one a fault test may halt and restart on its port and data dir (issue 16). */
+export async function startRestartableKafka(): Promise<RestartableEngine> {
+  const { brokers, launch } = await prepareLocalKafka();
+  return restartable(brokers, launch);
+}
+
+/** Formats the storage of a fresh broker; `launch` starts it (again) and waits until it answers. */
+async function prepareLocalKafka(): Promise<{ brokers: string; launch: () => Promise<ManagedProcess> }> {
   const libs = await ensureKafkaLibs();
   const dir = await makeTempDir('kafka');
   const dataDir = join(dir, 'data');
@@ -107,25 +121,27 @@ export async function startLocalKafka(): Promise<StartedEngine> {
     logFile,
     timeoutMs: 60_000,
   });
-  const broker = ManagedProcess.start({
-    name: 'kafka',
-    command: javaCommand(),
-    args: [...jvm, 'kafka.Kafka', config],
-    logFile,
-    stopGraceMs: 20_000,
-  });
   const brokers = `127.0.0.1:${port}`;
-  try {
-    await pollUntil(`kafka on ${brokers}`, () => kafkaAnswers(brokers), {
-      timeoutMs: 90_000,
-      intervalMs: 250,
-      abortReason: () => broker.exitReason(),
+  const launch = async (): Promise<ManagedProcess> => {
+    const broker = ManagedProcess.start({
+      name: 'kafka',
+      command: javaCommand(),
+      args: [...jvm, 'kafka.Kafka', config],
+      logFile,
+      stopGraceMs: 20_000,
     });
-  } catch (error) {
-    const failure = await broker.failure((error as Error).message);
-    await broker.stop();
-    throw failure;
-  }
-  return { url: brokers, stop: () => broker.stop() };
+    try {
+      await pollUntil(`kafka on ${brokers}`, () => kafkaAnswers(brokers), {
+        timeoutMs: 90_000,
+        intervalMs: 250,
+        abortReason: () => broker.exitReason(),
+      });
+    } catch (error) {
+      const failure = await broker.failure((error as Error).message);
+      await broker.stop();
+      throw failure;
+    }
+    return broker;
+  };
+  return { brokers, launch };
 }
-

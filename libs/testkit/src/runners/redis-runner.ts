@@ -6,6 +6,7 @@ import { makeTempDir } from '../temp-dir-registry.js';
 import { ManagedProcess } from './managed-process.js';
 import { freePort } from './port-allocator.js';
 import { pollUntil } from './readiness-poller.js';
+import { restartable, type RestartableEngine } from './restartable-engine.js';
 
 function findRedisServer(): string {
   // /usr/sbin and /usr/bin are searched even when PATH is minimal (CI, sudo).
@@ -37,26 +38,44 @@ export function redisPongs(port: number): Promise<boolean> {
 
 /** Debian's redis-server on a free loopback port: no RDB snapshots, no AOF, data in a temp dir. */
 export async function startLocalRedis(): Promise<StartedEngine> {
+  const { url, launch } = await prepareLocalRedis();
+  const server = await launch();
+  return { url, stop: () => server.stop() };
+}
+
+/**
+ * The same server as one a fault test may halt and restart on its port (issue 16). Without
+ * persistence it comes back empty, which is the point: Redis holds only what can be rebuilt.
+ */
+export async function startRestartableRedis(): Promise<RestartableEngine> {
+  const { url, launch } = await prepareLocalRedis();
+  return restartable(url, launch);
+}
+
+async function prepareLocalRedis(): Promise<{ url: string; launch: () => Promise<ManagedProcess> }> {
   const binary = findRedisServer();
   const dir = await makeTempDir('redis');
   const port = await freePort();
-  const server = ManagedProcess.start({
-    name: 'redis',
-    command: binary,
-    args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--logfile', ''],
-    logFile: join(dir, 'redis.log'),
-    stopGraceMs: 5_000,
-  });
-  try {
-    await pollUntil(`redis on port ${port}`, () => redisPongs(port), {
-      timeoutMs: 20_000,
-      intervalMs: 50,
-      abortReason: () => server.exitReason(),
+  const launch = async (): Promise<ManagedProcess> => {
+    const server = ManagedProcess.start({
+      name: 'redis',
+      command: binary,
+      args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--logfile', ''],
+      logFile: join(dir, 'redis.log'),
+      stopGraceMs: 5_000,
     });
-  } catch (error) {
-    const failure = await server.failure((error as Error).message);
-    await server.stop();
-    throw failure;
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop: () => server.stop() };
+    try {
+      await pollUntil(`redis on port ${port}`, () => redisPongs(port), {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+        abortReason: () => server.exitReason(),
+      });
+    } catch (error) {
+      const failure = await server.failure((error as Error).message);
+      await server.stop();
+      throw failure;
+    }
+    return server;
+  };
+  return { url: `redis://127.0.0.1:${port}`, launch };
 }

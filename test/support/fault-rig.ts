@@ -1,0 +1,223 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '@spoor/config';
+import { createLogger } from '@spoor/log';
+import { openAdapters } from '@spoor/runtime';
+import type { ProjectRecord } from '@spoor/schemas';
+import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, restartableEngine, type RestartableEngine } from '@spoor/testkit';
+import { registerProject, waitFor } from './spoor-harness.js';
+
+// Fault tests (issue 16, docs/faults.md): the all-in-one process on Kafka, ClickHouse and Redis,
+// one of which the test owns alone and halts under load. Everything else is the real thing.
+
+const HOST_MAIN = join(process.cwd(), 'services/host/dist/src/main.js');
+export const FAULT_ORIGIN = 'https://faults.example';
+export const FAULT_PROJECT = 'faults/web';
+export type EngineName = 'kafka' | 'clickhouse' | 'redis';
+
+export interface FaultRig {
+  engine: RestartableEngine;
+  spoor: SpoorProcess;
+  config: Config;
+  project: ProjectRecord;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `owned` privately (restartable), takes the two other engines shared, registers the
+ * project, and starts Spoor as `npm start` runs it, in a child process. Null: engines missing.
+ */
+export async function startFaultRig(owned: EngineName, extraEnv: Record<string, string> = {}): Promise<FaultRig | null> {
+  const engine = await restartableEngine(owned);
+  if (!engine) return null;
+  const url = (name: EngineName, shared: () => Promise<string | null>) => (name === owned ? Promise.resolve(engine.url) : shared());
+  const [brokers, clickhouse, redis] = await Promise.all([url('kafka', kafkaBrokers), url('clickhouse', clickhouseUrl), url('redis', redisUrl)]);
+  if (!brokers || !clickhouse || !redis) {
+    await engine.stop();
+    return null;
+  }
+  const run = randomUUID().replace(/-/g, '').slice(0, 10);
+  const port = await freePort();
+  const env: Record<string, string> = {
+    SPOOR_DATA_DIR: await makeTempDir('faults'),
+    SPOOR_PORT: String(port),
+    SPOOR_LOG_LEVEL: 'error',
+    SPOOR_KAFKA_BROKERS: brokers,
+    SPOOR_CLICKHOUSE_URL: clickhouse,
+    SPOOR_CLICKHOUSE_DATABASE: `spoor_${run}`,
+    SPOOR_REDIS_URL: redis,
+    SPOOR_TOPIC_PREFIX: `t${run}.`,
+    // Load from one address: the per-address limit is not what these tests are about.
+    SPOOR_RATE_INGEST_IP: '0',
+    SPOOR_RATE_INGEST_PROJECT: '0',
+    ...extraEnv,
+  };
+  const config = loadConfig(env);
+  const adapters = await openAdapters(config, createLogger('fault-rig', 'error'));
+  const project = await registerProject(adapters.store, FAULT_ORIGIN, FAULT_PROJECT);
+  await adapters.close();
+  const spoor = new SpoorProcess(env, `http://127.0.0.1:${port}`);
+  await spoor.start();
+  return {
+    engine,
+    spoor,
+    config,
+    project,
+    async stop() {
+      await spoor.kill('SIGTERM');
+      await engine.stop();
+    },
+  };
+}
+
+/** The all-in-one process in a child: what an operator runs, with its own event loop. */
+export class SpoorProcess {
+  private child: ChildProcess | null = null;
+  constructor(readonly env: Record<string, string>, readonly url: string) {}
+
+  async start(): Promise<void> {
+    this.child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    await waitFor(() => fetch(`${this.url}/healthz`).then((r) => r.ok, () => false), (up) => up, 60_000, 'spoor to start');
+  }
+
+  kill(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    return new Promise((resolve) => {
+      if (!child || child.exitCode !== null) return resolve();
+      const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.once('exit', () => (clearTimeout(force), resolve()));
+      child.kill(signal);
+    });
+  }
+
+  /** Waits until every consumer group of the process has processed everything published. */
+  async drained(timeoutMs = 90_000): Promise<void> {
+    await waitFor(
+      () => fetch(`${this.url}/healthz`).then((r) => r.json() as Promise<{ lag: Record<string, number> }>, () => ({ lag: {} })),
+      (h) => Object.keys(h.lag).length >= 2 && Object.values(h.lag).every((n) => n === 0),
+      timeoutMs,
+      'the pipeline to drain',
+    );
+  }
+}
+
+export interface Answer {
+  at: number;
+  status: number; // 0: no answer (connection refused, reset, or the client's own timeout)
+  ms: number;
+  retryAfter: string | null;
+  timedOut: boolean;
+}
+
+/**
+ * Browser-like clients: batches of events with client ids from `workers` loops; a batch that is
+ * not answered 200 is sent again later with the same ids (as the logger does). Every answer is
+ * recorded with its latency, so a test can say what was answered while the fault lasted.
+ */
+export class LoadClient {
+  readonly acked = new Set<string>();
+  readonly unacked = new Map<string, unknown[]>();
+  readonly answers: Answer[] = [];
+  private running = false;
+  private loops: Array<Promise<void>> = [];
+
+  constructor(private readonly url: string, private readonly clientTimeoutMs: number, private readonly batchSize = 5) {}
+
+  start(workers: number): void {
+    this.running = true;
+    this.loops = Array.from({ length: workers }, (_, w) => this.loop(w));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  /** Sends every batch not yet acknowledged again until each is answered 200. */
+  async retryUnacked(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.unacked.size > 0) {
+      if (Date.now() > deadline) throw new Error(`${this.unacked.size} batches still unacknowledged`);
+      for (const [key, events] of [...this.unacked]) await this.send(key, events);
+    }
+  }
+
+  answersBetween(from: number, to: number): Answer[] {
+    return this.answers.filter((a) => a.at >= from && a.at < to);
+  }
+
+  private async loop(worker: number): Promise<void> {
+    for (let i = 0; this.running; i++) {
+      const key = `w${worker}-${i}-${randomUUID().slice(0, 8)}`;
+      const events = Array.from({ length: this.batchSize }, (_, j) => ({
+        project: FAULT_PROJECT, origin: FAULT_ORIGIN, action: 'click', timestamp: Date.now(),
+        session_id: `s-w${worker}`, event_id: `${key}-${j}`, payload: { worker, i, j },
+      }));
+      const ok = await this.send(key, events);
+      if (!ok) await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private async send(key: string, events: unknown[]): Promise<boolean> {
+    const started = Date.now();
+    const answer: Answer = { at: started, status: 0, ms: 0, retryAfter: null, timedOut: false };
+    try {
+      const res = await fetch(`${this.url}/v1/event/batch`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events }),
+        signal: AbortSignal.timeout(this.clientTimeoutMs),
+      });
+      await res.text();
+      answer.status = res.status;
+      answer.retryAfter = res.headers.get('retry-after');
+    } catch (err) {
+      answer.timedOut = (err as Error).name === 'TimeoutError';
+    }
+    answer.ms = Date.now() - started;
+    this.answers.push(answer);
+    if (answer.status === 200) {
+      for (const e of events as Array<{ event_id: string }>) this.acked.add(e.event_id);
+      this.unacked.delete(key);
+      return true;
+    }
+    this.unacked.set(key, events);
+    return false;
+  }
+}
+
+export interface SetCheck {
+  acked: number;
+  stored: number;
+  lost: string[];
+  duplicates: number;
+  enriched: number;
+  enrichedDuplicates: number;
+  sessionEvents: number;
+  sessions: number;
+}
+
+/** What a user would check in the store afterwards: each acknowledged event once, raw, enriched and in one session. */
+export async function setCheck(config: Config, projectId: string, acked: Set<string>): Promise<SetCheck> {
+  const adapters = await openAdapters(config, createLogger('fault-check', 'error'));
+  try {
+    const raw = await adapters.store.events.listRaw(projectId, { limit: 1_000_000 });
+    const enriched = await adapters.store.events.listEnriched(projectId, { limit: 1_000_000 });
+    const sessions = await adapters.store.sessions.list(projectId, { limit: 1000 });
+    const storedIds = new Set(raw.map((e) => e.event_id));
+    return {
+      acked: acked.size,
+      stored: storedIds.size,
+      lost: [...acked].filter((id) => !storedIds.has(id)),
+      duplicates: raw.length - storedIds.size,
+      enriched: new Set(enriched.map((e) => e.event_id)).size,
+      enrichedDuplicates: enriched.length - new Set(enriched.map((e) => e.event_id)).size,
+      sessionEvents: sessions.reduce((n, s) => n + s.event_count, 0),
+      sessions: sessions.length,
+    };
+  } finally {
+    await adapters.close();
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
