@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { requireEngine } from '@spoor/testkit';
-import { LoadClient, setCheck, sleep, startFaultRig, type FaultRig } from '../support/fault-rig.js';
+import { setCheck, sleep, startFaultRig, type FaultRig } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
 // Issue 16, item 1 (docs/faults.md): the Kafka broker is killed for 10 s under load, then
@@ -26,7 +26,7 @@ describe('Faults: the Kafka broker stops for 10 s under load', function () {
     requireEngine(this, rig ? 'ok' : null, 'kafka mode engines');
     const { engine, spoor } = rig!;
     // The client gives up well after the bound: an answer slower than the bound is still seen.
-    const load = new LoadClient(spoor.url, ANSWER_BOUND_MS * 3);
+    const load = rig!.load(ANSWER_BOUND_MS * 3);
     load.start(6);
     await waitFor(async () => load.acked.size, (n) => n >= 300, 30_000, 'acknowledged events before the fault');
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '@spoor/config';
 import { createLogger } from '@spoor/log';
@@ -18,6 +19,8 @@ export type EngineName = 'kafka' | 'clickhouse' | 'redis';
 
 export interface FaultRig {
   engine: RestartableEngine;
+  /** A load client that the rig stops with itself, also when a test fails midway. */
+  load(clientTimeoutMs: number): LoadClient;
   spoor: SpoorProcess;
   config: Config;
   project: ProjectRecord;
@@ -59,12 +62,19 @@ export async function startFaultRig(owned: EngineName, extraEnv: Record<string, 
   await adapters.close();
   const spoor = new SpoorProcess(env, `http://127.0.0.1:${port}`);
   await spoor.start();
+  const loads: LoadClient[] = [];
   return {
     engine,
+    load(clientTimeoutMs) {
+      const client = new LoadClient(spoor.url, clientTimeoutMs);
+      loads.push(client);
+      return client;
+    },
     spoor,
     config,
     project,
     async stop() {
+      await Promise.all(loads.map((l) => l.stop()));
       await spoor.kill('SIGTERM');
       await engine.stop();
     },
@@ -77,7 +87,14 @@ export class SpoorProcess {
   constructor(readonly env: Record<string, string>, readonly url: string) {}
 
   async start(): Promise<void> {
-    this.child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    // Its stderr (the engines' clients log every refused connection during a fault) goes to a
+    // file in its data dir, not into the test report.
+    const log = openSync(join(this.env['SPOOR_DATA_DIR']!, 'spoor.stderr.log'), 'a');
+    try {
+      this.child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'ignore', log] });
+    } finally {
+      closeSync(log);
+    }
     await waitFor(() => fetch(`${this.url}/healthz`).then((r) => r.ok, () => false), (up) => up, 60_000, 'spoor to start');
   }
 

@@ -1,5 +1,5 @@
 // Turns an Authorization header into the account it speaks for, or an AuthError.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { StoreConflictError, type AccountRepository, type ApiKeyRepository, type TokenRevocationRepository } from '@spoor/store';
 import type { AccountRecord, ApiKeyScope } from '@spoor/schemas';
@@ -36,7 +36,18 @@ export interface AuthenticatorOptions {
   clock?: () => number;
 }
 
+/**
+ * How long an operator's credential, once accepted by this process, is still honoured while the
+ * store cannot answer (issue 16, docs/faults.md): the operator must be able to read
+ * /v1/status/health during a store outage, and the store is what checks accounts and revocations.
+ * Only on a store failure, never instead of a refusal; during the outage no revocation can be
+ * recorded anyway, so what it risks is a revocation made in the minutes before the outage.
+ */
+export const OPERATOR_STALE_IF_ERROR_MS = 5 * 60_000;
+const MAX_REMEMBERED_OPERATORS = 100;
+
 export class Authenticator {
+  readonly #operatorsSeen = new Map<string, { principal: Principal; at: number }>();
   readonly #accounts: AccountRepository;
   readonly #apiKeys: ApiKeyRepository;
   readonly #builtIn: BuiltInIssuer;
@@ -66,8 +77,27 @@ export class Authenticator {
    */
   async authenticate(authorizationHeader: string | undefined): Promise<Principal> {
     const credential = parseBearer(authorizationHeader);
-    if (credential.startsWith(API_KEY_PREFIX)) return this.#byApiKey(credential);
-    return this.#byToken(credential);
+    const key = createHash('sha256').update(credential).digest('hex');
+    try {
+      const principal = credential.startsWith(API_KEY_PREFIX) ? await this.#byApiKey(credential) : await this.#byToken(credential);
+      if (principal.operator) this.#rememberOperator(key, principal);
+      return principal;
+    } catch (err) {
+      if (err instanceof AuthError) {
+        this.#operatorsSeen.delete(key);
+        throw err;
+      }
+      const seen = this.#operatorsSeen.get(key);
+      const now = this.#clock();
+      if (seen && now - seen.at <= OPERATOR_STALE_IF_ERROR_MS && (seen.principal.token === null || seen.principal.token.expires_at > now)) return seen.principal;
+      throw err;
+    }
+  }
+
+  #rememberOperator(key: string, principal: Principal): void {
+    this.#operatorsSeen.delete(key);
+    if (this.#operatorsSeen.size >= MAX_REMEMBERED_OPERATORS) this.#operatorsSeen.delete(this.#operatorsSeen.keys().next().value!);
+    this.#operatorsSeen.set(key, { principal, at: this.#clock() });
   }
 
   /**
@@ -94,6 +124,7 @@ export class Authenticator {
    */
   async logout(principal: Principal): Promise<boolean> {
     if (principal.token === null) return false;
+    for (const [key, seen] of this.#operatorsSeen) if (seen.principal.token?.id === principal.token.id) this.#operatorsSeen.delete(key);
     await this.#revocations.revoke(principal.token);
     return true;
   }

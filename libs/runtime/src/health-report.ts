@@ -16,6 +16,25 @@ const sum = (beats: Heartbeat[], service: string, key: string, from: 'stats' | '
 const jobSum = (beats: Heartbeat[], key: string) =>
   beats.reduce((n, b) => n + Object.values(b.stats).reduce((m, c) => m + (c[key] ?? 0) + (c[`jobs_${key}`] ?? 0), 0), 0);
 
+/**
+ * The heartbeats last read from each store, for a report while the store cannot be read (issue 16):
+ * the services are then shown as they were at that read, not declared dead because the store is.
+ */
+const lastRead = new WeakMap<Store, { at: number; beats: Heartbeat[] }>();
+
+async function readHeartbeats(store: Store, now: number): Promise<{ at: number; beats: Heartbeat[]; error: string | null }> {
+  try {
+    // Only the retention window, newest first: heartbeats the hourly purge has not reached yet
+    // cannot crowd live instances out of the limit.
+    const records: Array<StoredRecord<Heartbeat>> = await store.records.list<Heartbeat>(HEARTBEAT_KIND, '', { from: now - HEARTBEAT_RETENTION_MS, limit: 1000 });
+    const read = { at: now, beats: records.map((r) => r.data) };
+    lastRead.set(store, read);
+    return { ...read, error: null };
+  } catch (err) {
+    return { ...(lastRead.get(store) ?? { at: now, beats: [] }), error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 export interface HealthReportDeps {
   store: Store;
   bus: Bus;
@@ -27,20 +46,22 @@ export interface HealthReportDeps {
  * The pipeline's health from every instance's latest heartbeat (libs/runtime/heartbeat.ts), the
  * bus' consumer lag and the store's size. `problems` says in words what is wrong; the status is
  * `down` when no ingest instance is alive (events are being lost), `degraded` when any problem
- * is listed, `ok` otherwise.
+ * is listed, `ok` otherwise. A store that cannot be read is itself a problem (issue 16): the report
+ * still answers, from the bus and the heartbeats last read, with status `degraded`.
  */
 export async function buildHealthReport(deps: HealthReportDeps): Promise<HealthReport> {
   const now = deps.clock();
-  // Only the retention window, newest first: heartbeats the hourly purge has not reached yet
-  // cannot crowd live instances out of the limit.
-  const records: Array<StoredRecord<Heartbeat>> = await deps.store.records.list<Heartbeat>(HEARTBEAT_KIND, '', { from: now - HEARTBEAT_RETENTION_MS, limit: 1000 });
-  const all = records.map((r) => r.data);
-  const alive = all.filter((b) => now - b.at <= MISSED_BEATS * b.every_ms);
+  const read = await readHeartbeats(deps.store, now);
+  const all = read.beats;
+  // Judged at the last read that worked: while the store is away, no heartbeat can be written.
+  const alive = all.filter((b) => read.at - b.at <= MISSED_BEATS * b.every_ms);
   const problems: string[] = [];
+  const storeDown = read.error === null ? null : `the store (${deps.store.kind}) cannot be read: ${read.error}; consumers are retrying their batches and their lag grows until it is back`;
+  if (storeDown) problems.push(storeDown);
   const services = SERVICE_NAMES.map((name) => {
     const instances = all.filter((b) => b.services.includes(name)).map((b) => ({ instance: b.instance, alive: alive.includes(b), last_seen: b.at, started_at: b.started_at, version: b.version }));
     const up = instances.some((i) => i.alive);
-    if (!up) problems.push(instances.length ? `no live ${name} instance (last seen ${new Date(Math.max(...instances.map((i) => i.last_seen))).toISOString()})` : `no ${name} instance has reported`);
+    if (!up && !storeDown) problems.push(instances.length ? `no live ${name} instance (last seen ${new Date(Math.max(...instances.map((i) => i.last_seen))).toISOString()})` : `no ${name} instance has reported`);
     return { name, alive: up, instances };
   });
   const groups = new Map(alive.flatMap((b) => b.consumes).map((c) => [`${c.topic}\n${c.group}`, c]));
@@ -51,7 +72,8 @@ export async function buildHealthReport(deps: HealthReportDeps): Promise<HealthR
   }
   const failures = sum(alive, 'ingest', 'publish_failures', 'rates');
   if (failures > 0) problems.push(`ingest fails to publish to the bus (${failures} per second)`);
-  const ingestUp = services.find((s) => s.name === 'ingest')!.alive;
+  // Without the store, whether ingest is alive is unknown: degraded, not down.
+  const ingestUp = storeDown !== null || services.find((s) => s.name === 'ingest')!.alive;
   return {
     status: !ingestUp ? 'down' : problems.length ? 'degraded' : 'ok',
     version: deps.version,
@@ -66,7 +88,7 @@ export async function buildHealthReport(deps: HealthReportDeps): Promise<HealthR
     },
     lag: lag.sort((a, b) => (a.topic + a.group < b.topic + b.group ? -1 : 1)),
     jobs: { started_total: jobSum(alive, 'started'), succeeded_total: jobSum(alive, 'succeeded'), failed_total: jobSum(alive, 'failed') },
-    storage: { kind: deps.store.kind, size_bytes: await deps.store.sizeBytes() },
+    storage: { kind: deps.store.kind, size_bytes: await deps.store.sizeBytes().catch(() => -1) },
     problems,
   };
 }

@@ -58,14 +58,35 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
       for (const { topic, group, lag } of lags) this.set({ topic, consumergroup: group }, lag);
     },
   });
+  let storeUp = 1;
+  new Gauge({
+    name: 'spoor_store_up',
+    help: 'Whether the store (ClickHouse or DuckDB) answered a query at this scrape: 1 yes, 0 no (issue 16: consumers pause and retry while it is 0)',
+    registers: [registry],
+    collect() {
+      this.set(storeUp);
+    },
+  });
   const router = Router();
   router.get('/metrics', async (_req, res) => {
     const read: GroupLag[] = [];
     for (const { running } of services()) {
-      for (const c of running.consumes ?? []) read.push({ ...c, lag: await adapters.bus.lag(c.topic, c.group) });
+      // -1: the lag could not be read (the bus is away), as in /v1/status/health.
+      for (const c of running.consumes ?? []) read.push({ ...c, lag: await adapters.bus.lag(c.topic, c.group).catch(() => -1) });
     }
     lags = read;
+    storeUp = (await answersWithin(adapters.store.sizeBytes(), 2_000)) ? 1 : 0;
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
   });
   return router;
+}
+
+/** Whether `query` resolved within `ms` (a store that hangs counts as down for this scrape). */
+function answersWithin(query: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  return Promise.race([query.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
 }

@@ -8,7 +8,8 @@ interface Cached {
 
 /**
  * Project lookups for the ingest hot path, cached briefly: a registration made by the gateway
- * (another process in split mode) becomes visible within `missTtlMs`.
+ * (another process in split mode) becomes visible within `missTtlMs`. A project found before is
+ * still served from the cache while the store cannot answer.
  */
 export class ProjectResolver {
   private readonly cache = new Map<string, Cached>();
@@ -32,7 +33,15 @@ export class ProjectResolver {
     const now = this.clock();
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
-    const value = await load();
+    let value: Cached['value'];
+    try {
+      value = await load();
+    } catch (err) {
+      // Stale if error (issue 16): while the store is away, a project known a moment ago is still
+      // known, so ingest keeps accepting (Kafka holds the events) instead of failing every request.
+      if (hit && (Array.isArray(hit.value) ? hit.value.length > 0 : hit.value !== null)) return hit.value;
+      throw err;
+    }
     const found = Array.isArray(value) ? value.length > 0 : value !== null;
     if (this.cache.size > 50_000) this.cache.clear();
     this.cache.set(key, { value, expiresAt: now + (found ? this.hitTtlMs : this.missTtlMs) });
