@@ -59,5 +59,15 @@ export function memoryRateCounter(opts: RateCounterOptions): RateCounter {
  */
 export function redisRateCounter(redis: Redis, opts: RateCounterOptions): RateCounter {
   const insuranceLimiter = new RateLimiterMemory({ keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSec });
-  return rateCounterOn(new RateLimiterRedis({ storeClient: redis, keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSec, insuranceLimiter }));
+  const shared = rateCounterOn(new RateLimiterRedis({ storeClient: redis, keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSec, insuranceLimiter }));
+  const local = rateCounterOn(insuranceLimiter);
+  // While Redis is not connected, go to the insurance counter at once (issue 16): ioredis would
+  // queue the command until its reconnect attempts give up, seconds later, holding every request.
+  const pick = () => (redis.status === 'ready' ? shared : local);
+  return {
+    consume: (key, points) => pick().consume(key, points),
+    spent: (key) => pick().spent(key),
+    block: (key, seconds) => pick().block(key, seconds),
+    reset: (key) => pick().reset(key),
+  };
 }
