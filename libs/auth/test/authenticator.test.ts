@@ -122,6 +122,32 @@ describe('Authenticator', function () {
     });
   });
 
+  describe('while the store cannot answer (issue 16)', function () {
+    it('honours an operator credential it accepted within the last 5 minutes, and nothing else', async () => {
+      const repos = inMemoryRepositories();
+      let now = Date.now();
+      const builtIn = new BuiltInIssuer({ ...repos, issuerUrl: 'http://spoor.test:8080' });
+      const authenticator = new Authenticator({ ...repos, builtIn, adminEmails: ['ops@example.com'], clock: () => now });
+      const ops = await builtIn.signup('ops@example.com', 'correct horse battery');
+      const user = await builtIn.signup('user@example.com', 'correct horse battery');
+      const opsKey = (await new ApiKeyService(repos.apiKeys).create(ops.account_id, 'op', 'operator')).api_key;
+      for (const credential of [ops.id_token, user.id_token, opsKey]) await authenticator.authenticate(`Bearer ${credential}`);
+      // The fault: every account read fails as a store that is away does.
+      const get = repos.accounts.get.bind(repos.accounts);
+      repos.accounts.get = async () => { throw new Error('connect ECONNREFUSED'); };
+      expect(await authenticator.authenticate(`Bearer ${ops.id_token}`)).to.include({ account_id: ops.account_id, operator: true });
+      expect(await authenticator.authenticate(`Bearer ${opsKey}`)).to.include({ operator: true, via: 'api_key' });
+      let failed: unknown = null;
+      await authenticator.authenticate(`Bearer ${user.id_token}`).catch((err: unknown) => (failed = err));
+      expect(String(failed), 'a non-operator gets the store failure as before').to.match(/ECONNREFUSED/);
+      now += 5 * 60_000 + 1;
+      failed = null;
+      await authenticator.authenticate(`Bearer ${opsKey}`).catch((err: unknown) => (failed = err));
+      expect(String(failed), 'not past the window').to.match(/ECONNREFUSED/);
+      repos.accounts.get = get;
+    });
+  });
+
   it('logout with an API key revokes nothing', async () => {
     const { authenticator, builtIn, keys, repos } = setup();
     const { account_id } = await builtIn.signup('k@example.com', 'correct horse battery');

@@ -47,6 +47,29 @@ describe('buildHealthReport', function () {
     expect(r.problems).to.include('no enricher instance has reported');
   });
 
+  it('answers degraded, with the services as last read, while the store cannot be read (issue 16)', async () => {
+    const all = ['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway'];
+    await put(beat('a', all, now - 1_000));
+    expect((await buildHealthReport({ store: adapters.store, bus: adapters.bus, clock, version: 'v9' })).status).to.equal('ok');
+    // The fault: the store's reads fail as a ClickHouse that is away does (the same store object,
+    // as the gateway keeps it).
+    const store = adapters.store;
+    const { records, sizeBytes } = { records: store.records.list, sizeBytes: store.sizeBytes };
+    const refuse = async (): Promise<never> => { throw new Error('connect ECONNREFUSED'); };
+    store.records.list = refuse;
+    store.sizeBytes = refuse;
+    const failing = store;
+    const later = () => now + 120_000; // past three heartbeat intervals: no heartbeat could be written
+    const r = await buildHealthReport({ store: failing, bus: adapters.bus, clock: later, version: 'v9' });
+    expect(r.status).to.equal('degraded');
+    expect(r.problems).to.have.length(1);
+    expect(r.problems[0]).to.match(/^the store \(duckdb\) cannot be read: connect ECONNREFUSED/);
+    expect(r.services.every((s) => s.alive), 'not declared dead because the store is').to.equal(true);
+    expect(r.storage.size_bytes).to.equal(-1);
+    store.records.list = records;
+    store.sizeBytes = sizeBytes;
+  });
+
   it('is degraded when a consumer group lags or ingest cannot publish', async () => {
     const topic = `lagging-${Date.now()}`;
     const batch = Array.from({ length: 1000 }, (_, i) => ({ key: String(i), value: 'x' }));
