@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '@spoor/config';
 import { createLogger } from '@spoor/log';
@@ -40,26 +41,10 @@ export async function startFaultRig(owned: EngineName, extraEnv: Record<string, 
     await engine.stop();
     return null;
   }
-  const run = randomUUID().replace(/-/g, '').slice(0, 10);
   const port = await freePort();
-  const env: Record<string, string> = {
-    SPOOR_DATA_DIR: await makeTempDir('faults'),
-    SPOOR_PORT: String(port),
-    SPOOR_LOG_LEVEL: 'error',
-    SPOOR_KAFKA_BROKERS: brokers,
-    SPOOR_CLICKHOUSE_URL: clickhouse,
-    SPOOR_CLICKHOUSE_DATABASE: `spoor_${run}`,
-    SPOOR_REDIS_URL: redis,
-    SPOOR_TOPIC_PREFIX: `t${run}.`,
-    // Load from one address: the per-address limit is not what these tests are about.
-    SPOOR_RATE_INGEST_IP: '0',
-    SPOOR_RATE_INGEST_PROJECT: '0',
-    ...extraEnv,
-  };
+  const env = { ...(await deploymentEnv(brokers, clickhouse, redis)), SPOOR_PORT: String(port), ...extraEnv };
   const config = loadConfig(env);
-  const adapters = await openAdapters(config, createLogger('fault-rig', 'error'));
-  const project = await registerProject(adapters.store, FAULT_ORIGIN, FAULT_PROJECT);
-  await adapters.close();
+  const project = await registerFaultProject(config);
   const spoor = new SpoorProcess(env, `http://127.0.0.1:${port}`);
   await spoor.start();
   const loads: LoadClient[] = [];
@@ -81,7 +66,35 @@ export async function startFaultRig(owned: EngineName, extraEnv: Record<string, 
   };
 }
 
-/** The all-in-one process in a child: what an operator runs, with its own event loop. */
+/** One deployment's environment on these engines: a fresh topic prefix and database. */
+export async function deploymentEnv(brokers: string, clickhouse: string, redis: string): Promise<Record<string, string>> {
+  const run = randomUUID().replace(/-/g, '').slice(0, 10);
+  return {
+    SPOOR_DATA_DIR: await makeTempDir('faults'),
+    SPOOR_PORT: '0',
+    SPOOR_LOG_LEVEL: 'error',
+    SPOOR_KAFKA_BROKERS: brokers,
+    SPOOR_CLICKHOUSE_URL: clickhouse,
+    SPOOR_CLICKHOUSE_DATABASE: `spoor_${run}`,
+    SPOOR_REDIS_URL: redis,
+    SPOOR_TOPIC_PREFIX: `t${run}.`,
+    // Load from one address: the per-address limit is not what these tests are about.
+    SPOOR_RATE_INGEST_IP: '0',
+    SPOOR_RATE_INGEST_PROJECT: '0',
+  };
+}
+
+/** Registers the fault tests' project through the store, before any Spoor process starts. */
+export async function registerFaultProject(config: Config): Promise<ProjectRecord> {
+  const adapters = await openAdapters(config, createLogger('fault-rig', 'error'));
+  try {
+    return await registerProject(adapters.store, FAULT_ORIGIN, FAULT_PROJECT);
+  } finally {
+    await adapters.close();
+  }
+}
+
+/** A Spoor process in a child (all-in-one, or the services SPOOR_SERVICES names), with its own event loop. */
 export class SpoorProcess {
   private child: ChildProcess | null = null;
   constructor(readonly env: Record<string, string>, readonly url: string) {}
@@ -91,11 +104,22 @@ export class SpoorProcess {
     // file in its data dir, not into the test report.
     const log = openSync(join(this.env['SPOOR_DATA_DIR']!, 'spoor.stderr.log'), 'a');
     try {
-      this.child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'ignore', log] });
+      this.child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', log, log] });
     } finally {
       closeSync(log);
     }
     await waitFor(() => fetch(`${this.url}/healthz`).then((r) => r.ok, () => false), (up) => up, 60_000, 'spoor to start');
+  }
+
+  /** The end of its stderr (its JSON log lines), for a failure message. */
+  async logTail(lines = 15): Promise<string> {
+    const text = await readFile(join(this.env['SPOOR_DATA_DIR']!, 'spoor.stderr.log'), 'utf8').catch(() => '');
+    return text.trimEnd().split('\n').slice(-lines).map((l) => l.slice(0, 400)).join('\n');
+  }
+
+  /** Its /healthz body (lag per group, counters), or the error. */
+  async healthz(): Promise<unknown> {
+    return fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.json(), (err: Error) => err.message);
   }
 
   kill(signal: NodeJS.Signals): Promise<void> {
@@ -140,7 +164,8 @@ export class LoadClient {
   private running = false;
   private loops: Array<Promise<void>> = [];
 
-  constructor(private readonly url: string, private readonly clientTimeoutMs: number, private readonly batchSize = 5) {}
+  /** `prefix` names the clients (`<prefix><n>`), their event ids and sessions (`s-<prefix><n>`). */
+  constructor(private readonly url: string, private readonly clientTimeoutMs: number, private readonly batchSize = 5, private readonly prefix = 'w') {}
 
   start(workers: number): void {
     this.running = true;
@@ -167,10 +192,10 @@ export class LoadClient {
 
   private async loop(worker: number): Promise<void> {
     for (let i = 0; this.running; i++) {
-      const key = `w${worker}-${i}-${randomUUID().slice(0, 8)}`;
+      const key = `${this.prefix}${worker}-${i}-${randomUUID().slice(0, 8)}`;
       const events = Array.from({ length: this.batchSize }, (_, j) => ({
         project: FAULT_PROJECT, origin: FAULT_ORIGIN, action: 'click', timestamp: Date.now(),
-        session_id: `s-w${worker}`, event_id: `${key}-${j}`, payload: { worker, i, j },
+        session_id: `s-${this.prefix}${worker}`, event_id: `${key}-${j}`, payload: { worker, i, j },
       }));
       const ok = await this.send(key, events);
       if (!ok) await new Promise((r) => setTimeout(r, 50));

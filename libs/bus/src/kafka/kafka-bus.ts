@@ -105,7 +105,30 @@ export class KafkaBus implements Bus {
     await this.admin.disconnect();
   }
 
+  /**
+   * One produce request per ~MAX_REQUEST_BYTES, in order (a key's messages stay in order). The
+   * broker refuses a partition's record batch over `message.max.bytes` (1 MiB by default) with
+   * MESSAGE_TOO_LARGE, which kafkajs does not retry: a consumer passing on a large slice (the
+   * enricher, up to 5,000 events, after a backlog: a rebalance, a store outage) then failed the
+   * same slice forever (issue 16, found by test/faults/rebalance.test.ts).
+   */
   private async send(items: Addressed[]): Promise<void> {
+    let start = 0;
+    while (start < items.length) {
+      let end = start;
+      let bytes = 0;
+      while (end < items.length) {
+        const size = messageBytes(items[end]!);
+        if (end > start && bytes + size > MAX_REQUEST_BYTES) break;
+        bytes += size;
+        end++;
+      }
+      await this.sendRequest(items.slice(start, end));
+      start = end;
+    }
+  }
+
+  private async sendRequest(items: Addressed[]): Promise<void> {
     const byTopic = new Map<string, OutgoingMessage[]>();
     for (const { topic, key, value } of items) {
       let list = byTopic.get(topic);
@@ -144,6 +167,14 @@ export class KafkaBus implements Bus {
     return done;
   }
 }
+
+/**
+ * Bytes of keys and values per produce request: below the broker's default `message.max.bytes`
+ * (1 MiB) for one partition's batch even when every message of the request goes to one partition,
+ * with room for record overhead (~70 bytes a record).
+ */
+const MAX_REQUEST_BYTES = 768 * 1024;
+const messageBytes = (m: OutgoingMessage) => Buffer.byteLength(m.value) + Buffer.byteLength(m.key) + 80;
 
 function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
