@@ -162,13 +162,22 @@ export class LoadClient {
   readonly unacked = new Map<string, unknown[]>();
   readonly answers: Answer[] = [];
   private running = false;
+  private pauseMs = 0;
+  private inOrder = false;
   private loops: Array<Promise<void>> = [];
 
   /** `prefix` names the clients (`<prefix><n>`), their event ids and sessions (`s-<prefix><n>`). */
   constructor(private readonly url: string, private readonly clientTimeoutMs: number, private readonly batchSize = 5, private readonly prefix = 'w') {}
 
-  start(workers: number): void {
+  /**
+   * `pauseMs`: wait after each batch (0: send the next at once). `inOrder`: as the browser logger
+   * does (docs/logger.md, Delivery), a refused batch is retried with back-off before the client
+   * sends anything newer; otherwise it moves on and the refused batch waits for retryUnacked().
+   */
+  start(workers: number, pauseMs = 0, inOrder = false): void {
     this.running = true;
+    this.pauseMs = pauseMs;
+    this.inOrder = inOrder;
     this.loops = Array.from({ length: workers }, (_, w) => this.loop(w));
   }
 
@@ -197,8 +206,12 @@ export class LoadClient {
         project: FAULT_PROJECT, origin: FAULT_ORIGIN, action: 'click', timestamp: Date.now(),
         session_id: `s-${this.prefix}${worker}`, event_id: `${key}-${j}`, payload: { worker, i, j },
       }));
-      const ok = await this.send(key, events);
-      if (!ok) await new Promise((r) => setTimeout(r, 50));
+      let ok = await this.send(key, events);
+      for (let attempt = 0; !ok && this.inOrder && this.running; attempt++) {
+        await new Promise((r) => setTimeout(r, Math.min(2_000, 200 * 2 ** attempt)));
+        ok = await this.send(key, events);
+      }
+      if (!ok || this.pauseMs > 0) await new Promise((r) => setTimeout(r, Math.max(this.pauseMs, ok ? 0 : 50)));
     }
   }
 
