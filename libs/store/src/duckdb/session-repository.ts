@@ -4,7 +4,7 @@ import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import {
   SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
 } from '../session-row.js';
-import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection } from './duckdb-connection.js';
+import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   first_event_at: 'BIGINT', last_event_at: 'BIGINT', duration_ms: 'BIGINT', event_count: 'BIGINT',
@@ -17,7 +17,7 @@ const KEY = new Set(['project_id', 'session_id']);
 const SET = COLUMNS.filter(([n]) => !KEY.has(n)).map(([n]) => `${quote(n)} = excluded.${quote(n)}`).join(', ');
 
 export class DuckDbSessionRepository implements SessionRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async upsert(sessions: SessionState[]): Promise<void> {
     // Same rule as ClickHouse's ReplacingMergeTree(updated_at): the greatest updated_at wins,
