@@ -243,7 +243,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Session identifiers, newest first */
+        /** Session identifiers, newest first (with `include`, their tags, classification or whole summary) */
         get: operations["get_sessions"];
         put?: never;
         post?: never;
@@ -1174,6 +1174,7 @@ export interface components {
             /** @description count over every transition out of `from` */
             probability: number;
         };
+        /** @description Each session with its identifier, times and event count; more fields as `include` asks */
         SessionList: {
             sessions: {
                 session_id: string;
@@ -1187,8 +1188,63 @@ export interface components {
                  * @example 1732262400000
                  */
                 last_event_at: number;
+                duration_ms?: number;
                 event_count: number;
+                actions?: {
+                    [key: string]: number;
+                };
+                entry_url?: string | null;
+                exit_url?: string | null;
+                page_count?: number;
+                referrer?: string | null;
+                utm?: components["schemas"]["Utm"];
+                browser?: components["schemas"]["NameVersion"];
+                os?: components["schemas"]["NameVersion"];
+                device?: components["schemas"]["Device"];
+                geo?: components["schemas"]["Geo"];
+                attributes?: {
+                    [key: string]: unknown;
+                };
+                tags?: string[];
+                /** @description The classifier's latest verdict; null until the session was classified */
+                classification?: {
+                    rule_ids: string[];
+                    labels: string[];
+                    /**
+                     * @description Milliseconds since the Unix epoch, UTC
+                     * @example 1732262400000
+                     */
+                    classified_at: number;
+                } | null;
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                updated_at?: number;
             }[];
+        };
+        Utm: {
+            source: string | null;
+            medium: string | null;
+            campaign: string | null;
+            term: string | null;
+            content: string | null;
+        };
+        NameVersion: {
+            name: string | null;
+            version: string | null;
+        };
+        Device: {
+            type: string | null;
+            vendor: string | null;
+            model: string | null;
+        };
+        Geo: {
+            country: string | null;
+            region: string | null;
+            city: string | null;
+            latitude: number | null;
+            longitude: number | null;
         };
         SessionSummary: {
             session_id: string;
@@ -1235,29 +1291,6 @@ export interface components {
              * @example 1732262400000
              */
             updated_at: number;
-        };
-        Utm: {
-            source: string | null;
-            medium: string | null;
-            campaign: string | null;
-            term: string | null;
-            content: string | null;
-        };
-        NameVersion: {
-            name: string | null;
-            version: string | null;
-        };
-        Device: {
-            type: string | null;
-            vendor: string | null;
-            model: string | null;
-        };
-        Geo: {
-            country: string | null;
-            region: string | null;
-            city: string | null;
-            latitude: number | null;
-            longitude: number | null;
         };
         EnrichedEventList: {
             events: components["schemas"]["EnrichedEvent"][];
@@ -3056,6 +3089,8 @@ export interface operations {
                 /** @description Exclusive end, ms since the epoch */
                 window_end?: number;
                 limit?: number;
+                /** @description Comma-separated: `tags` and `classification` add those fields to each session, `summary` the whole summary (tags and classification included), as GET /v1/sessions/{session_id} answers it */
+                include?: string;
             };
             header?: never;
             path?: never;

@@ -1,7 +1,7 @@
 import type { SessionTag } from '@spoor/schemas';
 import type { ListQuery, TagRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
-import { TAG_COLUMNS, latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow } from '../tag-row.js';
+import { TAG_COLUMNS, latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow, rowToSessionTag } from '../tag-row.js';
 import type { DuckColumnType, DuckColumns, DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const TYPES: Record<string, DuckColumnType> = { tagged_at: 'BIGINT', removed: 'BOOLEAN', changed_at: 'BIGINT' };
@@ -48,6 +48,17 @@ export class DuckDbTagRepository implements TagRepository {
       [projectId, sessionId],
     );
     return rows.map(rowToTagSeen);
+  }
+
+  async ofSessions(projectId: string, sessionIds: string[]): Promise<Array<{ session_id: string; tag: string; last_seen: number }>> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.reader.all(
+      `SELECT session_id, tag, max(tagged_at) AS last_seen FROM session_tag_facts
+       WHERE project_id = $1 AND session_id IN (SELECT unnest($2)) AND NOT removed
+       GROUP BY session_id, tag ORDER BY session_id, last_seen DESC, tag`,
+      [projectId, sessionIds],
+    );
+    return rows.map(rowToSessionTag);
   }
 
   async sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>> {
