@@ -2701,8 +2701,8 @@ export interface operations {
                 origin: string;
                 /** @description Project identifier, a slash-separated path */
                 project: string;
-                /** @description The project identifier again, to confirm the deletion */
-                confirm: string;
+                /** @description Required: the project identifier again, to confirm the deletion */
+                confirm?: string;
             };
             header?: never;
             path?: never;

@@ -49,5 +49,7 @@ export interface ExportResult {
  * scripted call cannot delete a project by accident (GitHub's "type the name to confirm").
  */
 export const DeleteProjectQuery = ScopeQuery.extend({
-  confirm: z.string().min(1).max(200).openapi({ description: 'The project identifier again, to confirm the deletion' }),
+  // Checked after the project is found (a 422 without it), so that a project of nobody answers
+  // 404 as every scoped operation does, whatever else the request holds.
+  confirm: z.string().max(200).optional().openapi({ description: 'Required: the project identifier again, to confirm the deletion' }),
 }).openapi('DeleteProjectQuery');

@@ -67,11 +67,12 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
   });
 
   defineOperation(ctx, { method: 'delete', path: '/v1/projects', summary: 'Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier.', tag: 'data', auth: true, query: DeleteProjectQuery, response: JobQueued, failures: [404, 429, 503] }, async ({ query, principal }) => {
+    await ctx.limits?.spend('triggers_account', principal.account_id);
+    const project = await scopedProject(store, principal, query.origin, query.project);
+    if (query.confirm === undefined) throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
     if (query.confirm !== query.project) {
       throw errors.validation([{ loc: ['query', 'confirm'], msg: 'confirm must repeat the project identifier exactly', type: 'value_error', input: query.confirm }]);
     }
-    await ctx.limits?.spend('triggers_account', principal.account_id);
-    const project = await scopedProject(store, principal, query.origin, query.project);
     // The names stay in the job's request: after the job, no project record is left to show them.
     return dispatch(principal, project.project_id, 'project_deletion', { origin: project.origin, project: project.project });
   });
