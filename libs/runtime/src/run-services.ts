@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { buildVersion } from './build-version.js';
 import { healthRouter } from './health-router.js';
 import { startHeartbeats } from './heartbeat.js';
+import { LagSampler } from './lag-sampler.js';
 import { LocalHandoff } from './local-handoff.js';
 import { metricsRouter } from './metrics-router.js';
 import type { RunningService, ServiceModule } from './service-module.js';
@@ -34,8 +35,9 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
   const named = () => services.map((running, i) => ({ name: selected[i]!.name, running }));
+  const lagSampler = new LagSampler(adapters.bus, () => services.flatMap((s) => s.consumes ?? []), clock, config.lagSampleMs, logger);
   if (http) {
-    root.use(healthRouter(adapters, services, clock, () => started));
+    root.use(healthRouter(adapters, services, clock, () => started, lagSampler));
     root.use(metricsRouter(adapters, named));
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
@@ -51,6 +53,9 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   }
   // Fast routes open with the rest: until then express answers 503 for them too.
   for (const r of services.flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
+  // Ready with a first lag reading in hand, never with an empty one.
+  await lagSampler.refresh();
+  lagSampler.start();
   started = true;
   const heartbeats = startHeartbeats({
     store: adapters.store, clock, logger, everyMs: config.heartbeatMs, instance: `${hostname()}:${process.pid}:${clock()}`, version: buildVersion(),
@@ -66,6 +71,7 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
     stop: () =>
       (stopping ??= (async () => {
         await http?.close();
+        await lagSampler.stop();
         await heartbeats.stop();
         for (const s of [...services].reverse()) await s.stop();
         await adapters.close();

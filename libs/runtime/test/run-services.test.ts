@@ -78,7 +78,7 @@ describe('runServices', function () {
       const hold = new Promise<void>((r) => (unhold = r));
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'enricher', SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'error' });
+      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'enricher', SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '50' });
       const starting = runServices(config, [consumerModule(gate, hold)], createLogger('test', 'error'));
       let live: Response | null = null;
       for (let i = 0; i < 200 && !live; i++) live = await fetch(`${url}/livez`).catch(() => (new Promise((r) => setTimeout(r, 50)).then(() => null)));
@@ -97,6 +97,15 @@ describe('runServices', function () {
         expect(metrics).to.match(/^spoor_consumer_lag\{topic="probe\.events",group="probe-group"\} 3$/m);
         expect(metrics).to.match(/^kafka_consumergroup_lag\{topic="probe\.events",consumergroup="probe-group"\} 3$/m);
         expect(metrics).to.match(/^spoor_service_counter\{service="enricher",counter="enriched"\} 0$/m);
+        // /healthz answers from the background reading (every 50 ms here), which catches up.
+        const published = Date.now();
+        type Healthz = { lag: Record<string, number>; lag_sampled_at: number };
+        let seen: Healthz = { lag: {}, lag_sampled_at: 0 };
+        for (let i = 0; i < 100 && seen.lag_sampled_at <= published; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          seen = (await (await fetch(`${url}/healthz`)).json()) as Healthz;
+        }
+        expect(seen.lag).to.deep.equal({ 'probe.events/probe-group': 3 });
         expect((await fetch(`${url}/v1/anything`)).status).to.equal(404);
       } finally {
         unhold();

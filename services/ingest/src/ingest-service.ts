@@ -32,7 +32,9 @@ export class IngestService {
   private unsafeBuffer: RawEvent[] = [];
 
   constructor(private readonly deps: IngestDeps) {
-    if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 50).unref();
+    // Half a second of acknowledged events in memory: a SIGKILL then always finds some to lose
+    // (at 50 ms, a loaded machine sometimes killed the process just after a flush).
+    if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 500).unref();
   }
 
   async ingest(items: unknown[], facts: RequestFacts, prefix: (i: number) => Array<string | number>): Promise<IngestResult> {
