@@ -19,3 +19,5 @@ export * from './api/rules-api.js';
 export * from './api/outbound-api.js';
 export * from './api/health-api.js';
 export * from './outbound-records.js';
+export * from './api/data-api.js';
+export * from './kv-keys.js';

@@ -14,6 +14,7 @@ import type {
   SessionListItem,
   SessionState,
 } from '@spoor/schemas';
+import type { ExportRepository, ProjectErasure } from './data-ownership.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
 export interface TimeWindow {
@@ -295,6 +296,10 @@ export interface Store {
   readonly jobs: JobRepository;
   readonly analytics: AnalyticsRepository;
   readonly records: RecordRepository;
+  /** Export files written by the engine's own writer (issue 17, docs/data.md). */
+  readonly exports: ExportRepository;
+  /** Deletion of a project and everything it holds (issue 17). */
+  readonly erasure: ProjectErasure;
   /** Bytes the store takes on disk (DuckDB: the database file and its WAL; ClickHouse: active parts of the database). */
   sizeBytes(): Promise<number>;
   close(): Promise<void>;

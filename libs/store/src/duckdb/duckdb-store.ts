@@ -14,8 +14,10 @@
 // Batches go through the Appender into a TEMP staging table and one INSERT … SELECT (see
 // duckdb-connection.ts for the measurements). Every value is a bound parameter; the only SQL
 // text built at run time is from constant column lists.
+import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
 import { DuckDbAnalyticsRepository } from './analytics-repository.js';
@@ -25,6 +27,8 @@ import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
 import { DuckDbConnection, DuckDbReaderPool } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
+import { DuckDbExportRepository } from './export-repository.js';
+import { DuckDbProjectErasure } from './project-erasure.js';
 import { DuckDbJobRepository } from './job-repository.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
 import { DuckDbProjectRepository } from './project-repository.js';
@@ -44,6 +48,8 @@ export interface DuckDbStoreOptions {
   memoryLimit?: string;
   /** Reader connections (default 2: one query per core at a time). */
   readers?: number;
+  /** Where export files go (issue 17); default `exports` beside the database file. */
+  exportDir?: string;
 }
 
 const openPaths = new Set<string>();
@@ -63,6 +69,8 @@ export class DuckDbStore implements Store {
   readonly jobs: DuckDbJobRepository;
   readonly analytics: DuckDbAnalyticsRepository;
   readonly records: DuckDbRecordRepository;
+  readonly exports: DuckDbExportRepository;
+  readonly erasure: DuckDbProjectErasure;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -71,6 +79,7 @@ export class DuckDbStore implements Store {
     private readonly reader: DuckDbReaderPool,
     private readonly jobReader: DuckDbConnection,
     private readonly key: string | null,
+    exportDir: string,
   ) {
     this.projects = new DuckDbProjectRepository(writer, reader);
     this.events = new DuckDbEventRepository(writer, reader);
@@ -85,6 +94,8 @@ export class DuckDbStore implements Store {
     this.jobs = new DuckDbJobRepository(writer, reader);
     this.analytics = new DuckDbAnalyticsRepository(jobReader);
     this.records = new DuckDbRecordRepository(writer, reader);
+    this.exports = new DuckDbExportRepository(exportDir, () => instance.connect());
+    this.erasure = new DuckDbProjectErasure(writer, this.exports);
   }
 
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
@@ -104,7 +115,8 @@ export class DuckDbStore implements Store {
       const writer = new DuckDbConnection(await instance.connect());
       const readers = await Promise.all(Array.from({ length: Math.max(1, opts.readers ?? 2) }, async () => new DuckDbConnection(await instance.connect(), true)));
       const jobReader = new DuckDbConnection(await instance.connect(), true);
-      return new DuckDbStore(instance, writer, new DuckDbReaderPool(readers), jobReader, key);
+      const exportDir = opts.exportDir ?? (key !== null ? join(dirname(key), 'exports') : join(tmpdir(), `spoor-exports-${randomUUID()}`));
+      return new DuckDbStore(instance, writer, new DuckDbReaderPool(readers), jobReader, key, exportDir);
     } catch (err) {
       if (key !== null) openPaths.delete(key);
       instance.closeSync();
@@ -138,7 +150,7 @@ export class DuckDbStore implements Store {
   close(): Promise<void> {
     this.closed ??= (async () => {
       try {
-        await Promise.all([this.writer.close(), this.reader.close(), this.jobReader.close()]);
+        await Promise.all([this.writer.close(), this.reader.close(), this.jobReader.close(), this.exports.close()]);
         this.instance.closeSync();
       } finally {
         if (this.key !== null) openPaths.delete(this.key);
