@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { Adapters } from './adapters.js';
 import type { RunningService } from './service-module.js';
 
@@ -15,16 +15,15 @@ interface GroupLag {
 /**
  * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the process' own
  * figures (prom-client defaults), every service counter and the lag of each consumer group this
- * process runs. A registry per process: tests start several in one Node process.
+ * process runs, beside ProcessMetrics' histograms in the same registry (one per process: tests
+ * start several in one Node process).
  *
  * The lag is exported twice, read once per scrape: `spoor_consumer_lag{topic,group}`, and
  * `kafka_consumergroup_lag{topic,consumergroup}` — the name and labels of kafka_exporter, which
  * the KEDA Prometheus-scaler and prometheus-adapter examples query (issue 19; deploy/k8s). Each
  * copy of a consumer reports its whole group's lag, so aggregate with `max`, never `sum`.
  */
-export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>): Router {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>, registry: Registry): Router {
   let lags: GroupLag[] = [];
   new Gauge({
     name: 'spoor_service_counter',

@@ -1,3 +1,4 @@
+import type { ProcessMetrics } from './process-metrics.js';
 import type { Router } from 'express';
 import type { FastHandler } from '@spoor/http';
 import type { Config, ServiceName } from '@spoor/config';
@@ -20,6 +21,8 @@ export interface ServiceContext {
    * hands its output to `handoff.consumer(topic)` instead of publishing it.
    */
   handsOffTo(consumer: ServiceName): boolean;
+  /** This process' measurements (/metrics); job runners report finished jobs here. */
+  metrics: ProcessMetrics;
 }
 
 export interface RunningService {
