@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Adapters } from './adapters.js';
 import type { RunningService } from './service-module.js';
 
@@ -34,6 +34,18 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
       this.reset();
       for (const { name, running } of services()) {
         for (const [counter, value] of Object.entries(running.stats?.() ?? {})) this.set({ service: name, counter: metricName(counter) }, value);
+      }
+    },
+  });
+  new Counter({
+    name: 'spoor_events_dropped_total',
+    help: 'Events each service let go since this process started, by reason (@spoor/schemas DROP_REASONS)',
+    labelNames: ['service', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { name, running } of services()) {
+        for (const [reason, n] of Object.entries(running.drops?.() ?? {})) this.inc({ service: name, reason }, n ?? 0);
       }
     },
   });

@@ -64,7 +64,7 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   started = true;
   const heartbeats = startHeartbeats({
     store: adapters.store, clock, logger, everyMs: config.heartbeatMs, instance: `${hostname()}:${process.pid}:${clock()}`, version: buildVersion(),
-    sources: () => named().map(({ name, running }) => ({ name, stats: running.stats, consumes: running.consumes })),
+    sources: () => named().map(({ name, running }) => ({ name, stats: running.stats, drops: running.drops, consumes: running.consumes })),
   });
   await heartbeats.beat();
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });

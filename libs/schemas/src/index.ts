@@ -21,3 +21,4 @@ export * from './api/health-api.js';
 export * from './outbound-records.js';
 export * from './api/data-api.js';
 export * from './kv-keys.js';
+export * from './drop-reasons.js';
