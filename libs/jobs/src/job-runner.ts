@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { sleep, type BatchContext, type Bus, type DeliveredMessage, type Subscription } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/log';
-import type { JobCommand, JobKind, JobRecord } from '@spoor/schemas';
+import { kvKeys, type JobCommand, type JobKind, type JobRecord } from '@spoor/schemas';
 import type { JobRepository } from '@spoor/store';
 
 /** What a running job can report. */
@@ -51,7 +51,7 @@ export interface JobRunnerOptions {
   onFinished?: (job: JobRecord) => void;
 }
 
-const leaseKey = (jobId: string) => `job:lease:${jobId}`;
+const leaseKey = kvKeys.jobLease;
 const isFinished = (j: JobRecord) => j.status === 'succeeded' || j.status === 'failed';
 
 /**

@@ -96,7 +96,7 @@ export class EnricherService {
       else byKey.set(key, c);
     }
     const entries = [...byKey];
-    const passed = await this.deps.dedup.claim(entries.map(([key, c]) => ({ key, position: `${c.source}/${c.offset}` })));
+    const passed = await this.deps.dedup.claim(entries.map(([, c]) => ({ projectId: c.raw.project_id, eventId: c.raw.event_id, position: `${c.source}/${c.offset}` })));
     const out: Candidate[] = [];
     entries.forEach(([, c], i) => {
       if (passed[i]) out.push(c);

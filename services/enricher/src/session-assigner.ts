@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Kv } from '@spoor/kv';
-import { derivedSessionPrefix } from '@spoor/schemas';
+import { kvKeys, kvTtlMs } from '@spoor/schemas';
 
 /** Inactivity after which a derived session ends (DESIGN.md, Ingestion). */
 export const SESSION_GAP_MS = 30 * 60 * 1000;
-const STATE_TTL_MS = 2 * 60 * 60 * 1000;
+const STATE_TTL_MS = kvTtlMs.derivedSession;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 interface OpenSession {
@@ -23,7 +23,7 @@ export interface NeedsSession {
  * The KV key of a visitor's open derived session. The project id leads, so deleting a project
  * finds every key of it by prefix (issue 17; libs/schemas kv-keys.ts).
  */
-const openSessionKeyOf = (e: NeedsSession) => `${derivedSessionPrefix(e.draft.project_id)}${e.sessionKey}`;
+const openSessionKeyOf = (e: NeedsSession) => kvKeys.derivedSession(e.draft.project_id, e.sessionKey);
 
 /** The derived id: project, IP and user agent (in sessionKey), the UTC day, and when it began. */
 export function derivedSessionId(sessionKey: string, startedAt: number): string {
