@@ -1,6 +1,6 @@
 import { errors } from '@spoor/http';
 import type { Kv } from '@spoor/kv';
-import { parseRulesYaml, RulesCache, RuleTestBudgetError, testRules } from '@spoor/rules';
+import { parseRulesYaml, RuleTestBudgetError, RuleVersionConflict, saveRuleVersion, testRules, type RuleContent } from '@spoor/rules';
 import {
   CreateRuleRequest,
   RuleList,
@@ -14,7 +14,7 @@ import {
   type ProjectRecord,
   type RuleRecord,
 } from '@spoor/schemas';
-import { StoreConflictError, type Store } from '@spoor/store';
+import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
@@ -28,28 +28,13 @@ function publicRule(r: RuleRecord, p: ProjectRecord) {
 const OptionalScope = z.object({ origin: ScopeQuery.shape.origin.optional(), project: ScopeQuery.shape.project.optional() });
 
 export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () => number): void {
-  /** Writes the next version; two concurrent saves of one rule: the loser retries on top of the winner. */
-  async function saveVersion(project: ProjectRecord, principal: Principal, next: (prev: RuleRecord | null) => Omit<RuleRecord, 'version' | 'created_at' | 'updated_at' | 'updated_by' | 'project_id'>, ruleId: string) {
-    for (let attempt = 0; ; attempt++) {
-      const prev = await store.rules.get(project.project_id, ruleId);
-      const now = clock();
-      const rule: RuleRecord = {
-        ...next(prev),
-        project_id: project.project_id,
-        version: (prev?.version ?? 0) + 1,
-        created_at: prev?.created_at ?? now,
-        updated_at: Math.max(now, (prev?.updated_at ?? 0) + 1),
-        updated_by: principal.account_id,
-      };
-      try {
-        await store.rules.put(rule);
-      } catch (err) {
-        if (err instanceof StoreConflictError && attempt < 3) continue;
-        if (err instanceof StoreConflictError) throw errors.conflict('The rule was changed concurrently; try again');
-        throw err;
-      }
-      await RulesCache.changed(kv, project.project_id);
-      return rule;
+  /** The next version (libs/rules saveRuleVersion); saves that kept colliding answer 409. */
+  async function saveVersion(project: ProjectRecord, principal: Principal, next: (prev: RuleRecord | null) => RuleContent, ruleId: string) {
+    try {
+      return await saveRuleVersion({ rules: store.rules, kv, clock }, project.project_id, ruleId, principal.account_id, next);
+    } catch (err) {
+      if (err instanceof RuleVersionConflict) throw errors.conflict('The rule was changed concurrently; try again');
+      throw err;
     }
   }
 
