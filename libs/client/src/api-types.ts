@@ -2075,7 +2075,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description An account with this email already exists */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2084,7 +2084,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2177,7 +2186,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2248,7 +2266,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoggedOut"];
                 };
             };
-            /** @description Malformed JSON */
+            /** @description The credential is an API key, which DELETE /v1/users/apikey/{api_key_name} revokes */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2441,7 +2459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain), or a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or An API key with scope "operator" asked by a non-operator */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2450,7 +2468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description The account has a live API key of that name */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2459,7 +2477,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,6 +2550,15 @@ export interface operations {
                     "application/json": components["schemas"]["Deleted"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -2532,7 +2568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2727,7 +2763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2736,7 +2772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,7 +2781,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2829,7 +2874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2892,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3150,6 +3204,15 @@ export interface operations {
                     "application/json": components["schemas"]["SessionSummary"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3230,6 +3293,15 @@ export interface operations {
                     "application/json": components["schemas"]["EnrichedEventList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3239,7 +3311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3317,6 +3389,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionAttributes"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -3399,6 +3480,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3452,6 +3542,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagChange"];
                 };
             };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3461,7 +3560,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3479,7 +3578,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3551,6 +3659,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3560,7 +3677,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +3770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3743,7 +3860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3813,7 +3930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown project */
+            /** @description Unknown project (or one registered at several origins, sent without origin) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3822,7 +3939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Event over 32 KiB or body over 1 MiB */
+            /** @description Body over its size limit; or An event over 32 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3831,7 +3948,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not application/json or text/plain */
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3849,7 +3966,16 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Event bus unavailable; retry after Retry-After */
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3921,7 +4047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4011,7 +4137,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,6 +4448,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaggedSessions"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4451,6 +4586,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4460,7 +4604,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4631,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4557,6 +4710,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4612,6 +4774,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4621,7 +4792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4639,7 +4810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4709,6 +4880,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleVersions"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -4788,6 +4968,15 @@ export interface operations {
                     "application/json": components["schemas"]["RuleTestResult"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4797,7 +4986,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4806,7 +4995,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,6 +5079,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4890,7 +5097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4908,7 +5115,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4935,7 +5151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4992,6 +5208,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5001,7 +5226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5019,7 +5244,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5046,7 +5280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5103,6 +5337,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5112,7 +5355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5130,7 +5373,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5157,7 +5409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5214,6 +5466,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5223,7 +5484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5241,7 +5502,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5268,7 +5538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5325,6 +5595,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5334,7 +5613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5352,7 +5631,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5379,7 +5667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5432,6 +5720,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -5693,6 +5990,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5702,7 +6008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5720,7 +6026,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5789,6 +6104,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5843,6 +6167,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5852,7 +6185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5982,6 +6315,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5991,7 +6333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6009,7 +6351,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6078,6 +6429,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6132,6 +6492,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6141,7 +6510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6271,6 +6640,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6280,7 +6658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6298,7 +6676,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6367,6 +6754,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6421,6 +6817,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6430,7 +6835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6560,6 +6965,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6569,7 +6983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6587,7 +7001,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6656,6 +7079,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6710,6 +7142,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6719,7 +7160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6798,6 +7239,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6807,7 +7257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6825,7 +7275,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6895,6 +7354,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -6979,7 +7447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7056,7 +7524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7141,7 +7609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown project */
+            /** @description Unknown project (or one registered at several origins, sent without origin) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7150,7 +7618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Event over 32 KiB or body over 1 MiB */
+            /** @description Body over its size limit; or An event over 32 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7159,7 +7627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not application/json or text/plain */
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7177,7 +7645,16 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Event bus unavailable; retry after Retry-After */
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -19,3 +19,6 @@ export * from './api/rules-api.js';
 export * from './api/outbound-api.js';
 export * from './api/health-api.js';
 export * from './outbound-records.js';
+export * from './api/error-catalogue.js';
+export * from './api/operation.js';
+export * from './api/ingest-api.js';
