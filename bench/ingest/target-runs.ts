@@ -45,8 +45,8 @@ export async function runBaseline(options: BenchOptions): Promise<TargetResult> 
 
 /**
  * One event through the real endpoint before the load, so a rejected body fails at once,
- * legibly. /healthz answers while services still start (the rest answers 503 with
- * Retry-After): the probe waits through those.
+ * legibly. /healthz answers 200 once every service started (readiness); a 503 with Retry-After
+ * is still waited through.
  */
 async function probeEvent(url: string, deadline = Date.now() + 120_000): Promise<void> {
   for (;;) {

@@ -41,25 +41,12 @@ export interface ModeResult {
   server?: { peakRssMiB: number; errorLogLines: number; firstErrors: string[] };
 }
 
-/** Consumers of the default service set; each shows its group in /healthz once started. */
-const CONSUMER_GROUP_SUFFIXES = ['enricher', 'sessionizer'];
-
 /**
- * The process listens (and answers /healthz) before its services have started and mounted their
- * routes, and installs its SIGTERM handler only after the last one (libs/runtime, runServices).
- * So: wait for the gateway's discovery document, then for every consumer to show its group in
- * /healthz; a stop before that would kill the process instead of closing the store.
+ * /healthz answers 200 only once every service started, its routes mounted and its consumers
+ * joined their groups (readiness, docs/health.md); the SIGTERM handler is installed by then too.
  */
 async function waitUntilStarted(child: ServerChild, url: string): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  await child.waitUntilServing(`${url}/.well-known/openid-configuration`, START_TIMEOUT_MS);
-  while (Date.now() < deadline) {
-    const health = (await fetch(`${url}/healthz`).then((r) => r.json(), () => null)) as { lag?: Record<string, number> } | null;
-    const groups = Object.keys(health?.lag ?? {});
-    if (CONSUMER_GROUP_SUFFIXES.every((name) => groups.some((g) => g.endsWith(name)))) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${child.label}: the consumers (${CONSUMER_GROUP_SUFFIXES.join(', ')}) had not started ${START_TIMEOUT_MS} ms after spawn`);
+  await child.waitUntilServing(`${url}/healthz`, START_TIMEOUT_MS);
 }
 
 async function startServer(label: string, env: Record<string, string>, url: string): Promise<{ child: ServerChild; startMs: number }> {

@@ -4,7 +4,7 @@ import { EmbeddedBus } from './embedded/embedded-bus.js';
 import { KafkaBus } from './kafka/kafka-bus.js';
 
 export type BusOptions =
-  | { kind: 'kafka'; brokers: string[]; clientId: string; logger: Logger; partitions?: number }
+  | { kind: 'kafka'; brokers: string[]; clientId: string; logger: Logger; partitions?: number; replicationFactor?: number }
   | { kind: 'embedded'; dir: string; logger: Logger; fsync?: boolean };
 
 export function openBus(opts: BusOptions): Promise<Bus> {

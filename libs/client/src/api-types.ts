@@ -156,7 +156,8 @@ export interface paths {
         get: operations["get_projects"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier. */
+        delete: operations["delete_projects"];
         /** CORS preflight */
         options: operations["options_projects"];
         head?: never;
@@ -243,7 +244,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Session identifiers, newest first */
+        /** Session identifiers, newest first (with `include`, their tags, classification or whole summary) */
         get: operations["get_sessions"];
         put?: never;
         post?: never;
@@ -686,6 +687,42 @@ export interface paths {
         delete?: never;
         /** CORS preflight */
         options: operations["options_jobs"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result) */
+        post: operations["post_exports"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_exports"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{export_id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Downloads a finished export, streamed (for 24 hours after it was written; docs/data.md) */
+        get: operations["get_exports_export_id_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_exports_export_id_file"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1174,6 +1211,7 @@ export interface components {
             /** @description count over every transition out of `from` */
             probability: number;
         };
+        /** @description Each session with its identifier, times and event count; more fields as `include` asks */
         SessionList: {
             sessions: {
                 session_id: string;
@@ -1187,8 +1225,63 @@ export interface components {
                  * @example 1732262400000
                  */
                 last_event_at: number;
+                duration_ms?: number;
                 event_count: number;
+                actions?: {
+                    [key: string]: number;
+                };
+                entry_url?: string | null;
+                exit_url?: string | null;
+                page_count?: number;
+                referrer?: string | null;
+                utm?: components["schemas"]["Utm"];
+                browser?: components["schemas"]["NameVersion"];
+                os?: components["schemas"]["NameVersion"];
+                device?: components["schemas"]["Device"];
+                geo?: components["schemas"]["Geo"];
+                attributes?: {
+                    [key: string]: unknown;
+                };
+                tags?: string[];
+                /** @description The classifier's latest verdict; null until the session was classified */
+                classification?: {
+                    rule_ids: string[];
+                    labels: string[];
+                    /**
+                     * @description Milliseconds since the Unix epoch, UTC
+                     * @example 1732262400000
+                     */
+                    classified_at: number;
+                } | null;
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                updated_at?: number;
             }[];
+        };
+        Utm: {
+            source: string | null;
+            medium: string | null;
+            campaign: string | null;
+            term: string | null;
+            content: string | null;
+        };
+        NameVersion: {
+            name: string | null;
+            version: string | null;
+        };
+        Device: {
+            type: string | null;
+            vendor: string | null;
+            model: string | null;
+        };
+        Geo: {
+            country: string | null;
+            region: string | null;
+            city: string | null;
+            latitude: number | null;
+            longitude: number | null;
         };
         SessionSummary: {
             session_id: string;
@@ -1235,29 +1328,6 @@ export interface components {
              * @example 1732262400000
              */
             updated_at: number;
-        };
-        Utm: {
-            source: string | null;
-            medium: string | null;
-            campaign: string | null;
-            term: string | null;
-            content: string | null;
-        };
-        NameVersion: {
-            name: string | null;
-            version: string | null;
-        };
-        Device: {
-            type: string | null;
-            vendor: string | null;
-            model: string | null;
-        };
-        Geo: {
-            country: string | null;
-            region: string | null;
-            city: string | null;
-            latitude: number | null;
-            longitude: number | null;
         };
         EnrichedEventList: {
             events: components["schemas"]["EnrichedEvent"][];
@@ -1541,7 +1611,7 @@ export interface components {
         Job: {
             job_id: string;
             /** @enum {string} */
-            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill";
+            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill" | "export" | "project_deletion";
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed";
             origin: string;
@@ -1574,6 +1644,38 @@ export interface components {
         };
         JobList: {
             jobs: components["schemas"]["Job"][];
+        };
+        ExportRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /**
+             * @description Inclusive start, ms since the epoch
+             * @example 1732262400000
+             */
+            window_start?: number;
+            /**
+             * @description Exclusive end, ms since the epoch
+             * @example 1732262400000
+             */
+            window_end?: number;
+            /**
+             * @description Raw events, enriched events or session summaries
+             * @enum {string}
+             */
+            what: "events" | "enriched_events" | "sessions";
+            /**
+             * @description CSV with a header row, newline-delimited JSON, or Parquet
+             * @enum {string}
+             */
+            format: "csv" | "ndjson" | "parquet";
         };
         RecipientConfirmed: {
             /** @enum {boolean} */
@@ -1883,6 +1985,27 @@ export interface components {
             storage: {
                 kind: string;
                 size_bytes: number;
+            };
+            /** @description Events let go since each live process started, by reason (summed over instances); absent in snapshots from before it existed */
+            dropped?: {
+                /** @description ingest refused it with a 4xx: schema, size, timestamp or payload limits, an unknown or foreign project */
+                invalid: number;
+                /** @description ingest refused it with 429 (the client may retry) */
+                rate_limited: number;
+                /** @description ingest could not put it on the bus and answered 503 (the client retries) */
+                unavailable: number;
+                /** @description a bus message that is not an event Spoor wrote, or one that could not be enriched */
+                malformed: number;
+                /** @description an event_id seen before: stored once, counted once */
+                duplicate: number;
+                /** @description more than 24 h in the future (a producer writing to the bus directly) */
+                invalid_timestamp: number;
+                /** @description payload nesting beyond 32 levels (a producer writing to the bus directly) */
+                payload_too_deep: number;
+                /** @description a bot: stored as raw and enriched, kept out of sessions */
+                bot: number;
+                /** @description already counted in its session (a replay after a crash, or a late client retry) */
+                repeat: number;
             };
             problems: string[];
         };
@@ -2661,6 +2784,87 @@ export interface operations {
             };
         };
     };
+    delete_projects: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                /** @description Required: the project identifier again, to confirm the deletion */
+                confirm?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     options_projects: {
         parameters: {
             query?: never;
@@ -3110,6 +3314,8 @@ export interface operations {
                 /** @description Exclusive end, ms since the epoch */
                 window_end?: number;
                 limit?: number;
+                /** @description Comma-separated: `tags` and `classification` add those fields to each session, `summary` the whole summary (tags and classification included), as GET /v1/sessions/{session_id} answers it */
+                include?: string;
             };
             header?: never;
             path?: never;
@@ -5831,6 +6037,239 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_exports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The project's domain is not verified yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_exports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_exports_export_id_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The project's domain is not verified yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account; or The export expired (24 hours after it was written) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The export has not succeeded (queued, running or failed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_exports_export_id_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;

@@ -125,6 +125,20 @@ export const ConfigSchema = z.object({
    * the batch; `bus` publishes to the topics even then (a sessionizer elsewhere consumes them).
    */
   SPOOR_HANDOFF: optionalText.pipe(z.enum(['local', 'bus']).optional()).transform((v) => v ?? 'local'),
+  /**
+   * Partitions and replication factor of the topics Spoor creates at start-up (issue 19): the
+   * partition count caps how many copies of one consumer share a topic (KEDA's maxReplicaCount).
+   * Applied when a topic is created; an existing topic keeps its own (a warning says so).
+   * Replication 0 leaves it to the broker's `default.replication.factor`.
+   */
+  SPOOR_KAFKA_PARTITIONS: count(4, 1, 10_000),
+  SPOOR_KAFKA_REPLICATION_FACTOR: count(0, 0, 32),
+  /**
+   * A process whose services serve no HTTP routes (enricher, sessionizer, classifier, worker
+   * alone) listens on SPOOR_HOST:SPOOR_PORT anyway, for /healthz, /livez and /metrics
+   * (orchestrators' probes, Prometheus). Off by default: such a process opens no port.
+   */
+  SPOOR_HEALTH_HTTP: boolFlag,
   SPOOR_TOPIC_PREFIX: optionalText
     .transform((v) => v ?? 'spoor.')
     .refine((v) => /^[A-Za-z0-9._-]*$/.test(v), { message: 'expected letters, digits, dot, dash or underscore' }),
@@ -146,6 +160,7 @@ export const ConfigSchema = z.object({
   SPOOR_WORKER_TICK_MS: millis(5_000, 100, 600_000),
   /** How often each process records its liveness and counters for /v1/status/health. */
   SPOOR_HEARTBEAT_MS: millis(10_000, 100, 600_000),
+  SPOOR_LAG_SAMPLE_MS: millis(1000, 10, 60_000),
   /** How often one worker stores a health snapshot for /v1/status/health/history. */
   SPOOR_HEALTH_SNAPSHOT_MS: millis(60_000, 100, 3_600_000),
   // node:dns Resolver.setServers takes addresses, not names: an IP and a port.

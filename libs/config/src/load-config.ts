@@ -15,6 +15,12 @@ export interface Config {
   redisUrl: string | null;
   duckdbMemory: string;
   topicPrefix: string;
+  /** SPOOR_KAFKA_PARTITIONS: partitions of each topic Spoor creates. */
+  kafkaPartitions: number;
+  /** SPOOR_KAFKA_REPLICATION_FACTOR: replicas of each topic Spoor creates; null: the broker's default. */
+  kafkaReplicationFactor: number | null;
+  /** SPOOR_HEALTH_HTTP: listen for /healthz, /livez and /metrics even when no service serves routes. */
+  healthHttp: boolean;
   /** SPOOR_HANDOFF: co-located pipeline stages call each other (`local`) or go through the topics (`bus`). */
   handoff: 'local' | 'bus';
   trustProxy: boolean | number | string[];
@@ -31,6 +37,8 @@ export interface Config {
   workerTickMs: number;
   webhookRetryBaseMs: number;
   heartbeatMs: number;
+  /** How often each process reads its consumers' lag for /healthz (LagSampler). */
+  lagSampleMs: number;
   healthSnapshotMs: number;
   dnsServer: string | null;
   publicUrl: string | null;
@@ -106,6 +114,9 @@ function toConfig(p: Parsed): Config {
     redisUrl: p.SPOOR_REDIS_URL ?? null,
     duckdbMemory: p.SPOOR_DUCKDB_MEMORY,
     topicPrefix: p.SPOOR_TOPIC_PREFIX,
+    kafkaPartitions: p.SPOOR_KAFKA_PARTITIONS,
+    kafkaReplicationFactor: p.SPOOR_KAFKA_REPLICATION_FACTOR === 0 ? null : p.SPOOR_KAFKA_REPLICATION_FACTOR,
+    healthHttp: p.SPOOR_HEALTH_HTTP,
     handoff: p.SPOOR_HANDOFF,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,
@@ -120,6 +131,7 @@ function toConfig(p: Parsed): Config {
     workerTickMs: p.SPOOR_WORKER_TICK_MS,
     webhookRetryBaseMs: p.SPOOR_WEBHOOK_RETRY_BASE_MS,
     heartbeatMs: p.SPOOR_HEARTBEAT_MS,
+    lagSampleMs: p.SPOOR_LAG_SAMPLE_MS,
     healthSnapshotMs: p.SPOOR_HEALTH_SNAPSHOT_MS,
     dnsServer: p.SPOOR_DNS_SERVER ?? null,
     publicUrl: p.SPOOR_PUBLIC_URL ?? null,

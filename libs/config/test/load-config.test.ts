@@ -7,6 +7,7 @@ describe('loadConfig', () => {
     expect(c).to.include({ port: 8080, host: '127.0.0.1', dataDir: './data', ipMode: 'full', kafkaBrokers: null, clickhouseUrl: null, redisUrl: null });
     expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']);
     expect(c.adminEmails).to.deep.equal([]);
+    expect(c).to.include({ kafkaPartitions: 4, kafkaReplicationFactor: null, healthHttp: false });
   });
 
   it('reads SPOOR_ADMIN_EMAILS as a lowercased comma list without blanks or repeats', () => {
@@ -25,7 +26,11 @@ describe('loadConfig', () => {
       SPOOR_IP_MODE: 'hash',
       SPOOR_TRUST_PROXY: '2',
       SPOOR_DNS_SERVER: '127.0.0.1:5353',
+      SPOOR_KAFKA_PARTITIONS: '12',
+      SPOOR_KAFKA_REPLICATION_FACTOR: '3',
+      SPOOR_HEALTH_HTTP: 'true',
     });
+    expect(c).to.include({ kafkaPartitions: 12, kafkaReplicationFactor: 3, healthHttp: true });
     expect(c.services).to.deep.equal(['enricher', 'sessionizer']);
     expect(c.kafkaBrokers).to.deep.equal(['a:9092', 'b:9093']);
     expect(c).to.include({ port: 9000, clickhouseUrl: 'http://ch:8123', redisUrl: 'redis://r:6379', ipMode: 'hash', trustProxy: 2, dnsServer: '127.0.0.1:5353' });
@@ -42,6 +47,10 @@ describe('loadConfig', () => {
     ['SPOOR_DNS_SERVER', '127.0.0.1'],
     ['SPOOR_DNS_SERVER', 'dns.example:53'],
     ['SPOOR_UNSAFE_ACK_BEFORE_WRITE', 'maybe'],
+    ['SPOOR_KAFKA_PARTITIONS', '0'],
+    ['SPOOR_KAFKA_PARTITIONS', 'twelve'],
+    ['SPOOR_KAFKA_REPLICATION_FACTOR', '-1'],
+    ['SPOOR_HEALTH_HTTP', 'sometimes'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com,not-an-email'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com;root@example.com'],
   ];

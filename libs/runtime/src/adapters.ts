@@ -23,7 +23,14 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   const dataDir = resolve(config.dataDir);
   await secureDataDir(dataDir, logger);
   const bus = config.kafkaBrokers
-    ? await openBus({ kind: 'kafka', brokers: config.kafkaBrokers, clientId: `spoor-${config.services.join('-')}`, logger: logger.child('bus') })
+    ? await openBus({
+        kind: 'kafka',
+        brokers: config.kafkaBrokers,
+        clientId: `spoor-${config.services.join('-')}`,
+        logger: logger.child('bus'),
+        partitions: config.kafkaPartitions,
+        replicationFactor: config.kafkaReplicationFactor ?? undefined,
+      })
     : await openBus({ kind: 'embedded', dir: join(dataDir, 'bus'), logger: logger.child('bus') });
   const store = config.clickhouseUrl
     ? await openStore({ kind: 'clickhouse', url: config.clickhouseUrl, database: config.clickhouseDatabase })

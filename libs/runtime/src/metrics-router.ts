@@ -1,36 +1,31 @@
 import { Router } from 'express';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Adapters } from './adapters.js';
+import { nodeProcessRegistry } from './process-metrics.js';
 import type { RunningService } from './service-module.js';
 
 /** Prometheus names: letters, digits and underscores. */
 const metricName = (s: string) => s.replace(/[^a-zA-Z0-9_]/g, '_');
 
-/**
- * The Node process' own figures (prom-client defaults: CPU, memory, event loop, GC), collected
- * once per Node process. Each `collectDefaultMetrics` call starts a GC PerformanceObserver and an
- * event-loop monitor that are never stopped and hold their registry: with one per `runServices`,
- * every Spoor a test process started and stopped stayed reachable through its gauges' closures —
- * services, GeoIP buffers, DuckDB — and the test suite's mocha process grew to 7 GB (issue 20).
- */
-let processRegistry: Registry | null = null;
-function processMetrics(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
-  return processRegistry;
+interface GroupLag {
+  topic: string;
+  group: string;
+  lag: number;
 }
 
 /**
- * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the process' own
- * figures (prom-client defaults), every service counter and the lag of each consumer group this
- * process runs. A registry per running Spoor (tests start several in one Node process), beside
- * the one of the Node process.
+ * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the Node process' own
+ * figures (prom-client defaults, collected once per Node process), every service counter and the
+ * lag of each consumer group this process runs, beside ProcessMetrics' histograms in the same
+ * registry (one per running Spoor: tests start several in one Node process).
+ *
+ * The lag is exported twice, read once per scrape: `spoor_consumer_lag{topic,group}`, and
+ * `kafka_consumergroup_lag{topic,consumergroup}` — the name and labels of kafka_exporter, which
+ * the KEDA Prometheus-scaler and prometheus-adapter examples query (issue 19; deploy/k8s). Each
+ * copy of a consumer reports its whole group's lag, so aggregate with `max`, never `sum`.
  */
-export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>): Router {
-  const registry = new Registry();
-  const both = [processMetrics(), registry];
+export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>, registry: Registry): Router {
+  let lags: GroupLag[] = [];
   new Gauge({
     name: 'spoor_service_counter',
     help: 'Counters of each service in this process since it started (events accepted, enriched, jobs failed, …)',
@@ -43,21 +38,47 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
       }
     },
   });
+  new Counter({
+    name: 'spoor_events_dropped_total',
+    help: 'Events each service let go since this process started, by reason (@spoor/schemas DROP_REASONS)',
+    labelNames: ['service', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { name, running } of services()) {
+        for (const [reason, n] of Object.entries(running.drops?.() ?? {})) this.inc({ service: name, reason }, n ?? 0);
+      }
+    },
+  });
   new Gauge({
     name: 'spoor_consumer_lag',
     help: 'Messages published but not yet processed, per topic and consumer group this process runs',
     labelNames: ['topic', 'group'],
     registers: [registry],
-    async collect() {
+    collect() {
       this.reset();
-      for (const { running } of services()) {
-        for (const c of running.consumes ?? []) this.set({ topic: c.topic, group: c.group }, await adapters.bus.lag(c.topic, c.group));
-      }
+      for (const { topic, group, lag } of lags) this.set({ topic, group }, lag);
+    },
+  });
+  new Gauge({
+    name: 'kafka_consumergroup_lag',
+    help: 'The same lag under kafka_exporter\'s name and labels (summed over partitions), for KEDA and prometheus-adapter examples',
+    labelNames: ['topic', 'consumergroup'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { topic, group, lag } of lags) this.set({ topic, consumergroup: group }, lag);
     },
   });
   const router = Router();
   router.get('/metrics', async (_req, res) => {
-    const texts = await Promise.all(both.map((r) => r.metrics()));
+    const read: GroupLag[] = [];
+    for (const { running } of services()) {
+      for (const c of running.consumes ?? []) read.push({ ...c, lag: await adapters.bus.lag(c.topic, c.group) });
+    }
+    lags = read;
+    // The Node process' defaults live in a registry of their own (process-metrics.ts, nodeProcessRegistry).
+    const texts = await Promise.all([nodeProcessRegistry(), registry].map((r) => r.metrics()));
     res.set('Content-Type', registry.contentType).send(texts.filter((t) => t !== '').join('\n'));
   });
   return router;

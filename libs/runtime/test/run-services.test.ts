@@ -12,7 +12,7 @@ describe('runServices', function () {
   let running: RunningProcess | null = null;
   after(async () => running?.stop());
 
-  it('answers 503 with Retry-After until every service has mounted its routes, /healthz at once', async () => {
+  it('answers 503 with Retry-After until every service has mounted its routes; /livez at once, /healthz ready after', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const slow: ServiceModule = {
@@ -37,10 +37,83 @@ describe('runServices', function () {
     expect(early.headers.get('retry-after')).to.equal('1');
     expect(early.headers.get('access-control-allow-origin')).to.be.a('string');
     expect(await early.json()).to.deep.equal({ detail: 'Starting; retry shortly' });
-    expect((await fetch(`${url}/healthz`)).status).to.equal(200);
+    expect((await fetch(`${url}/livez`)).status).to.equal(200);
+    const starting503 = await fetch(`${url}/healthz`);
+    expect(starting503.status).to.equal(503);
+    expect(starting503.headers.get('retry-after')).to.equal('1');
+    expect(await starting503.json()).to.include({ status: 'starting' });
     release();
     await starting;
     expect(await (await fetch(`${url}/v1/hello`)).json()).to.deep.equal({ hello: true });
+    const ready = await fetch(`${url}/healthz`);
+    expect(ready.status).to.equal(200);
+    expect(await ready.json()).to.include({ status: 'ok' });
+  });
+
+  // Issue 19: a Kubernetes Deployment of one consumer needs probes and a scrape target, and is
+  // ready only once its consumers joined their groups (subscribe resolves after the join).
+  describe('a process of consumers alone', () => {
+    const consumerModule = (gate: Promise<void>, hold: Promise<void> = Promise.resolve()): ServiceModule => ({
+      name: 'enricher',
+      async start({ adapters }) {
+        await gate;
+        const consumes = { topic: 'probe.events', group: 'probe-group' };
+        const sub = await adapters.bus.subscribe({ ...consumes, handler: () => hold });
+        return { consumes: [consumes], stats: () => ({ enriched: 0 }), stop: () => sub.stop() };
+      },
+    });
+
+    it('opens no port unless SPOOR_HEALTH_HTTP asks for one', async () => {
+      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: '0', SPOOR_SERVICES: 'enricher', SPOOR_LOG_LEVEL: 'error' });
+      const quiet = await runServices(config, [consumerModule(Promise.resolve())], createLogger('test', 'error'));
+      try {
+        expect(quiet.http).to.equal(null);
+      } finally {
+        await quiet.stop();
+      }
+    });
+
+    it('with SPOOR_HEALTH_HTTP: /livez at once, /healthz 503 until its consumers joined, then lag in /healthz and /metrics', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let unhold!: () => void;
+      const hold = new Promise<void>((r) => (unhold = r));
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'enricher', SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '50' });
+      const starting = runServices(config, [consumerModule(gate, hold)], createLogger('test', 'error'));
+      let live: Response | null = null;
+      for (let i = 0; i < 200 && !live; i++) live = await fetch(`${url}/livez`).catch(() => (new Promise((r) => setTimeout(r, 50)).then(() => null)));
+      if (!live) throw new Error('the consumer process never listened');
+      expect(live.status).to.equal(200);
+      expect((await fetch(`${url}/healthz`)).status).to.equal(503);
+      release();
+      const proc = await starting;
+      try {
+        const health = await fetch(`${url}/healthz`);
+        expect(health.status).to.equal(200);
+        expect(((await health.json()) as { lag: unknown }).lag).to.deep.equal({ 'probe.events/probe-group': 0 });
+        // Three messages the handler holds: published, not yet processed.
+        await proc.adapters.bus.publish('probe.events', [1, 2, 3].map((i) => ({ key: `k${i}`, value: `v${i}` })));
+        const metrics = await waitForText(`${url}/metrics`, /^spoor_consumer_lag\{[^}]*\} 3$/m);
+        expect(metrics).to.match(/^spoor_consumer_lag\{topic="probe\.events",group="probe-group"\} 3$/m);
+        expect(metrics).to.match(/^kafka_consumergroup_lag\{topic="probe\.events",consumergroup="probe-group"\} 3$/m);
+        expect(metrics).to.match(/^spoor_service_counter\{service="enricher",counter="enriched"\} 0$/m);
+        // /healthz answers from the background reading (every 50 ms here), which catches up.
+        const published = Date.now();
+        type Healthz = { lag: Record<string, number>; lag_sampled_at: number };
+        let seen: Healthz = { lag: {}, lag_sampled_at: 0 };
+        for (let i = 0; i < 100 && seen.lag_sampled_at <= published; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          seen = (await (await fetch(`${url}/healthz`)).json()) as Healthz;
+        }
+        expect(seen.lag).to.deep.equal({ 'probe.events/probe-group': 3 });
+        expect((await fetch(`${url}/v1/anything`)).status).to.equal(404);
+      } finally {
+        unhold();
+        await proc.stop();
+      }
+    });
   });
 
   /** Starts and stops a process whose one service holds 16 MB; answers a weak reference to that. */
@@ -71,3 +144,14 @@ describe('runServices', function () {
     expect(refs.map((r) => r.deref() === undefined)).to.deep.equal([true, true]);
   });
 });
+
+/** Fetches `url` until its body matches `pattern` (5 s at most), and returns that body. */
+async function waitForText(url: string, pattern: RegExp): Promise<string> {
+  let text = '';
+  for (let i = 0; i < 100; i++) {
+    text = await (await fetch(url)).text();
+    if (pattern.test(text)) return text;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return text;
+}

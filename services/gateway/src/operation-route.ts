@@ -1,8 +1,8 @@
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Request, RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { createError, errors, jsonBody, parseOr422 } from '@spoor/http';
-import { DEFAULT_BODY_LIMIT, ErrorBody, HTTPValidationError, accessOf, describeFailures, failuresOf, operationId, type Access, type Operation } from '@spoor/schemas';
+import { DEFAULT_BODY_LIMIT, ErrorBody, HTTPValidationError, accessOf, describeFailures, failuresOf, operationId, type Access, type ErrorCode, type Operation } from '@spoor/schemas';
 import type { RateLimits } from '@spoor/limits';
 import type { Principal } from './auth-guard.js';
 
@@ -77,10 +77,6 @@ function openApiRoute(op: Operation, path: string): RouteConfig {
     const content = { schema: op.body };
     request.body = { required: true, content: op.textPlain ? { 'application/json': content, 'text/plain': content } : { 'application/json': content } };
   }
-  const failures = [...describeFailures(failuresOf(op))].map(([status, { description }]) => [
-    status,
-    { description, content: { 'application/json': { schema: status === 422 ? HTTPValidationError : ErrorBody } } },
-  ]);
   return {
     method: op.method,
     path,
@@ -91,7 +87,17 @@ function openApiRoute(op: Operation, path: string): RouteConfig {
     request,
     responses: {
       200: { description: op.responseDescription ?? 'Success', content: { 'application/json': { schema: op.response } } },
-      ...Object.fromEntries(failures),
+      ...errorResponses(failuresOf(op)),
     },
   };
+}
+
+/** The documented error responses of an operation that answers `codes`, generated from the catalogue. */
+export function errorResponses(codes: readonly ErrorCode[]): Record<number, ResponseConfig> {
+  return Object.fromEntries(
+    [...describeFailures(codes)].map(([status, { description }]) => [
+      status,
+      { description, content: { 'application/json': { schema: status === 422 ? HTTPValidationError : ErrorBody } } },
+    ]),
+  );
 }

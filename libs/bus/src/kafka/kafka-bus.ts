@@ -8,8 +8,13 @@ export interface KafkaBusOptions {
   brokers: string[];
   clientId: string;
   logger: Logger;
-  /** Partitions of topics this bus creates; one session's events stay on one (keyed). */
+  /**
+   * Partitions of topics this bus creates; one session's events stay on one (keyed). It caps how
+   * many copies of a consumer share a topic: a copy beyond it gets no partition and idles.
+   */
   partitions?: number;
+  /** Replicas of topics this bus creates; unset: the broker's `default.replication.factor`. */
+  replicationFactor?: number;
 }
 
 interface Addressed extends OutgoingMessage {
@@ -109,12 +114,26 @@ export class KafkaBus implements Bus {
     });
   }
 
+  /**
+   * Creates the topic with the configured partitions and replication (SPOOR_KAFKA_PARTITIONS,
+   * SPOOR_KAFKA_REPLICATION_FACTOR). A topic that exists keeps its own: adding partitions moves
+   * keys to other partitions, which breaks one session's order while both hold its events, so
+   * that stays an operator's step (deploy/k8s/README.md). A mismatch is logged once.
+   */
   private ensureTopic(topic: string): Promise<void> {
     let done = this.ensured.get(topic);
     if (!done) {
+      const numPartitions = this.opts.partitions ?? 4;
       done = this.admin
-        .createTopics({ topics: [{ topic, numPartitions: this.opts.partitions ?? 4 }], waitForLeaders: true })
-        .then(() => undefined);
+        .createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.opts.replicationFactor ?? -1 }], waitForLeaders: true })
+        .then(async (created) => {
+          if (created) return;
+          const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
+          const actual = meta.topics[0]?.partitions.length ?? 0;
+          if (actual !== numPartitions) {
+            this.opts.logger.warn('topic exists with another partition count; it is kept', { topic, partitions: actual, configured: numPartitions });
+          }
+        });
       done.catch(() => this.ensured.delete(topic));
       this.ensured.set(topic, done);
     }

@@ -18,6 +18,8 @@ import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
 import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickhouse-connection.js';
 import { ClickHouseEventRepository } from './event-repository.js';
+import { ClickHouseExportRepository } from './export-repository.js';
+import { ClickHouseProjectErasure } from './project-erasure.js';
 import { ClickHouseJobRepository } from './job-repository.js';
 import { clickhouseBootstrap, clickhouseMigrations } from './migrations.js';
 import { ClickHouseProjectRepository } from './project-repository.js';
@@ -47,6 +49,8 @@ export class ClickHouseStore implements Store {
   readonly jobs: ClickHouseJobRepository;
   readonly analytics: ClickHouseAnalyticsRepository;
   readonly records: ClickHouseRecordRepository;
+  readonly exports: ClickHouseExportRepository;
+  readonly erasure: ClickHouseProjectErasure;
 
   private constructor(private readonly ch: ClickHouseConnection) {
     this.projects = new ClickHouseProjectRepository(ch);
@@ -62,6 +66,8 @@ export class ClickHouseStore implements Store {
     this.jobs = new ClickHouseJobRepository(ch);
     this.analytics = new ClickHouseAnalyticsRepository(ch);
     this.records = new ClickHouseRecordRepository(ch);
+    this.exports = new ClickHouseExportRepository(ch);
+    this.erasure = new ClickHouseProjectErasure(ch);
   }
 
   static async connect(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {

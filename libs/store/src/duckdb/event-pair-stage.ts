@@ -8,6 +8,7 @@ import type { EnrichedEvent } from '@spoor/schemas';
 import { ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS } from '../event-row.js';
 import type { EventPair } from '../store.js';
 import { quote } from './duckdb-connection.js';
+import { EVENT_KEY } from './migrations.js';
 
 export const EVENT_STAGE = 'stage_event_pairs';
 
@@ -18,10 +19,10 @@ export const CREATE_EVENT_STAGE = `CREATE OR REPLACE TEMP TABLE ${EVENT_STAGE} A
   ip AS raw_ip, url AS raw_url, referrer AS raw_referrer FROM enriched_events LIMIT 0`;
 
 const rawSource = RAW_EVENT_COLUMNS.map((c) => (c in RAW_ONLY ? `${RAW_ONLY[c as keyof typeof RAW_ONLY]} AS ${quote(c)}` : quote(c))).join(', ');
-export const INSERT_RAW_FROM_STAGE = `INSERT INTO raw_events (${RAW_EVENT_COLUMNS.map(quote).join(', ')})
-  SELECT ${rawSource} FROM ${EVENT_STAGE} ON CONFLICT DO NOTHING`;
-export const INSERT_ENRICHED_FROM_STAGE = `INSERT INTO enriched_events (${ENRICHED_EVENT_COLUMNS.map(quote).join(', ')})
-  SELECT ${ENRICHED_EVENT_COLUMNS.map(quote).join(', ')} FROM ${EVENT_STAGE} ON CONFLICT DO NOTHING`;
+export const INSERT_RAW_FROM_STAGE = `INSERT INTO raw_events (${RAW_EVENT_COLUMNS.map(quote).join(', ')}, event_key)
+  SELECT ${rawSource}, ${EVENT_KEY} FROM ${EVENT_STAGE} ON CONFLICT DO NOTHING`;
+export const INSERT_ENRICHED_FROM_STAGE = `INSERT INTO enriched_events (${ENRICHED_EVENT_COLUMNS.map(quote).join(', ')}, event_key)
+  SELECT ${ENRICHED_EVENT_COLUMNS.map(quote).join(', ')}, ${EVENT_KEY} FROM ${EVENT_STAGE} ON CONFLICT DO NOTHING`;
 
 const text = (a: DuckDBAppender, v: string | null | undefined) => (v === null || v === undefined ? a.appendNull() : a.appendVarchar(v));
 const bigint = (a: DuckDBAppender, v: number | null | undefined) => (v === null || v === undefined ? a.appendNull() : a.appendBigInt(BigInt(v)));

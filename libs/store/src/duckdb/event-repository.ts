@@ -5,7 +5,8 @@ import {
   ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, firstPerEvent, latestPerAction,
   rawEventToRow, rowToEnrichedEvent, rowToRawEvent,
 } from '../event-row.js';
-import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection } from './duckdb-connection.js';
+import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
+import { EVENT_KEY } from './migrations.js';
 import { appendEventPair, CREATE_EVENT_STAGE, EVENT_STAGE, INSERT_ENRICHED_FROM_STAGE, INSERT_RAW_FROM_STAGE } from './event-pair-stage.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
@@ -29,7 +30,7 @@ const WINDOW = `WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3
   ORDER BY "timestamp", event_id LIMIT $4`;
 
 export class DuckDbEventRepository implements EventRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   insertRaw(events: RawEvent[]): Promise<void> {
     return this.insertStaged('stage_raw_events', 'raw_events', RAW, RAW_LIST, firstPerEvent(events).map(rawEventToRow));
@@ -119,13 +120,14 @@ export class DuckDbEventRepository implements EventRepository {
     return rows.map((r) => ({ action: toStr(r.action), last_seen: toInt(r.last_seen) }));
   }
 
+  /** Into raw_events or enriched_events, keyed by EVENT_KEY. */
   private async insertStaged(
     stage: string, table: string, cols: DuckColumns, names: string, rows: Record<string, unknown>[],
   ): Promise<void> {
     if (rows.length === 0) return;
     await this.writer.exclusive(async (x) => {
       await x.stage(stage, table, cols, rows);
-      await x.run(`INSERT INTO ${table} (${names}) SELECT ${names} FROM ${stage} ON CONFLICT DO NOTHING`);
+      await x.run(`INSERT INTO ${table} (${names}, event_key) SELECT ${names}, ${EVENT_KEY} FROM ${stage} ON CONFLICT DO NOTHING`);
     });
   }
 

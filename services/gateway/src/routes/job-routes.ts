@@ -51,7 +51,10 @@ export function jobRoutes(ctx: RouteContext, store: Store, dispatcher: JobDispat
   async function publicJob(job: JobRecord) {
     const project = await store.projects.get(job.project_id);
     const { account_id: _a, project_id: _p, worker: _w, updated_at: _u, ...rest } = job;
-    return { ...rest, origin: project?.origin ?? '', project: project?.project ?? '' };
+    // A project deletion keeps the names in its request: once it ran, there is no project to ask.
+    const named = job.request as { origin?: unknown; project?: unknown };
+    const fallback = (v: unknown) => (typeof v === 'string' ? v : '');
+    return { ...rest, origin: project?.origin ?? fallback(named.origin), project: project?.project ?? fallback(named.project) };
   }
 
   defineOperation(ctx, { method: 'get', path: '/v1/jobs/{job_id}', summary: 'Status, times, progress, result or error of a job', tag: 'triggers', auth: true, params: JobPath, response: JobSchema, failures: ['not_found'] }, async ({ params, principal }) => {
