@@ -2198,7 +2198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description An account with this email already exists */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2207,7 +2207,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2300,7 +2309,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2371,7 +2389,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoggedOut"];
                 };
             };
-            /** @description Malformed JSON */
+            /** @description The credential is an API key, which DELETE /v1/users/apikey/{api_key_name} revokes */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2564,7 +2582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain), or a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or An API key with scope "operator" asked by a non-operator */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2573,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description The account has a live API key of that name */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2582,7 +2600,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2646,6 +2673,15 @@ export interface operations {
                     "application/json": components["schemas"]["Deleted"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -2655,7 +2691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2782,7 +2818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2818,7 +2854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2931,7 +2967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,7 +2976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2949,7 +2985,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3033,7 +3078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3051,7 +3096,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3356,6 +3410,15 @@ export interface operations {
                     "application/json": components["schemas"]["SessionSummary"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3436,6 +3499,15 @@ export interface operations {
                     "application/json": components["schemas"]["EnrichedEventList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3445,7 +3517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3523,6 +3595,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionAttributes"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -3605,6 +3686,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3658,6 +3748,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagChange"];
                 };
             };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3667,7 +3766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3685,7 +3784,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3757,6 +3865,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3766,7 +3883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3859,7 +3976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3949,7 +4066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,7 +4136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown project */
+            /** @description Unknown project (or one registered at several origins, sent without origin) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4028,7 +4145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Event over 32 KiB or body over 1 MiB */
+            /** @description Body over its size limit; or An event over 32 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4037,7 +4154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not application/json or text/plain */
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4055,7 +4172,16 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Event bus unavailable; retry after Retry-After */
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4127,7 +4253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4217,7 +4343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4528,6 +4654,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaggedSessions"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4657,6 +4792,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4666,7 +4810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4684,7 +4828,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4693,7 +4837,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4763,6 +4916,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4818,6 +4980,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4827,7 +4998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,7 +5016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4915,6 +5086,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleVersions"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -4994,6 +5174,15 @@ export interface operations {
                     "application/json": components["schemas"]["RuleTestResult"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5003,7 +5192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5012,7 +5201,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5087,6 +5285,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5096,7 +5303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5114,7 +5321,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5141,7 +5357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5198,6 +5414,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5207,7 +5432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5225,7 +5450,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5252,7 +5486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5309,6 +5543,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5318,7 +5561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5336,7 +5579,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5363,7 +5615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5420,6 +5672,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5429,7 +5690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,7 +5708,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5474,7 +5744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5531,6 +5801,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5540,7 +5819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5558,7 +5837,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5585,7 +5873,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5638,6 +5926,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -5781,6 +6078,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5790,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain), or a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5808,7 +6114,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5835,7 +6150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5892,6 +6207,15 @@ export interface operations {
                     "application/vnd.apache.parquet": string;
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5901,7 +6225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5910,7 +6234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown, expired, or belongs to another account */
+            /** @description Unknown, or belongs to another account; or The export expired (24 hours after it was written) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6105,6 +6429,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6114,7 +6447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6132,7 +6465,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6201,6 +6543,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6255,6 +6606,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6264,7 +6624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6394,6 +6754,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6403,7 +6772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6421,7 +6790,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6490,6 +6868,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6544,6 +6931,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6553,7 +6949,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6683,6 +7079,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6692,7 +7097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6710,7 +7115,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6779,6 +7193,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6833,6 +7256,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6842,7 +7274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6972,6 +7404,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6981,7 +7422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6999,7 +7440,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7068,6 +7518,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -7122,6 +7581,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -7131,7 +7599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7210,6 +7678,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -7219,7 +7696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7237,7 +7714,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7307,6 +7793,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -7391,7 +7886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7468,7 +7963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7553,7 +8048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown project */
+            /** @description Unknown project (or one registered at several origins, sent without origin) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7562,7 +8057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Event over 32 KiB or body over 1 MiB */
+            /** @description Body over its size limit; or An event over 32 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7571,7 +8066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not application/json or text/plain */
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7589,7 +8084,16 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Event bus unavailable; retry after Retry-After */
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Adapters } from './adapters.js';
+import { nodeProcessRegistry } from './process-metrics.js';
 import type { RunningService } from './service-module.js';
 
 /** Prometheus names: letters, digits and underscores. */
@@ -13,10 +14,10 @@ interface GroupLag {
 }
 
 /**
- * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the process' own
- * figures (prom-client defaults), every service counter and the lag of each consumer group this
- * process runs, beside ProcessMetrics' histograms in the same registry (one per process: tests
- * start several in one Node process).
+ * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the Node process' own
+ * figures (prom-client defaults, collected once per Node process), every service counter and the
+ * lag of each consumer group this process runs, beside ProcessMetrics' histograms in the same
+ * registry (one per running Spoor: tests start several in one Node process).
  *
  * The lag is exported twice, read once per scrape: `spoor_consumer_lag{topic,group}`, and
  * `kafka_consumergroup_lag{topic,consumergroup}` — the name and labels of kafka_exporter, which
@@ -76,7 +77,9 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
       for (const c of running.consumes ?? []) read.push({ ...c, lag: await adapters.bus.lag(c.topic, c.group) });
     }
     lags = read;
-    res.set('Content-Type', registry.contentType).send(await registry.metrics());
+    // The Node process' defaults live in a registry of their own (process-metrics.ts, nodeProcessRegistry).
+    const texts = await Promise.all([nodeProcessRegistry(), registry].map((r) => r.metrics()));
+    res.set('Content-Type', registry.contentType).send(texts.filter((t) => t !== '').join('\n'));
   });
   return router;
 }

@@ -13,6 +13,23 @@ const JOB_SECONDS = [0.05, 0.25, 1, 5, 15, 60, 300, 900, 3600];
 const seconds = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
 
 /**
+ * The Node process' own figures (prom-client defaults: CPU, memory, event loop, GC), collected
+ * once per Node process and served by every /metrics in it beside that process' own registry.
+ * Each `collectDefaultMetrics` call starts a GC PerformanceObserver and an event-loop monitor
+ * that are never stopped and hold their registry: with one per `runServices`, every Spoor a test
+ * process started and stopped stayed reachable through the gauges' closures in that registry —
+ * services, GeoIP buffers, DuckDB, clients — and the suite's mocha process grew to 7 GB (issue 20).
+ */
+let nodeRegistry: Registry | null = null;
+export function nodeProcessRegistry(): Registry {
+  if (!nodeRegistry) {
+    nodeRegistry = new Registry();
+    collectDefaultMetrics({ register: nodeRegistry });
+  }
+  return nodeRegistry;
+}
+
+/**
  * The figures an operator watches beside the counters and lag of /metrics (issue 19,
  * Observability): requests by route and status, consumer batches (size, duration, outcome),
  * publishes, store calls and job durations, in one registry per process (tests start several
@@ -29,7 +46,6 @@ export class ProcessMetrics {
   private readonly jobSeconds: Histogram<'kind' | 'status'>;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     this.requests = new Histogram({ name: 'spoor_http_request_duration_seconds', help: 'HTTP requests by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY, registers });
     this.batchSeconds = new Histogram({ name: 'spoor_consumer_batch_duration_seconds', help: 'Time a consumer took over one batch, by topic, group and outcome (ok, or failed and retried)', labelNames: ['topic', 'group', 'outcome'], buckets: LATENCY, registers });

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { Router } from 'express';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/log';
 import { freePort, makeTempDir } from '@spoor/testkit';
@@ -112,6 +114,34 @@ describe('runServices', function () {
         await proc.stop();
       }
     });
+  });
+
+  /** Starts and stops a process whose one service holds 16 MB; answers a weak reference to that. */
+  async function startAndStop(): Promise<WeakRef<object>> {
+    const held = { big: new Uint8Array(16 * 1024 * 1024) };
+    const service: ServiceModule = {
+      name: 'gateway',
+      serves: true,
+      async start() {
+        return { router: Router(), stats: () => ({ size: held.big.length }), stop: async () => {} };
+      },
+    };
+    const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: '0', SPOOR_SERVICES: 'gateway', SPOOR_LOG_LEVEL: 'error' });
+    const started = await runServices(config, [service], createLogger('test', 'error'));
+    // /metrics reads every service's figures: its registry must not outlive the process.
+    expect(await (await fetch(`${started.http!.url}/metrics`)).text()).to.match(/spoor_service_counter\{service="gateway",counter="size"\} 16777216/);
+    await started.stop();
+    return new WeakRef(held);
+  }
+
+  it('leaves nothing of a stopped process reachable, so a test run can start many (issue 20)', async () => {
+    // A full GC on demand, without starting node with --expose-gc.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const refs = [await startAndStop(), await startAndStop()];
+    await new Promise((r) => setTimeout(r, 10));
+    gc();
+    expect(refs.map((r) => r.deref() === undefined)).to.deep.equal([true, true]);
   });
 });
 

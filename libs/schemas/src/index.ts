@@ -22,3 +22,6 @@ export * from './outbound-records.js';
 export * from './api/data-api.js';
 export * from './kv-keys.js';
 export * from './drop-reasons.js';
+export * from './api/error-catalogue.js';
+export * from './api/operation.js';
+export * from './api/ingest-api.js';

@@ -1,15 +1,15 @@
 // Data ownership (issue 17, docs/data.md): exports and project deletion, both jobs.
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import { errors, parseOr422 } from '@spoor/http';
+import { createError, errors, parseOr422 } from '@spoor/http';
 import { JobDispatchError, type JobDispatcher } from '@spoor/jobs';
 import {
-  DeleteProjectQuery, ErrorBody, ExportPath, ExportRequest, HTTPValidationError, JobQueued, z,
+  DeleteProjectQuery, ExportPath, ExportRequest, JobQueued, failuresOf,
   type ExportResult, type JobKind,
 } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
-import { defineOperation, operationId, type RouteContext } from '../operation-route.js';
+import { defineOperation, errorResponses, operationId, type RouteContext } from '../operation-route.js';
 import { requireVerified, scopedProject } from '../project-scope.js';
 
 export interface DataRouteDeps {
@@ -30,7 +30,7 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     }
   };
 
-  defineOperation(ctx, { method: 'post', path: '/v1/exports', summary: 'Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result)', tag: 'data', auth: true, body: ExportRequest, response: JobQueued, failures: [403, 404, 429, 503] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/exports', summary: 'Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result)', tag: 'data', auth: true, body: ExportRequest, response: JobQueued, failures: ['domain_unverified', 'not_found', 'rate_limited', 'unavailable'] }, async ({ body, principal }) => {
     await ctx.limits?.spend('triggers_account', principal.account_id);
     if (body.window_start !== undefined && body.window_end !== undefined && body.window_start >= body.window_end) {
       throw errors.validation([{ loc: ['body', 'window_end'], msg: 'window_end must be after window_start', type: 'value_error', input: body.window_end }]);
@@ -48,15 +48,15 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     const principal = res.locals['principal'] as Principal;
     const job = await store.jobs.get(export_id);
     if (!job || job.kind !== 'export' || job.account_id !== principal.account_id) throw errors.notFound('Export not found');
-    if (job.status === 'failed') throw errors.conflict(`The export failed: ${job.error ?? 'unknown error'}; start a new one`);
-    if (job.status !== 'succeeded') throw errors.conflict(`The export is ${job.status}; GET /v1/jobs/${job.job_id} tells when it has succeeded`);
+    if (job.status === 'failed') throw createError('export_not_ready', `The export failed: ${job.error ?? 'unknown error'}; start a new one`);
+    if (job.status !== 'succeeded') throw createError('export_not_ready', `The export is ${job.status}; GET /v1/jobs/${job.job_id} tells when it has succeeded`);
     const result = job.result as ExportResult;
-    if (deps.clock() >= result.expires_at) throw errors.notFound('Export expired; start a new one');
+    if (deps.clock() >= result.expires_at) throw createError('export_expired');
     const project = await store.projects.get(job.project_id);
     if (!project) throw errors.notFound('Export not found');
     if (result.what !== 'sessions') requireVerified(project);
     const file = await store.exports.open(export_id);
-    if (!file) throw errors.notFound('Export expired; start a new one');
+    if (!file) throw createError('export_expired');
     res.status(200).set({
       'Content-Type': result.content_type,
       'Content-Length': String(file.bytes),
@@ -66,7 +66,7 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     await streamOut(file.stream, res);
   });
 
-  defineOperation(ctx, { method: 'delete', path: '/v1/projects', summary: 'Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier.', tag: 'data', auth: true, query: DeleteProjectQuery, response: JobQueued, failures: [404, 429, 503] }, async ({ query, principal }) => {
+  defineOperation(ctx, { method: 'delete', path: '/v1/projects', summary: 'Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier.', tag: 'data', auth: true, query: DeleteProjectQuery, response: JobQueued, failures: ['not_found', 'rate_limited', 'unavailable'] }, async ({ query, principal }) => {
     await ctx.limits?.spend('triggers_account', principal.account_id);
     const project = await scopedProject(store, principal, query.origin, query.project);
     if (query.confirm === undefined) throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
@@ -91,7 +91,6 @@ async function streamOut(stream: NodeJS.ReadableStream, res: Response): Promise<
 /** The file download answers bytes, not JSON, so it is mounted by hand and documented here. */
 function registerFileOperation(ctx: RouteContext): void {
   const path = '/v1/exports/{export_id}/file';
-  const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
   const binary = { schema: { type: 'string', format: 'binary' } } as const;
   ctx.registry.registerPath({
     method: 'get',
@@ -103,11 +102,8 @@ function registerFileOperation(ctx: RouteContext): void {
     request: { params: ExportPath },
     responses: {
       200: { description: 'The file', content: { 'text/csv': binary, 'application/x-ndjson': binary, 'application/vnd.apache.parquet': binary } },
-      401: json(ErrorBody, 'Missing or invalid credentials'),
-      403: json(ErrorBody, 'Forbidden (for example an unverified domain)'),
-      404: json(ErrorBody, 'Unknown, expired, or belongs to another account'),
-      409: json(ErrorBody, 'The export has not succeeded (queued, running or failed)'),
-      422: json(HTTPValidationError, 'Validation error'),
+      // A file, not JSON, so not a defineOperation; its errors come from the catalogue all the same.
+      ...errorResponses(failuresOf({ method: 'get', auth: true, params: ExportPath, failures: ['domain_unverified', 'not_found', 'export_expired', 'export_not_ready'] })),
     },
   });
 }

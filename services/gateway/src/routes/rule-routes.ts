@@ -38,26 +38,26 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
     }
   }
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules', summary: 'Every rule of the project, enabled or not', tag: 'rules', auth: true, query: ScopeQuery, response: RuleList, failures: [404] }, async ({ query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/rules', summary: 'Every rule of the project, enabled or not', tag: 'rules', auth: true, query: ScopeQuery, response: RuleList, failures: ['not_found'] }, async ({ query, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
     return { rules: (await store.rules.list(project.project_id)).map((r) => publicRule(r, project)) };
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}', summary: 'The rule with its JSONLogic (latest version)', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleSchema, failures: [404] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}', summary: 'The rule with its JSONLogic (latest version)', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleSchema, failures: ['not_found'] }, async ({ query, params, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
     const rule = await store.rules.get(project.project_id, params.rule_id);
     if (!rule) throw errors.notFound('Rule not found');
     return publicRule(rule, project);
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}/versions', summary: 'Every saved version of the rule, oldest first', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleVersions, failures: [404] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}/versions', summary: 'Every saved version of the rule, oldest first', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleVersions, failures: ['not_found'] }, async ({ query, params, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
     const versions = await store.rules.versions(project.project_id, params.rule_id);
     if (versions.length === 0) throw errors.notFound('Rule not found');
     return { rule_id: params.rule_id, versions: versions.map((r) => publicRule(r, project)) };
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/rules', summary: 'Creates a rule, or saves the next version of an existing rule_id', tag: 'rules', auth: true, body: CreateRuleRequest, response: RuleSchema, failures: [404, 409] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/rules', summary: 'Creates a rule, or saves the next version of an existing rule_id', tag: 'rules', auth: true, body: CreateRuleRequest, response: RuleSchema, failures: ['not_found', 'conflict'] }, async ({ body, principal }) => {
     const project = await scopedProject(store, principal, body.origin, body.project);
     const rule = await saveVersion(project, principal, () => ({
       rule_id: body.rule_id,
@@ -73,7 +73,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
     return publicRule(rule, project);
   });
 
-  defineOperation(ctx, { method: 'delete', path: '/v1/rules/{rule_id}', summary: 'Disables the rule; it stays readable with enabled: false', tag: 'rules', auth: true, query: OptionalScope, params: RulePath, response: RuleSchema, failures: [404, 409] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'delete', path: '/v1/rules/{rule_id}', summary: 'Disables the rule; it stays readable with enabled: false', tag: 'rules', auth: true, query: OptionalScope, params: RulePath, response: RuleSchema, failures: ['not_found', 'conflict'] }, async ({ query, params, principal }) => {
     let project: ProjectRecord;
     if (query.origin !== undefined || query.project !== undefined) {
       if (query.origin === undefined || query.project === undefined) {
@@ -95,7 +95,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
     return publicRule(rule, project);
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024, failures: [429] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024, failures: ['rate_limited'] }, async ({ body, principal }) => {
     await ctx.limits?.spend('rules_test_account', principal.account_id);
     const parsed = parseRulesYaml(body.rules);
     if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));

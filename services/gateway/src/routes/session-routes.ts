@@ -6,7 +6,7 @@ import { defineOperation, type RouteContext } from '../operation-route.js';
 import { requireVerified, scopedProject } from '../project-scope.js';
 import type { Principal } from '../auth-guard.js';
 
-const failures = [404];
+const failures = ['not_found'] as const;
 
 /** A session's tags: those its state carries and the standing tag facts. */
 const tagsOf = (state: SessionState | undefined, facts: string[]) => [...new Set([...(state?.tags ?? []), ...facts])];
@@ -68,7 +68,7 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
     return publicSummary(session, tags.map((t) => t.tag), verdict);
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched)', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures: [403, 404] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched)', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures: ['domain_unverified', 'not_found'] }, async ({ query, params, principal }) => {
     // Event rows carry payloads, IPs and user agents: the same DNS gate as /v1/events/enriched (issue 13).
     const { project } = await sessionOf(store, principal, query, params.session_id);
     requireVerified(project);
