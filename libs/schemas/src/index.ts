@@ -21,3 +21,5 @@ export * from './api/health-api.js';
 export * from './outbound-records.js';
 export * from './api/data-api.js';
 export * from './kv-keys.js';
+export * from './event-predicate.js';
+export * from './api/analytics-api.js';
