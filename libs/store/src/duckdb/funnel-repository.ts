@@ -15,7 +15,8 @@ import { ENRICHED_EVENT_COLUMNS } from '../event-row.js';
 
 const BREAKDOWN_COLUMN: Record<FunnelBreakdown, string> = { browser: 'browser_name', country: 'geo_country', utm_source: 'utm_source', entry_page: 'path' };
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
-const UNIT_KEY = { session: 'session_id', visitor: 'hash(ip, user_agent)' } as const;
+// 64-bit hashes partition faster than text ids (two of ~10^5 units of a window colliding: ~10^-9).
+const UNIT_KEY = { session: 'hash(session_id)', visitor: 'hash(ip, user_agent)' } as const;
 const UNIT_TEXT = { session: 'session_id', visitor: `ip || chr(31) || user_agent` } as const;
 const ENRICHED_LIST = ENRICHED_EVENT_COLUMNS.map(quote).join(', ');
 
