@@ -2078,6 +2078,27 @@ export interface components {
                 kind: string;
                 size_bytes: number;
             };
+            /** @description Events let go since each live process started, by reason (summed over instances); absent in snapshots from before it existed */
+            dropped?: {
+                /** @description ingest refused it with a 4xx: schema, size, timestamp or payload limits, an unknown or foreign project */
+                invalid: number;
+                /** @description ingest refused it with 429 (the client may retry) */
+                rate_limited: number;
+                /** @description ingest could not put it on the bus and answered 503 (the client retries) */
+                unavailable: number;
+                /** @description a bus message that is not an event Spoor wrote, or one that could not be enriched */
+                malformed: number;
+                /** @description an event_id seen before: stored once, counted once */
+                duplicate: number;
+                /** @description more than 24 h in the future (a producer writing to the bus directly) */
+                invalid_timestamp: number;
+                /** @description payload nesting beyond 32 levels (a producer writing to the bus directly) */
+                payload_too_deep: number;
+                /** @description a bot: stored as raw and enriched, kept out of sessions */
+                bot: number;
+                /** @description already counted in its session (a replay after a crash, or a late client retry) */
+                repeat: number;
+            };
             problems: string[];
         };
         HealthHistory: {

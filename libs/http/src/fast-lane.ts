@@ -26,7 +26,12 @@ export class FastLane {
   private readonly routes = new Map<string, { handler: FastHandler; limitBytes: number }>();
   private readonly cors: RequestHandler[] = corsMiddleware();
 
-  constructor(private readonly app: Express, private readonly logger: Logger) {}
+  /** `observe` hears of every request this lane answered, with its route, status and duration. */
+  constructor(
+    private readonly app: Express,
+    private readonly logger: Logger,
+    private readonly observe: (route: string, status: number, seconds: number) => void = () => {},
+  ) {}
 
   add(path: string, handler: FastHandler, limitBytes: number): void {
     this.routes.set(path, { handler, limitBytes });
@@ -37,8 +42,11 @@ export class FastLane {
     if (req.method !== 'POST' || this.routes.size === 0) return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    const route = this.routes.get(q === -1 ? url : url.slice(0, q));
+    const path = q === -1 ? url : url.slice(0, q);
+    const route = this.routes.get(path);
     if (!route || !this.plainBody(req)) return false;
+    const start = process.hrtime.bigint();
+    res.once('finish', () => this.observe(path, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9));
     for (const step of this.cors) step(req as never, res as never, () => {});
     // run() catches everything it can; this is the last net for a fault inside its own catch.
     this.run(route.handler, route.limitBytes, req, res).catch((err: unknown) => {

@@ -47,6 +47,8 @@ export interface JobRunnerOptions {
   /** Attempts within one delivery before a throwing handler fails the job. */
   maxAttempts?: number;
   workerId?: string;
+  /** Hears of each job this runner finished (succeeded or failed), as stored. */
+  onFinished?: (job: JobRecord) => void;
 }
 
 const leaseKey = (jobId: string) => `job:lease:${jobId}`;
@@ -168,6 +170,7 @@ export class JobRunner {
       job.updated_at = stamp(job);
       await jobs.put(job);
       this.counters[outcome.ok ? 'succeeded' : 'failed']++;
+      this.opts.onFinished?.(job);
       logger.info('job finished', { job_id: job.job_id, kind: job.kind, status: job.status, attempts: job.attempts, ms: clock() - (job.started_at ?? clock()) });
     } finally {
       clearInterval(renew);

@@ -23,3 +23,4 @@ export * from './api/data-api.js';
 export * from './kv-keys.js';
 export * from './event-predicate.js';
 export * from './api/analytics-api.js';
+export * from './drop-reasons.js';

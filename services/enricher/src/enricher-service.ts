@@ -4,7 +4,7 @@ import type { EnrichedDraft, EnrichmentPipeline } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
 import type { DedupWindow } from './dedup-window.js';
 import type { Logger } from '@spoor/log';
-import type { EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
+import type { DropCounts, EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
 import type { EventPair, Store } from '@spoor/store';
 import { assignSessions } from './session-assigner.js';
 
@@ -65,6 +65,11 @@ export class EnricherService {
 
   stats(): Record<string, number> {
     return { ...this.counters, ...this.deps.pipeline.counters() };
+  }
+
+  drops(): DropCounts {
+    const guards = this.deps.pipeline.counters();
+    return { duplicate: this.counters['duplicate'], malformed: this.counters['malformed'], invalid_timestamp: guards.invalid_timestamp, payload_too_deep: guards.payload_too_deep };
   }
 
   /** The bus carries what ingest wrote; anything else (a foreign producer, a bad byte) is counted and skipped. */

@@ -18,6 +18,6 @@ export const ingestModule: ServiceModule = {
       logger,
       unsafeAckBeforeWrite: config.unsafeAckBeforeWrite,
     });
-    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => ({ ...service.stats(), ...limits.stats() }), stop: async () => {} };
+    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => ({ ...service.stats(), ...limits.stats() }), drops: () => service.drops(), stop: async () => {} };
   },
 };

@@ -2,7 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DeliveredMessage } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import { RulesCache } from '@spoor/rules';
-import { openSessionKey, type EnrichedEvent, type SessionInput, type SessionState, type SessionUpdate } from '@spoor/schemas';
+import { openSessionKey, type DropCounts, type EnrichedEvent, type SessionInput, type SessionState, type SessionUpdate } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { appliedBefore, applyEvent, emptySession, markOf, setMark, type AppliedMark } from './session-summary.js';
 
@@ -60,6 +60,10 @@ export class SessionizerService {
 
   stats(): Record<string, number> {
     return { ...this.counters };
+  }
+
+  drops(): DropCounts {
+    return { bot: this.counters.bots, repeat: this.counters.repeats, malformed: this.counters.malformed };
   }
 
   private async applyNow(inputs: SessionInput[]): Promise<void> {

@@ -24,7 +24,7 @@ import { WebhookOutbox } from './webhook-outbox.js';
  */
 export const workerModule: ServiceModule = {
   name: 'worker',
-  async start({ config, adapters, clock, logger }) {
+  async start({ config, adapters, clock, logger, metrics }) {
     const { store, kv, bus, topics } = adapters;
     const instance = `${hostname()}:${process.pid}:${clock()}`;
     const classifier = new SessionClassifier({ store, kv, clock });
@@ -55,6 +55,7 @@ export const workerModule: ServiceModule = {
       logger: logger.child('jobs'),
       clock,
       leaseMs: config.jobLeaseMs,
+      onFinished: (job) => metrics.jobFinished(job.kind, job.status, (job.finished_at ?? 0) - (job.started_at ?? job.finished_at ?? 0)),
     });
     await runner.start();
     const matchGroup = `${config.topicPrefix}worker-matches`;
