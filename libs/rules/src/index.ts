@@ -3,5 +3,4 @@ export { parseRulesYaml, type RulesIssue, type RulesYamlResult } from './rules-y
 export { testRules, RuleTestBudgetError, RULE_TEST_TOTAL_STEPS, type RuleTestResultItem } from './rule-test.js';
 export { applyWithin, EvaluationBudgetError, type Meter } from './metered-logic.js';
 export { RulesCache, rulesStampKey, type CompiledRules, type RuleSource, type StampStore } from './rules-cache.js';
-export { SessionClassifier, type ClassifyOptions, type ClassifyOutcome, type SessionClassifierDeps } from './session-classifier.js';
-export { saveRuleVersion, RuleVersionConflict, type RuleContent, type RuleVersionDeps } from './rule-versions.js';
+export { compileFunnelStep, funnelStepLogic, type CompiledFunnelStep } from './funnel-steps.js';

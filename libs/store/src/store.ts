@@ -15,6 +15,7 @@ import type {
   SessionState,
 } from '@spoor/schemas';
 import type { ExportRepository, ProjectErasure } from './data-ownership.js';
+import type { FunnelRepository, RetentionRepository } from './funnel-query.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
 export interface TimeWindow {
@@ -296,6 +297,10 @@ export interface Store {
   readonly jobs: JobRepository;
   readonly analytics: AnalyticsRepository;
   readonly records: RecordRepository;
+  /** Funnels over the enriched events, in the engine's SQL (issue 18, docs/analytics.md). */
+  readonly funnels: FunnelRepository;
+  /** Retention cohorts of visitors (issue 18). */
+  readonly retention: RetentionRepository;
   /** Export files written by the engine's own writer (issue 17, docs/data.md). */
   readonly exports: ExportRepository;
   /** Deletion of a project and everything it holds (issue 17). */

@@ -2,7 +2,7 @@ import { JobRunner } from '@spoor/jobs';
 import type { ServiceModule } from '@spoor/runtime';
 import type { SessionSummary } from '@spoor/schemas';
 import { classificationJob, ClassifierService } from './classifier-service.js';
-import { SessionClassifier } from '@spoor/rules';
+import { SessionClassifier } from '@spoor/rule-service';
 
 /** Classifies sessions as they change, and runs classification jobs (DESIGN.md, classifier). */
 export const classifierModule: ServiceModule = {

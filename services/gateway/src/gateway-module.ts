@@ -13,6 +13,7 @@ import { dashboardRouter } from './dashboard-router.js';
 import { loggerScriptRouter } from './logger-script-router.js';
 import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
+import { analyticsRoutes } from './routes/analytics-routes.js';
 import { dataRoutes } from './routes/data-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
@@ -57,6 +58,7 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   dataRoutes(ctx, { store: deps.store, dispatcher, clock: deps.clock });
   outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate, recipients: deps.recipients });
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
+  analyticsRoutes(ctx, deps.store, deps.clock);
   registerIngestOperations(ctx.registry);
 }
 

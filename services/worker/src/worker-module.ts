@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { SessionClassifier } from '@spoor/rules';
+import { SessionClassifier } from '@spoor/rule-service';
 import { JobDispatcher, JobRunner } from '@spoor/jobs';
 import { EmailSender, renderAlert } from '@spoor/notify';
 import type { ServiceModule } from '@spoor/runtime';

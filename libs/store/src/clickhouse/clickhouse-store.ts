@@ -13,6 +13,8 @@
 import type { Store } from '../store.js';
 import { ClickHouseAnalyticsRepository } from './analytics-repository.js';
 import { ClickHouseRecordRepository } from './record-repository.js';
+import { ClickHouseFunnelRepository } from './funnel-repository.js';
+import { ClickHouseRetentionRepository } from './retention-repository.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
@@ -49,6 +51,8 @@ export class ClickHouseStore implements Store {
   readonly jobs: ClickHouseJobRepository;
   readonly analytics: ClickHouseAnalyticsRepository;
   readonly records: ClickHouseRecordRepository;
+  readonly funnels: ClickHouseFunnelRepository;
+  readonly retention: ClickHouseRetentionRepository;
   readonly exports: ClickHouseExportRepository;
   readonly erasure: ClickHouseProjectErasure;
 
@@ -66,6 +70,8 @@ export class ClickHouseStore implements Store {
     this.jobs = new ClickHouseJobRepository(ch);
     this.analytics = new ClickHouseAnalyticsRepository(ch);
     this.records = new ClickHouseRecordRepository(ch);
+    this.funnels = new ClickHouseFunnelRepository(ch);
+    this.retention = new ClickHouseRetentionRepository(ch);
     this.exports = new ClickHouseExportRepository(ch);
     this.erasure = new ClickHouseProjectErasure(ch);
   }

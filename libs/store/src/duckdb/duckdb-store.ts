@@ -22,6 +22,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
 import { DuckDbAnalyticsRepository } from './analytics-repository.js';
 import { DuckDbRecordRepository } from './record-repository.js';
+import { DuckDbFunnelRepository } from './funnel-repository.js';
+import { DuckDbRetentionRepository } from './retention-repository.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
@@ -69,6 +71,8 @@ export class DuckDbStore implements Store {
   readonly jobs: DuckDbJobRepository;
   readonly analytics: DuckDbAnalyticsRepository;
   readonly records: DuckDbRecordRepository;
+  readonly funnels: DuckDbFunnelRepository;
+  readonly retention: DuckDbRetentionRepository;
   readonly exports: DuckDbExportRepository;
   readonly erasure: DuckDbProjectErasure;
   private closed: Promise<void> | null = null;
@@ -94,6 +98,9 @@ export class DuckDbStore implements Store {
     this.jobs = new DuckDbJobRepository(writer, reader);
     this.analytics = new DuckDbAnalyticsRepository(jobReader);
     this.records = new DuckDbRecordRepository(writer, reader);
+    // Funnels and retention answer API requests synchronously: the readers' pool, not the jobs' connection.
+    this.funnels = new DuckDbFunnelRepository(reader);
+    this.retention = new DuckDbRetentionRepository(reader);
     this.exports = new DuckDbExportRepository(exportDir, () => instance.connect());
     this.erasure = new DuckDbProjectErasure(writer, this.exports);
   }

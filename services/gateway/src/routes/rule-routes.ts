@@ -1,6 +1,7 @@
 import { errors } from '@spoor/http';
 import type { Kv } from '@spoor/kv';
-import { parseRulesYaml, RuleTestBudgetError, RuleVersionConflict, saveRuleVersion, testRules, type RuleContent } from '@spoor/rules';
+import { parseRulesYaml, RuleTestBudgetError, testRules } from '@spoor/rules';
+import { RuleVersionConflict, saveRuleVersion, type RuleContent } from '@spoor/rule-service';
 import {
   CreateRuleRequest,
   RuleList,

@@ -1,7 +1,7 @@
 import type { Kv } from '@spoor/kv';
 import type { RuleRecord } from '@spoor/schemas';
 import { StoreConflictError, type RuleRepository } from '@spoor/store';
-import { RulesCache } from './rules-cache.js';
+import { RulesCache } from '@spoor/rules';
 
 /** What a save sets; the version, times and author are the save's own. */
 export type RuleContent = Omit<RuleRecord, 'version' | 'created_at' | 'updated_at' | 'updated_by' | 'project_id'>;

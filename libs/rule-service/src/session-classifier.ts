@@ -2,7 +2,7 @@ import type { Bus } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import type { RuleMatch, RuleTag, SessionClassification, SessionSummary, SessionTag } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
-import { RulesCache } from './rules-cache.js';
+import { RulesCache } from '@spoor/rules';
 
 export interface SessionClassifierDeps {
   store: Store;

@@ -6,7 +6,8 @@ import { createLogger } from '@spoor/log';
 import type { RuleMatch, RuleRecord, SessionSummary } from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';
-import { RulesCache, SessionClassifier } from '../src/index.js';
+import { RulesCache } from '@spoor/rules';
+import { SessionClassifier } from '../src/index.js';
 
 const P = 'project-1';
 
