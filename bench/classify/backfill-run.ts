@@ -4,7 +4,7 @@
 // same run. The sessions have never been classified (written straight into the store), so the
 // backfill's forced writes are all first verdicts and first tag facts.
 import { randomUUID } from 'node:crypto';
-import { SessionClassifier } from '@spoor/classifier';
+import { SessionClassifier } from '@spoor/rule-service';
 import type { Kv } from '@spoor/kv';
 import { createLogger } from '@spoor/log';
 import { RulesCache } from '@spoor/rules';

@@ -4,7 +4,7 @@
 // rules in the same round. Every round classifies fresh sessions, so every verdict is a first
 // verdict and is written, as for sessions the live service sees for the first time.
 import { randomUUID } from 'node:crypto';
-import { SessionClassifier } from '@spoor/classifier';
+import { SessionClassifier } from '@spoor/rule-service';
 import type { Kv } from '@spoor/kv';
 import { compileRules, RulesCache, type RuleSet } from '@spoor/rules';
 import type { SessionState } from '@spoor/schemas';

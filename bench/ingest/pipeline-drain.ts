@@ -1,6 +1,8 @@
 /** The part of `GET /healthz` (libs/runtime/src/health-router.ts) the benchmark reads. */
 export interface Healthz {
   lag: Record<string, number>;
+  /** When the process last read the lag (its background sampler, SPOOR_LAG_SAMPLE_MS). */
+  lag_sampled_at: number;
   counters: Record<string, number>;
 }
 
@@ -19,7 +21,7 @@ export async function readHealthz(url: string): Promise<Healthz> {
   return (await res.json()) as Healthz;
 }
 
-const drained = (h: Healthz) => Object.keys(h.lag).length > 0 && Object.values(h.lag).every((n) => n === 0);
+const drained = (h: Healthz, since: number) => h.lag_sampled_at > since && Object.keys(h.lag).length > 0 && Object.values(h.lag).every((n) => n === 0);
 
 /**
  * Polls /healthz until every consumer group has processed everything published, which is when
@@ -28,10 +30,11 @@ const drained = (h: Healthz) => Object.keys(h.lag).length > 0 && Object.values(h
 export async function waitForDrain(url: string, loadEndedAt: number, timeoutMs: number): Promise<DrainResult> {
   const first = await readHealthz(url);
   let last = first;
-  while (!drained(last)) {
+  while (!drained(last, loadEndedAt)) {
     if (Date.now() - loadEndedAt > timeoutMs) return { drainMs: null, lagAtLoadEnd: first.lag, lagAtEnd: last.lag, counters: last.counters };
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
     last = await readHealthz(url);
   }
-  return { drainMs: Date.now() - loadEndedAt, lagAtLoadEnd: first.lag, lagAtEnd: last.lag, counters: last.counters };
+  // The reading's own time (same machine, same clock), not when it was fetched.
+  return { drainMs: Math.max(0, last.lag_sampled_at - loadEndedAt), lagAtLoadEnd: first.lag, lagAtEnd: last.lag, counters: last.counters };
 }

@@ -115,7 +115,14 @@ for (const mode of MODES) {
     });
 
     it('lists sessions newest first and filters them by tag and by time', async () => {
+      // The list costs one request to the sessions API, however many sessions it shows.
+      const asked: string[] = [];
+      const count = (r: { url(): string }) => { const path = new URL(r.url()).pathname; if (path.startsWith('/v1/sessions')) asked.push(path); };
+      page.on('request', count);
       await go(page, 'Sessions');
+      expect(await page.locator('.session-row').count()).to.equal(3);
+      page.off('request', count);
+      expect(asked).to.deep.equal(['/v1/sessions']);
       await page.getByLabel('Tag').selectOption('vip');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.waitForURL('**/sessions?tag=vip');

@@ -32,11 +32,12 @@ class SpoorChild {
     });
   }
 
-  /** Waits until every consumer group has processed everything published. */
+  /** Waits until every consumer group has processed everything published (lag read after this call). */
   async drained(): Promise<void> {
+    const since = Date.now();
     await waitFor(
-      () => fetch(`${this.url}/healthz`).then((r) => r.json() as Promise<{ lag: Record<string, number> }>),
-      (h) => Object.keys(h.lag).length >= 2 && Object.values(h.lag).every((n) => n === 0),
+      () => fetch(`${this.url}/healthz`).then((r) => r.json() as Promise<{ lag: Record<string, number>; lag_sampled_at: number }>),
+      (h) => h.lag_sampled_at > since && Object.keys(h.lag).length >= 2 && Object.values(h.lag).every((n) => n === 0),
       90_000,
       'the pipeline to drain',
     );
@@ -83,7 +84,7 @@ async function crashScenario(mode: Mode, ctx: Mocha.Context, extraEnv: Record<st
   const env = await modeEnv(mode, dataDir);
   requireEngine(ctx, env ? 'ok' : null, `engines for ${mode} mode`);
   const port = await freePort();
-  const fullEnv = { ...env!, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error', ...extraEnv };
+  const fullEnv = { ...env!, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '100', ...extraEnv };
   const config = loadConfig(fullEnv);
   const logger = createLogger('crash-test', 'error');
   // Register the project before the process starts: DuckDB admits one process at a time.

@@ -96,6 +96,10 @@ for (const mode of MODES) {
       expect(session!.actions).to.deep.equal({ click: 2 });
       const events = await spoor.store.events.sessionEvents(projectId, sid);
       expect(events.map((e) => e.event_id).sort()).to.deep.equal([event.event_id, later.event_id].sort());
+      // The two repeats show under the catalogue's name (issue 20): dropped by the enricher as duplicates.
+      const metrics = await (await fetch(`${spoor.url}/metrics`)).text();
+      const duplicates = Number(/^spoor_events_dropped_total\{service="enricher",reason="duplicate"\} (\d+)$/m.exec(metrics)?.[1]);
+      expect(duplicates).to.be.at.least(2);
     });
 
     it('stores bots but keeps them out of sessions', async () => {

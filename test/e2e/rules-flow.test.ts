@@ -186,6 +186,17 @@ for (const mode of MODES) {
       const outside = await api.get('/v1/tags/engaged', { ...scope, window_start: t0 + 3000 });
       expect(outside.body.sessions.map((s: any) => s.session_id)).to.not.include(sid);
 
+      // The list says the same in one request: tags and classification, or the whole summary.
+      const listed = await api.get('/v1/sessions', { ...scope, limit: 1000, include: 'tags,classification' });
+      const entry = listed.body.sessions.find((s: any) => s.session_id === sid);
+      expect(entry).to.deep.equal({ session_id: sid, first_event_at: summary.body.first_event_at, last_event_at: summary.body.last_event_at, event_count: 3, tags: ['engaged'], classification: summary.body.classification });
+      const whole = await api.get('/v1/sessions', { ...scope, limit: 1000, include: 'summary' });
+      expect(whole.body.sessions.find((s: any) => s.session_id === sid)).to.deep.equal(summary.body);
+      expect(Object.keys((await api.get('/v1/sessions', { ...scope, limit: 1000 })).body.sessions[0]).sort()).to.deep.equal(['event_count', 'first_event_at', 'last_event_at', 'session_id']);
+      const bad = await api.get('/v1/sessions', { ...scope, include: 'tags,everything' });
+      expect(bad.status).to.equal(422);
+      expect(bad.body.detail[0].loc).to.deep.equal(['query', 'include', 1]);
+
       // A short session is classified (nothing matched) and stays untagged.
       const short = `short-${randomUUID()}`;
       await send(short, [{ action: 'pageview' }]);

@@ -6,6 +6,7 @@ import { CliSession, type CliStreams, type GlobalOptions } from './cli-session.j
 import { registerApiKeyCommands } from './commands/apikey-commands.js';
 import { registerAuthCommands } from './commands/auth-commands.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
+import { registerDataCommands } from './commands/data-commands.js';
 import { registerEventCommands } from './commands/event-commands.js';
 import { registerOutboundCommands } from './commands/outbound-commands.js';
 import { registerProjectCommands } from './commands/project-commands.js';
@@ -68,7 +69,7 @@ export function buildProgram(make: (command: Command) => CliSession, streams: Cl
 Exit codes: 0 done, 1 error (the server's reason on stderr), 2 usage.
 Environment: SPOOR_URL (server), SPOOR_PASSWORD (answers the login prompt), SPOOR_TOKEN (a token or
 API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json lives).`);
-  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands]) {
+  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands]) {
     register(program, make);
   }
   registerCompletionCommand(program);

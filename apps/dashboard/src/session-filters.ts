@@ -19,23 +19,21 @@ function classifiedAs(s: Summary, wanted: string): boolean {
 }
 
 /**
- * The sessions a filter selects, newest first, with their summaries. The API lists sessions by
- * time window and tagged sessions by tag; a classification is read from each summary, so the
- * page loads at most `limit` summaries (fetched in parallel).
+ * The sessions a filter selects, newest first, with their summaries: one request
+ * (`include=summary`), two with a tag (the tagged sessions come from /v1/tags/{tag}). Before,
+ * the page asked for each listed session's summary on its own, up to 50 requests (issue 15).
  */
 export async function loadSessions(scope: Scope, f: SessionFilter, limit = 50): Promise<Summary[]> {
   const window = { ...(f.from ? { window_start: f.from } : {}), ...(f.to ? { window_end: f.to } : {}) };
-  const { sessions } = await ok(api().GET('/v1/sessions', { params: { query: { ...scope, ...window, limit: f.tag || f.classification ? 1000 : limit } } }));
-  let ids = sessions.map((s) => s.session_id);
-  if (f.tag) {
-    const tagged = await ok(api().GET('/v1/tags/{tag}', { params: { path: { tag: f.tag }, query: { ...scope, ...window, limit: 1000 } } }));
-    const set = new Set(tagged.sessions.map((s) => s.session_id));
-    ids = ids.filter((id) => set.has(id));
-  }
-  const summaries: Summary[] = [];
-  for (let i = 0; i < ids.length && summaries.length < limit; i += limit) {
-    const batch = await Promise.all(ids.slice(i, i + limit).map((id) => ok(api().GET('/v1/sessions/{session_id}', { params: { path: { session_id: id }, query: scope } }))));
-    summaries.push(...batch.filter((s) => !f.classification || classifiedAs(s, f.classification)));
-  }
-  return summaries.slice(0, limit);
+  const [{ sessions }, tagged] = await Promise.all([
+    ok(api().GET('/v1/sessions', { params: { query: { ...scope, ...window, limit: f.tag || f.classification ? 1000 : limit, include: 'summary' } } })),
+    f.tag ? ok(api().GET('/v1/tags/{tag}', { params: { path: { tag: f.tag }, query: { ...scope, ...window, limit: 1000 } } })) : null,
+  ]);
+  const taggedIds = tagged ? new Set(tagged.sessions.map((s) => s.session_id)) : null;
+  // A session whose state could not be read comes back without its summary fields: left out.
+  const whole = (s: (typeof sessions)[number]): s is Summary => s.geo !== undefined && s.classification !== undefined;
+  return sessions
+    .filter(whole)
+    .filter((s) => (!taggedIds || taggedIds.has(s.session_id)) && (!f.classification || classifiedAs(s, f.classification)))
+    .slice(0, limit);
 }

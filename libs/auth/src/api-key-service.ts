@@ -1,7 +1,7 @@
 // API keys of an account: create (secret shown once), list (never the secret), revoke.
 import type { ApiKeyScope } from '@spoor/schemas';
 import { StoreConflictError, type ApiKeyRepository } from '@spoor/store';
-import { ApiKeyNameTakenError } from './auth-errors.js';
+import { apiKeyNameTaken } from './auth-errors.js';
 import { generateApiKey, hashApiKey } from './api-key-codec.js';
 import { API_KEY_NAME_PATTERN, checkApiKeyName } from './credential-rules.js';
 
@@ -25,7 +25,7 @@ export class ApiKeyService {
   ) {}
 
   /**
-   * CredentialRuleError (422) for a bad name, ApiKeyNameTakenError (409) for a live duplicate.
+   * a 422 for a bad name, a 409 (api_key_name_taken) for a live duplicate.
    * Who may ask for which scope is the caller's decision (the gateway: operators only for
    * `operator`).
    */
@@ -42,7 +42,7 @@ export class ApiKeyService {
         revoked_at: null,
       });
     } catch (err) {
-      if (err instanceof StoreConflictError) throw new ApiKeyNameTakenError(apiKeyName);
+      if (err instanceof StoreConflictError) throw apiKeyNameTaken(apiKeyName);
       throw err;
     }
     return { api_key_name: apiKeyName, api_key: apiKey, scope };

@@ -1,7 +1,7 @@
-// The typed errors of @spoor/auth. Each one is an HttpError of the shared catalogue
-// (libs/http/src/http-errors.ts), so the gateway's one error handler answers the documented
-// body without a mapping table: 401 + `WWW-Authenticate: Bearer`, 409, 422.
-import { HttpError, type ValidationDetail } from '@spoor/http';
+// The errors of @spoor/auth, all from the one error catalogue (libs/schemas' error-catalogue.ts),
+// so the gateway's one error handler answers the documented body without a mapping table:
+// 401 + `WWW-Authenticate: Bearer`, 409, 422. AuthError only adds why a credential was refused.
+import { HttpError, createError } from '@spoor/http';
 
 /** Why a credential was refused; for logs and metrics, never needed to build the response. */
 export type AuthFailureReason =
@@ -17,8 +17,9 @@ export type AuthFailureReason =
   | 'revoked';
 
 /**
- * Any refused credential. The header is exactly `Bearer` as DESIGN.md (HTTP conventions) fixes
- * it; RFC 6750 §3 allows an `error="invalid_token"` parameter, which `reason` carries instead.
+ * Any refused credential: the catalogue's `unauthorized` (401, `WWW-Authenticate: Bearer`) with
+ * the reason for logs and tests. RFC 6750 §3 allows an `error="invalid_token"` parameter, which
+ * `reason` carries instead, as the header is exactly `Bearer` (DESIGN.md, HTTP conventions).
  */
 export class AuthError extends HttpError {
   constructor(
@@ -26,9 +27,8 @@ export class AuthError extends HttpError {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    super(401, 'unauthorized', detail, { 'WWW-Authenticate': 'Bearer' });
+    super('unauthorized', detail, {}, options);
     this.name = 'AuthError';
-    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
 
@@ -41,29 +41,13 @@ export class InvalidCredentialsError extends AuthError {
 }
 
 /** Signup with an email that already has an account: 409. */
-export class EmailTakenError extends HttpError {
-  constructor() {
-    super(409, 'email_taken', 'An account with this email already exists');
-    this.name = 'EmailTakenError';
-  }
-}
+export const emailTaken = () => createError('email_taken');
 
 /** The account already has a live API key of that name: 409. */
-export class ApiKeyNameTakenError extends HttpError {
-  constructor(readonly apiKeyName: string) {
-    super(409, 'api_key_name_taken', `An API key named ${apiKeyName} already exists`);
-    this.name = 'ApiKeyNameTakenError';
-  }
-}
+export const apiKeyNameTaken = (apiKeyName: string) => createError('api_key_name_taken', apiKeyName);
 
 /**
  * A body field breaks a rule (password length, email form, key name): 422 in FastAPI's
  * HTTPValidationError shape, like the zod validation of the gateway.
  */
-export class CredentialRuleError extends HttpError {
-  constructor(field: string, msg: string, type: string) {
-    const detail: ValidationDetail[] = [{ loc: ['body', field], msg, type }];
-    super(422, 'validation_error', detail);
-    this.name = 'CredentialRuleError';
-  }
-}
+export const credentialRuleError = (field: string, msg: string, type: string) => createError('validation_error', [{ loc: ['body', field], msg, type }]);

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
 import { StoreConflictError, type AccountRepository, type SigningKeyRepository } from '@spoor/store';
-import { AuthError, EmailTakenError, InvalidCredentialsError } from './auth-errors.js';
+import { AuthError, InvalidCredentialsError, emailTaken } from './auth-errors.js';
 import { checkPassword, normalizeEmail } from './credential-rules.js';
 import { openIdConfiguration, type OpenIdConfiguration } from './openid-configuration.js';
 import { hashPassword, timingEqualizer, verifyPassword } from './password-hasher.js';
@@ -57,11 +57,11 @@ export class BuiltInIssuer {
     return { kid };
   }
 
-  /** Creates a built-in account. EmailTakenError (409), CredentialRuleError (422). */
+  /** Creates a built-in account. 409 (email_taken), 422 (a credential rule). */
   async signup(email: string, password: string): Promise<IssuedToken> {
     const normalized = normalizeEmail(email);
     checkPassword(password);
-    if (await this.#accounts.findByEmail(normalized)) throw new EmailTakenError();
+    if (await this.#accounts.findByEmail(normalized)) throw emailTaken();
     const accountId = randomUUID();
     const passwordHash = await hashPassword(password);
     try {
@@ -75,7 +75,7 @@ export class BuiltInIssuer {
       });
     } catch (err) {
       // Two signups with one email racing past findByEmail: the store's constraint decides.
-      if (err instanceof StoreConflictError) throw new EmailTakenError();
+      if (err instanceof StoreConflictError) throw emailTaken();
       throw err;
     }
     return this.#issue(accountId, normalized);

@@ -1,6 +1,6 @@
 // Rules for what users type: passwords, emails, API key names. Each check throws a
-// CredentialRuleError (422) naming the field, so the gateway needs no second copy of the rules.
-import { CredentialRuleError } from './auth-errors.js';
+// a 422 (credentialRuleError) naming the field, so the gateway needs no second copy of the rules.
+import { credentialRuleError } from './auth-errors.js';
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 256;
@@ -18,13 +18,13 @@ export function normalizePassword(password: string): string {
 }
 
 export function checkPassword(password: unknown): string {
-  if (typeof password !== 'string') throw new CredentialRuleError('password', 'Field required', 'missing');
+  if (typeof password !== 'string') throw credentialRuleError('password', 'Field required', 'missing');
   const length = [...normalizePassword(password)].length;
   if (length < PASSWORD_MIN_LENGTH) {
-    throw new CredentialRuleError('password', `Password must have at least ${PASSWORD_MIN_LENGTH} characters`, 'string_too_short');
+    throw credentialRuleError('password', `Password must have at least ${PASSWORD_MIN_LENGTH} characters`, 'string_too_short');
   }
   if (length > PASSWORD_MAX_LENGTH) {
-    throw new CredentialRuleError('password', `Password must have at most ${PASSWORD_MAX_LENGTH} characters`, 'string_too_long');
+    throw credentialRuleError('password', `Password must have at most ${PASSWORD_MAX_LENGTH} characters`, 'string_too_long');
   }
   return password;
 }
@@ -34,18 +34,18 @@ export function checkPassword(password: unknown): string {
  * both sides and no whitespace. Real validation is whether mail arrives, not a regex.
  */
 export function normalizeEmail(email: unknown): string {
-  if (typeof email !== 'string') throw new CredentialRuleError('email', 'Field required', 'missing');
+  if (typeof email !== 'string') throw credentialRuleError('email', 'Field required', 'missing');
   const normalized = email.trim().toLowerCase();
   if (normalized.length > EMAIL_MAX_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(normalized)) {
-    throw new CredentialRuleError('email', 'value is not a valid email address', 'value_error');
+    throw credentialRuleError('email', 'value is not a valid email address', 'value_error');
   }
   return normalized;
 }
 
 export function checkApiKeyName(name: unknown): string {
-  if (typeof name !== 'string') throw new CredentialRuleError('api_key_name', 'Field required', 'missing');
+  if (typeof name !== 'string') throw credentialRuleError('api_key_name', 'Field required', 'missing');
   if (!API_KEY_NAME_PATTERN.test(name)) {
-    throw new CredentialRuleError('api_key_name', 'API key names are 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-"', 'string_pattern_mismatch');
+    throw credentialRuleError('api_key_name', 'API key names are 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-"', 'string_pattern_mismatch');
   }
   return name;
 }

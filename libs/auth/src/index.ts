@@ -2,9 +2,9 @@
 export {
   AuthError,
   InvalidCredentialsError,
-  EmailTakenError,
-  ApiKeyNameTakenError,
-  CredentialRuleError,
+  emailTaken,
+  apiKeyNameTaken,
+  credentialRuleError,
   type AuthFailureReason,
 } from './auth-errors.js';
 export {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { ApiKeyNameTakenError, ApiKeyService, CredentialRuleError } from '../src/index.js';
+import { HttpError } from '@spoor/http';
+import { ApiKeyService } from '../src/index.js';
 import { InMemoryApiKeys } from './in-memory-repositories.js';
 
 async function rejection(work: Promise<unknown>): Promise<unknown> {
@@ -53,9 +54,9 @@ describe('ApiKeyService', function () {
   it('refuses a live duplicate name (409) and a bad name (422); a revoked name can be reused', async () => {
     const { service } = setup();
     await service.create('acct-1', 'ci');
-    expect(await rejection(service.create('acct-1', 'ci'))).to.be.instanceOf(ApiKeyNameTakenError).and.include({ status: 409 });
+    expect(await rejection(service.create('acct-1', 'ci'))).to.be.instanceOf(HttpError).and.include({ status: 409, code: 'api_key_name_taken' });
     expect(await service.create('acct-2', 'ci')).to.include({ api_key_name: 'ci' });
-    expect(await rejection(service.create('acct-1', 'bad name'))).to.be.instanceOf(CredentialRuleError).and.include({ status: 422 });
+    expect(await rejection(service.create('acct-1', 'bad name'))).to.be.instanceOf(HttpError).and.include({ status: 422, code: 'validation_error' });
     expect(await service.revoke('acct-1', 'ci')).to.equal(true);
     expect(await service.create('acct-1', 'ci')).to.include({ api_key_name: 'ci' });
   });

@@ -2,11 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { HttpError } from '@spoor/http';
 import {
   Authenticator,
   BuiltInIssuer,
-  CredentialRuleError,
-  EmailTakenError,
   InvalidCredentialsError,
   type BuiltInIssuerOptions,
 } from '../src/index.js';
@@ -96,7 +95,7 @@ describe('BuiltInIssuer', function () {
     const { issuer, repos } = setup();
     await issuer.signup('dave@example.com', PASSWORD);
     const err = await rejection(issuer.signup('DAVE@example.com', 'another password'));
-    expect(err).to.be.instanceOf(EmailTakenError).and.include({ status: 409 });
+    expect(err).to.be.instanceOf(HttpError).and.include({ status: 409, code: 'email_taken' });
 
     const results = await Promise.allSettled([
       issuer.signup('erin@example.com', PASSWORD),
@@ -104,7 +103,7 @@ describe('BuiltInIssuer', function () {
     ]);
     expect(results.map((r) => r.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
     const failed = results.find((r) => r.status === 'rejected');
-    expect(failed?.reason).to.be.instanceOf(EmailTakenError);
+    expect(failed?.reason).to.be.instanceOf(HttpError).and.include({ code: 'email_taken' });
     expect(repos.accounts.rows.filter((r) => r.email === 'erin@example.com')).to.have.length(1);
   });
 
@@ -118,8 +117,8 @@ describe('BuiltInIssuer', function () {
       ['', PASSWORD, 'email'],
     ] as const) {
       const err = await rejection(issuer.signup(email, password));
-      expect(err, `${email} / ${password.length}`).to.be.instanceOf(CredentialRuleError).and.include({ status: 422 });
-      const [detail] = (err as CredentialRuleError).detail as Array<{ loc: string[] }>;
+      expect(err, `${email} / ${password.length}`).to.be.instanceOf(HttpError).and.include({ status: 422, code: 'validation_error' });
+      const [detail] = (err as HttpError).detail as Array<{ loc: string[] }>;
       expect(detail?.loc).to.deep.equal(['body', field]);
     }
     await issuer.signup('g@example.com', '12345678');

@@ -1,12 +1,14 @@
 import { expect } from 'chai';
-import { CredentialRuleError, checkApiKeyName, checkPassword, normalizeEmail } from '../src/index.js';
+import { HttpError } from '@spoor/http';
+import { checkApiKeyName, checkPassword, normalizeEmail } from '../src/index.js';
 
-function ruleError(fn: () => unknown): CredentialRuleError | null {
+/** The 422 of a broken credential rule (the catalogue's validation_error), or null. */
+function ruleError(fn: () => unknown): HttpError | null {
   try {
     fn();
     return null;
   } catch (err) {
-    if (err instanceof CredentialRuleError) return err;
+    if (err instanceof HttpError && err.code === 'validation_error') return err;
     throw err;
   }
 }

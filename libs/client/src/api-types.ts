@@ -156,7 +156,8 @@ export interface paths {
         get: operations["get_projects"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier. */
+        delete: operations["delete_projects"];
         /** CORS preflight */
         options: operations["options_projects"];
         head?: never;
@@ -243,7 +244,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Session identifiers, newest first */
+        /** Session identifiers, newest first (with `include`, their tags, classification or whole summary) */
         get: operations["get_sessions"];
         put?: never;
         post?: never;
@@ -690,6 +691,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result) */
+        post: operations["post_exports"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_exports"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{export_id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Downloads a finished export, streamed (for 24 hours after it was written; docs/data.md) */
+        get: operations["get_exports_export_id_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_exports_export_id_file"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/recipients/confirm": {
         parameters: {
             query?: never;
@@ -928,6 +965,98 @@ export interface paths {
         delete?: never;
         /** CORS preflight */
         options: operations["options_status_health_history"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A funnel over a window: per step entered, converted, conversion and median time to the next step */
+        post: operations["post_funnels_query"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_funnels_query"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's saved funnels, newest first */
+        get: operations["get_funnels"];
+        put?: never;
+        /** Saves a funnel */
+        post: operations["post_funnels"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_funnels"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/{funnel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One saved funnel */
+        get: operations["get_funnels_funnel_id"];
+        put?: never;
+        post?: never;
+        /** Deletes a saved funnel */
+        delete: operations["delete_funnels_funnel_id"];
+        /** CORS preflight */
+        options: operations["options_funnels_funnel_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/funnels/{funnel_id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A saved funnel over a window (default: the last 7 days) */
+        get: operations["get_funnels_funnel_id_result"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_funnels_funnel_id_result"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retention: visitors by the day or week they were first seen, and the share back in each later period */
+        get: operations["get_retention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_retention"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1174,6 +1303,7 @@ export interface components {
             /** @description count over every transition out of `from` */
             probability: number;
         };
+        /** @description Each session with its identifier, times and event count; more fields as `include` asks */
         SessionList: {
             sessions: {
                 session_id: string;
@@ -1187,8 +1317,63 @@ export interface components {
                  * @example 1732262400000
                  */
                 last_event_at: number;
+                duration_ms?: number;
                 event_count: number;
+                actions?: {
+                    [key: string]: number;
+                };
+                entry_url?: string | null;
+                exit_url?: string | null;
+                page_count?: number;
+                referrer?: string | null;
+                utm?: components["schemas"]["Utm"];
+                browser?: components["schemas"]["NameVersion"];
+                os?: components["schemas"]["NameVersion"];
+                device?: components["schemas"]["Device"];
+                geo?: components["schemas"]["Geo"];
+                attributes?: {
+                    [key: string]: unknown;
+                };
+                tags?: string[];
+                /** @description The classifier's latest verdict; null until the session was classified */
+                classification?: {
+                    rule_ids: string[];
+                    labels: string[];
+                    /**
+                     * @description Milliseconds since the Unix epoch, UTC
+                     * @example 1732262400000
+                     */
+                    classified_at: number;
+                } | null;
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                updated_at?: number;
             }[];
+        };
+        Utm: {
+            source: string | null;
+            medium: string | null;
+            campaign: string | null;
+            term: string | null;
+            content: string | null;
+        };
+        NameVersion: {
+            name: string | null;
+            version: string | null;
+        };
+        Device: {
+            type: string | null;
+            vendor: string | null;
+            model: string | null;
+        };
+        Geo: {
+            country: string | null;
+            region: string | null;
+            city: string | null;
+            latitude: number | null;
+            longitude: number | null;
         };
         SessionSummary: {
             session_id: string;
@@ -1235,29 +1420,6 @@ export interface components {
              * @example 1732262400000
              */
             updated_at: number;
-        };
-        Utm: {
-            source: string | null;
-            medium: string | null;
-            campaign: string | null;
-            term: string | null;
-            content: string | null;
-        };
-        NameVersion: {
-            name: string | null;
-            version: string | null;
-        };
-        Device: {
-            type: string | null;
-            vendor: string | null;
-            model: string | null;
-        };
-        Geo: {
-            country: string | null;
-            region: string | null;
-            city: string | null;
-            latitude: number | null;
-            longitude: number | null;
         };
         EnrichedEventList: {
             events: components["schemas"]["EnrichedEvent"][];
@@ -1541,7 +1703,7 @@ export interface components {
         Job: {
             job_id: string;
             /** @enum {string} */
-            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill";
+            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill" | "export" | "project_deletion";
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed";
             origin: string;
@@ -1574,6 +1736,38 @@ export interface components {
         };
         JobList: {
             jobs: components["schemas"]["Job"][];
+        };
+        ExportRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /**
+             * @description Inclusive start, ms since the epoch
+             * @example 1732262400000
+             */
+            window_start?: number;
+            /**
+             * @description Exclusive end, ms since the epoch
+             * @example 1732262400000
+             */
+            window_end?: number;
+            /**
+             * @description Raw events, enriched events or session summaries
+             * @enum {string}
+             */
+            what: "events" | "enriched_events" | "sessions";
+            /**
+             * @description CSV with a header row, newline-delimited JSON, or Parquet
+             * @enum {string}
+             */
+            format: "csv" | "ndjson" | "parquet";
         };
         RecipientConfirmed: {
             /** @enum {boolean} */
@@ -1884,10 +2078,222 @@ export interface components {
                 kind: string;
                 size_bytes: number;
             };
+            /** @description Events let go since each live process started, by reason (summed over instances); absent in snapshots from before it existed */
+            dropped?: {
+                /** @description ingest refused it with a 4xx: schema, size, timestamp or payload limits, an unknown or foreign project */
+                invalid: number;
+                /** @description ingest refused it with 429 (the client may retry) */
+                rate_limited: number;
+                /** @description ingest could not put it on the bus and answered 503 (the client retries) */
+                unavailable: number;
+                /** @description a bus message that is not an event Spoor wrote, or one that could not be enriched */
+                malformed: number;
+                /** @description an event_id seen before: stored once, counted once */
+                duplicate: number;
+                /** @description more than 24 h in the future (a producer writing to the bus directly) */
+                invalid_timestamp: number;
+                /** @description payload nesting beyond 32 levels (a producer writing to the bus directly) */
+                payload_too_deep: number;
+                /** @description a bot: stored as raw and enriched, kept out of sessions */
+                bot: number;
+                /** @description already counted in its session (a replay after a crash, or a late client retry) */
+                repeat: number;
+            };
             problems: string[];
         };
         HealthHistory: {
             snapshots: components["schemas"]["HealthReport"][];
+        };
+        FunnelResult: {
+            origin: string;
+            project: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_start: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_end: number;
+            /** @enum {string} */
+            unit: "session" | "visitor";
+            /** @enum {string} */
+            order: "strict" | "any";
+            conversion_window_ms: number;
+            /**
+             * @description sql when every step compiled to SQL; typescript when a step's JSONLogic had to be evaluated by json-logic-js
+             * @enum {string}
+             */
+            evaluated_in: "sql" | "typescript";
+            step_evaluation: ("sql" | "typescript")[];
+            steps: components["schemas"]["FunnelStepResult"][];
+            breakdown: {
+                /** @enum {string} */
+                property: "browser" | "country" | "utm_source" | "entry_page";
+                groups: {
+                    value: string | null;
+                    steps: components["schemas"]["FunnelStepResult"][];
+                }[];
+            } | null;
+        };
+        FunnelStepResult: {
+            name: string;
+            /** @description Units that reached this step (in funnel order) */
+            entered: number;
+            /** @description Of those, units that went on to the next step; null for the last */
+            converted: number | null;
+            conversion_from_previous: number | null;
+            conversion_from_first: number | null;
+            /** @description Median time from first reaching this step to first reaching the next; null for the last step or when nobody went on */
+            median_ms_to_next: number | null;
+        };
+        FunnelQueryRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_start?: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_end?: number;
+            steps: components["schemas"]["FunnelStep"][];
+            /**
+             * @description Count sessions, or visitors (an IP and user agent pair, as the overview counts them)
+             * @default session
+             * @enum {string}
+             */
+            unit: "session" | "visitor";
+            /**
+             * @description strict: each step after the one before (other events may come between); any: all of steps 1..n in any order
+             * @default strict
+             * @enum {string}
+             */
+            order: "strict" | "any";
+            /**
+             * @description The last step counted at most this long after the first
+             * @default 86400000
+             */
+            conversion_window_ms: number;
+            /**
+             * @description Also answer per value of this property of the unit's first event in the window
+             * @enum {string}
+             */
+            breakdown?: "browser" | "country" | "utm_source" | "entry_page";
+        };
+        FunnelStep: {
+            /** @description Label; default: the action, or "Step n" */
+            name?: string;
+            /** @description An action name: the step is an event with this action */
+            action?: string;
+            /** @description With action: payload fields (dot paths) that must equal these values, type included */
+            where?: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** @description JSONLogic over one enriched event (what an attribute rule sees: action, payload.<field>, path, url, query.<name>, browser.name, geo.country, utm.source, …) */
+            logic?: unknown;
+        };
+        SavedFunnelList: {
+            funnels: components["schemas"]["SavedFunnel"][];
+        };
+        SavedFunnel: {
+            funnel_id: string;
+            origin: string;
+            project: string;
+            name: string;
+            steps: components["schemas"]["FunnelStep"][];
+            /** @enum {string} */
+            unit: "session" | "visitor";
+            /** @enum {string} */
+            order: "strict" | "any";
+            conversion_window_ms: number;
+            /** @enum {string|null} */
+            breakdown: "browser" | "country" | "utm_source" | "entry_page" | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+        };
+        CreateFunnelRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            name: string;
+            steps: components["schemas"]["FunnelStep"][];
+            /**
+             * @description Count sessions, or visitors (an IP and user agent pair, as the overview counts them)
+             * @default session
+             * @enum {string}
+             */
+            unit: "session" | "visitor";
+            /**
+             * @description strict: each step after the one before (other events may come between); any: all of steps 1..n in any order
+             * @default strict
+             * @enum {string}
+             */
+            order: "strict" | "any";
+            /**
+             * @description The last step counted at most this long after the first
+             * @default 86400000
+             */
+            conversion_window_ms: number;
+            /**
+             * @description Also answer per value of this property of the unit's first event in the window
+             * @enum {string}
+             */
+            breakdown?: "browser" | "country" | "utm_source" | "entry_page";
+        };
+        RetentionResult: {
+            origin: string;
+            project: string;
+            /** @enum {string} */
+            period: "day" | "week";
+            period_ms: number;
+            /**
+             * @description The first cohort's start (window_start rounded down to its period)
+             * @example 1732262400000
+             */
+            window_start: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            window_end: number;
+            action: string | null;
+            cohorts: {
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                start: number;
+                /** @description Visitors first seen in this period */
+                size: number;
+                /** @description Index k: visitors of the cohort active in the k-th period after it (index 0: the size) */
+                returning: number[];
+                /** @description returning divided by size */
+                shares: number[];
+            }[];
         };
         IngestAccepted: {
             accepted: number;
@@ -2075,7 +2481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description An account with this email already exists */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2084,7 +2490,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2177,7 +2592,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2248,7 +2672,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoggedOut"];
                 };
             };
-            /** @description Malformed JSON */
+            /** @description The credential is an API key, which DELETE /v1/users/apikey/{api_key_name} revokes */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2441,7 +2865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain), or a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or An API key with scope "operator" asked by a non-operator */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2450,7 +2874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description The account has a live API key of that name */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2459,7 +2883,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,6 +2956,15 @@ export interface operations {
                     "application/json": components["schemas"]["Deleted"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -2532,7 +2974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2621,6 +3063,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_projects: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                /** @description Required: the project identifier again, to confirm the deletion */
+                confirm?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2727,7 +3250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2736,7 +3259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,7 +3268,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2829,7 +3361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +3379,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3056,6 +3597,8 @@ export interface operations {
                 /** @description Exclusive end, ms since the epoch */
                 window_end?: number;
                 limit?: number;
+                /** @description Comma-separated: `tags` and `classification` add those fields to each session, `summary` the whole summary (tags and classification included), as GET /v1/sessions/{session_id} answers it */
+                include?: string;
             };
             header?: never;
             path?: never;
@@ -3150,6 +3693,15 @@ export interface operations {
                     "application/json": components["schemas"]["SessionSummary"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3230,6 +3782,15 @@ export interface operations {
                     "application/json": components["schemas"]["EnrichedEventList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3239,7 +3800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3317,6 +3878,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionAttributes"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -3399,6 +3969,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3452,6 +4031,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagChange"];
                 };
             };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3461,7 +4049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3479,7 +4067,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3551,6 +4148,15 @@ export interface operations {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -3560,7 +4166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3743,7 +4349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3813,7 +4419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown project */
+            /** @description Unknown project (or one registered at several origins, sent without origin) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3822,7 +4428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Event over 32 KiB or body over 1 MiB */
+            /** @description Body over its size limit; or An event over 32 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3831,7 +4437,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not application/json or text/plain */
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3849,7 +4455,16 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Event bus unavailable; retry after Retry-After */
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3921,7 +4536,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4011,7 +4626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden (for example an unverified domain) */
+            /** @description The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,6 +4937,15 @@ export interface operations {
                     "application/json": components["schemas"]["TaggedSessions"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4451,6 +5075,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4460,7 +5093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +5111,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +5120,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4557,6 +5199,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4612,6 +5263,15 @@ export interface operations {
                     "application/json": components["schemas"]["Rule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4621,7 +5281,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4639,7 +5299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4709,6 +5369,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleVersions"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -4788,6 +5457,15 @@ export interface operations {
                     "application/json": components["schemas"]["RuleTestResult"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4797,7 +5475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4806,7 +5484,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,6 +5568,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -4890,7 +5586,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4908,7 +5604,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4935,7 +5640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4992,6 +5697,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5001,7 +5715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5019,7 +5733,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5046,7 +5769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5103,6 +5826,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5112,7 +5844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5130,7 +5862,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5157,7 +5898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5214,6 +5955,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5223,7 +5973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5241,7 +5991,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5268,7 +6027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5325,6 +6084,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobQueued"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5334,7 +6102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5352,7 +6120,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5379,7 +6156,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Temporarily unavailable; retry */
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5432,6 +6209,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -5534,6 +6320,239 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_exports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The project's domain is not verified yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_exports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_exports_export_id_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The project's domain is not verified yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account; or The export expired (24 hours after it was written) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The export has not succeeded (queued, running or failed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_exports_export_id_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -5693,6 +6712,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5702,7 +6730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5720,7 +6748,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5789,6 +6826,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5843,6 +6889,15 @@ export interface operations {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5852,7 +6907,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5982,6 +7037,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -5991,7 +7055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6009,7 +7073,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6078,6 +7151,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6132,6 +7214,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6141,7 +7232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6271,6 +7362,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6280,7 +7380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6298,7 +7398,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6367,6 +7476,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6421,6 +7539,15 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6430,7 +7557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6560,6 +7687,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6569,7 +7705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6587,7 +7723,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6656,6 +7801,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6710,6 +7864,15 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6719,7 +7882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6798,6 +7961,15 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing or invalid credentials */
             401: {
                 headers: {
@@ -6807,7 +7979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: a read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6825,7 +7997,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unsupported content type: the body must be application/json */
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6895,6 +8076,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing or invalid credentials */
@@ -6979,7 +8169,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7056,7 +8246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7077,6 +8267,610 @@ export interface operations {
         };
     };
     options_status_health_history: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_funnels_query: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FunnelQueryRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelResult"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_funnels_query: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_funnels: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFunnelList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_funnels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFunnelRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFunnel"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_funnels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_funnels_funnel_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFunnel"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_funnels_funnel_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedFunnel"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_funnels_funnel_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_funnels_funnel_id_result: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                /** @description Inclusive start, ms since the epoch */
+                window_start?: number;
+                /** @description Exclusive end, ms since the epoch */
+                window_end?: number;
+            };
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelResult"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_funnels_funnel_id_result: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_retention: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                /** @description Inclusive start, ms since the epoch */
+                window_start?: number;
+                /** @description Exclusive end, ms since the epoch */
+                window_end?: number;
+                /** @description Cohorts by UTC day, or by ISO week (from Monday 00:00 UTC) */
+                period?: "day" | "week";
+                /** @description A visitor returns with an event of this action; any event when left out */
+                action?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionResult"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_retention: {
         parameters: {
             query?: never;
             header?: never;
@@ -7141,7 +8935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Unknown project */
+            /** @description Unknown project (or one registered at several origins, sent without origin) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7150,7 +8944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Event over 32 KiB or body over 1 MiB */
+            /** @description Body over its size limit; or An event over 32 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7159,7 +8953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not application/json or text/plain */
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7177,7 +8971,16 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Event bus unavailable; retry after Retry-After */
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
             503: {
                 headers: {
                     [name: string]: unknown;

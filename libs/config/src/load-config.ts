@@ -37,6 +37,8 @@ export interface Config {
   workerTickMs: number;
   webhookRetryBaseMs: number;
   heartbeatMs: number;
+  /** How often each process reads its consumers' lag for /healthz (LagSampler). */
+  lagSampleMs: number;
   healthSnapshotMs: number;
   dnsServer: string | null;
   publicUrl: string | null;
@@ -131,6 +133,7 @@ function toConfig(p: Parsed): Config {
     workerTickMs: p.SPOOR_WORKER_TICK_MS,
     webhookRetryBaseMs: p.SPOOR_WEBHOOK_RETRY_BASE_MS,
     heartbeatMs: p.SPOOR_HEARTBEAT_MS,
+    lagSampleMs: p.SPOOR_LAG_SAMPLE_MS,
     healthSnapshotMs: p.SPOOR_HEALTH_SNAPSHOT_MS,
     dnsServer: p.SPOOR_DNS_SERVER ?? null,
     publicUrl: p.SPOOR_PUBLIC_URL ?? null,

@@ -1,5 +1,5 @@
 import type { EnrichedEvent, RawEvent } from '@spoor/schemas';
-import { checkPayloadDepth, checkTimestamp, DROP_REASONS, type DropReason } from './event-guard-step.js';
+import { checkPayloadDepth, checkTimestamp, GUARD_DROP_REASONS, type GuardDropReason } from './event-guard-step.js';
 import { EMPTY_GEO, type GeoLookup } from './geo-lookup.js';
 import { applyIpMode, IP_MODES, type IpMode } from './ip-step.js';
 import { normaliseReferrer } from './referrer-step.js';
@@ -23,9 +23,9 @@ export type EnrichedDraft = Omit<EnrichedEvent, 'session_id'> & { session_id: st
 
 export type EnrichResult =
   | { ok: true; event: EnrichedDraft; sessionKey: string }
-  | { ok: false; reason: DropReason };
+  | { ok: false; reason: GuardDropReason };
 
-export type EnrichmentCounters = Record<DropReason | 'enriched', number>;
+export type EnrichmentCounters = Record<GuardDropReason | 'enriched', number>;
 
 export interface EnrichmentPipeline {
   /** Pure apart from the caches and counters: never throws for any RawEvent. */
@@ -56,14 +56,14 @@ export type StepName = (typeof STEP_NAMES)[number];
 interface Draft extends EnrichedDraft {
   sessionKey: string;
 }
-type StepOutput = Partial<Draft> | { drop: DropReason } | null;
+type StepOutput = Partial<Draft> | { drop: GuardDropReason } | null;
 type Step = (draft: Readonly<Draft>) => StepOutput;
 
 const NO_NAME_VERSION = Object.freeze({ name: null, version: null });
 const NO_DEVICE = Object.freeze({ type: null, vendor: null, model: null });
 const NO_QUERY: Record<string, string> = Object.freeze({});
 
-const asDrop = (reason: DropReason | null): StepOutput => (reason === null ? null : { drop: reason });
+const asDrop = (reason: GuardDropReason | null): StepOutput => (reason === null ? null : { drop: reason });
 
 function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> {
   const { ipMode, ipSalt, geo } = options;
@@ -121,7 +121,7 @@ function initialDraft(raw: RawEvent): Draft {
 
 function zeroCounters(): EnrichmentCounters {
   const counters = { enriched: 0 } as EnrichmentCounters;
-  for (const reason of DROP_REASONS) counters[reason] = 0;
+  for (const reason of GUARD_DROP_REASONS) counters[reason] = 0;
   return counters;
 }
 

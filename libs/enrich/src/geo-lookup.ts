@@ -121,13 +121,40 @@ async function openBundled(): Promise<{ resolve: Resolve; source: string }> {
   return { resolve: (ip) => (isIPv4(ip) ? ipv4(ip) : ipv6(ip)), source: 'DB-IP Lite city (bundled)' };
 }
 
+type Opened = { resolve: Resolve; source: string };
+
+/**
+ * Databases open in this process, by path ('' for the bundled pair), for as long as a lookup
+ * uses them: several enrichers in one process (the tests start dozens of Spoors, the split-mode
+ * test several enrichers at once) read and hold the 135 MB once, not once each (issue 20).
+ */
+const opened = new Map<string, { pending: Promise<Opened> } | { ref: WeakRef<Resolve>; source: string }>();
+
+async function openShared(path: string | undefined): Promise<Opened> {
+  const key = path ?? '';
+  const known = opened.get(key);
+  if (known && 'pending' in known) return known.pending;
+  const alive = known?.ref.deref();
+  if (known && alive) return { resolve: alive, source: known.source };
+  const pending = path ? openFile(path) : openBundled();
+  opened.set(key, { pending });
+  try {
+    const result = await pending;
+    opened.set(key, { ref: new WeakRef(result.resolve), source: result.source });
+    return result;
+  } catch (err) {
+    opened.delete(key);
+    throw err;
+  }
+}
+
 /**
  * Opens the geolocation database: `path` (SPOOR_GEOIP_DB) when given, else the bundled
  * DB-IP Lite files. The whole file is read into memory (about 135 MB for the bundled pair)
  * because a lookup must not wait on disk; a lookup then costs a few microseconds.
  */
 export async function openGeoLookup(path?: string, options: GeoLookupOptions = {}): Promise<GeoLookup> {
-  const { resolve, source } = path ? await openFile(path) : await openBundled();
+  const { resolve, source } = await openShared(path);
   const cache = new LruCache<string, Geo>(options.cacheSize ?? 10_000);
   return {
     source,

@@ -12,11 +12,11 @@ export {
 export {
   checkPayloadDepth,
   checkTimestamp,
-  DROP_REASONS,
+  GUARD_DROP_REASONS,
   jsonDepthExceeds,
   MAX_FUTURE_MS,
   MAX_PAYLOAD_DEPTH,
-  type DropReason,
+  type GuardDropReason,
 } from './event-guard-step.js';
 export { EMPTY_GEO, EMPTY_GEO_LOOKUP, openGeoLookup, type GeoLookup, type GeoLookupOptions } from './geo-lookup.js';
 export { applyIpMode, hashIp, IP_MODES, normaliseIp, truncateIp, type IpMode } from './ip-step.js';

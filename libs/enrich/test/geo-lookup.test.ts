@@ -49,6 +49,15 @@ describe('geo-lookup', function () {
       // The mapped spelling is normalised before the cache, so it shares the entry.
       expect(geo.lookup('::ffff:8.8.8.8')).to.equal(geo.lookup('8.8.8.8'));
     });
+
+    it('shares the open database with every other lookup of the process, each with its own cache (issue 20)', async () => {
+      const before = process.memoryUsage().arrayBuffers;
+      const [second, third] = await Promise.all([openGeoLookup(), openGeoLookup(undefined, { cacheSize: 1 })]);
+      expect(process.memoryUsage().arrayBuffers - before).to.be.below(10 * 1024 * 1024); // not another 135 MB
+      expect(second.lookup('8.8.8.8')).to.deep.equal(geo.lookup('8.8.8.8'));
+      expect(third.lookup('81.2.69.142').country).to.equal('GB');
+      expect(second.lookup('8.8.8.8')).to.not.equal(geo.lookup('8.8.8.8')); // separate caches
+    });
   });
 
   describe('a database given by path', () => {

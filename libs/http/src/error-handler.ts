@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '@spoor/log';
-import { HttpError, errors } from './http-errors.js';
-import { stringifyOrFallback } from './safe-json.js';
+import { HttpError, createError, errors } from './http-errors.js';
+import { INTERNAL_BODY, stringifyOrFallback } from './safe-json.js';
 
 interface FrameworkError extends Error {
   type?: string;
@@ -13,21 +13,21 @@ interface FrameworkError extends Error {
 function fromFramework(err: FrameworkError): HttpError | null {
   switch (err.type) {
     case 'entity.too.large':
-      return errors.payloadTooLarge(`Request body exceeds ${err.limit ?? 'the'} bytes`);
+      return errors.bodyTooLarge(err.limit ?? 'the');
     case 'entity.parse.failed':
       return errors.malformedJson(err.message);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new HttpError(415, 'unsupported_media_type', err.message);
+      return createError('unsupported_encoding', err.message);
     case 'request.aborted':
       return errors.requestAborted();
   }
   // The router fails to decode a path parameter such as `%ZZ` with a URIError marked 400.
-  if (err instanceof URIError) return errors.badRequest('Malformed percent-encoding in the path');
+  if (err instanceof URIError) return createError('malformed_path');
   return null;
 }
 
-export const notFoundHandler: RequestHandler = (_req, _res, next) => next(errors.notFound());
+export const notFoundHandler: RequestHandler = (_req, _res, next) => next(createError('route_not_found'));
 
 /**
  * Writes an error in the documented body. It never throws: whatever it is handed, the answer is
@@ -49,7 +49,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendError(res, known ?? errors.internal());
     } catch (failure) {
       logger.error('error handler failed', { err: failure });
-      if (!res.headersSent) res.status(500).type('application/json; charset=utf-8').send('{"detail":"Internal Server Error"}');
+      if (!res.headersSent) res.status(500).type('application/json; charset=utf-8').send(INTERNAL_BODY);
     }
   };
 }

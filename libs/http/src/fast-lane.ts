@@ -26,7 +26,12 @@ export class FastLane {
   private readonly routes = new Map<string, { handler: FastHandler; limitBytes: number }>();
   private readonly cors: RequestHandler[] = corsMiddleware();
 
-  constructor(private readonly app: Express, private readonly logger: Logger) {}
+  /** `observe` hears of every request this lane answered, with its route, status and duration. */
+  constructor(
+    private readonly app: Express,
+    private readonly logger: Logger,
+    private readonly observe: (route: string, status: number, seconds: number) => void = () => {},
+  ) {}
 
   add(path: string, handler: FastHandler, limitBytes: number): void {
     this.routes.set(path, { handler, limitBytes });
@@ -37,13 +42,16 @@ export class FastLane {
     if (req.method !== 'POST' || this.routes.size === 0) return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
-    const route = this.routes.get(q === -1 ? url : url.slice(0, q));
+    const path = q === -1 ? url : url.slice(0, q);
+    const route = this.routes.get(path);
     if (!route || !this.plainBody(req)) return false;
+    const start = process.hrtime.bigint();
+    res.once('finish', () => this.observe(path, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9));
     for (const step of this.cors) step(req as never, res as never, () => {});
     // run() catches everything it can; this is the last net for a fault inside its own catch.
     this.run(route.handler, route.limitBytes, req, res).catch((err: unknown) => {
       this.logger.error('fast lane failed', { err });
-      if (!res.headersSent) send(res, 500, {}, { detail: 'Internal Server Error' });
+      if (!res.headersSent) sendError(res, errors.internal());
       else res.destroy();
     });
     return true;
@@ -67,7 +75,7 @@ export class FastLane {
       if (!known) this.logger.error('unhandled error', { err, method: req.method, path: req.url });
       const e = known ?? errors.internal();
       if (e.status === 413 || e.status === 400) res.setHeader('Connection', 'close'); // the rest of the body is not read
-      send(res, e.status, e.headers, { detail: e.detail });
+      sendError(res, e);
     }
   }
 }
@@ -81,7 +89,7 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<{ value: un
   if (!JSON_MEDIA.has(type) && !/^application\/[^/]+\+json$/.test(type)) {
     return Promise.reject(errors.unsupportedMediaType(req.headers['content-type'], 'application/json or text/plain'));
   }
-  if (length > limitBytes) return Promise.reject(errors.payloadTooLarge(`Request body exceeds ${limitBytes} bytes`));
+  if (length > limitBytes) return Promise.reject(errors.bodyTooLarge(limitBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -90,13 +98,14 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<{ value: un
       if (size > limitBytes) {
         req.removeAllListeners('data');
         req.pause();
-        reject(errors.payloadTooLarge(`Request body exceeds ${limitBytes} bytes`));
+        reject(errors.bodyTooLarge(limitBytes));
         return;
       }
       chunks.push(c);
     });
-    req.on('aborted', () => reject(errors.requestAborted()));
-    req.on('error', () => reject(errors.requestAborted()));
+    const aborted = () => reject(errors.requestAborted());
+    req.on('aborted', aborted);
+    req.on('error', aborted);
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, ''); // as body-parser's decoder
       if (raw.trim() === '') return resolve({ value: undefined, bytes: size });
@@ -107,6 +116,11 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<{ value: un
       }
     });
   });
+}
+
+/** error-handler.ts' sendError on a bare response: the catalogue's status, headers and body. */
+function sendError(res: ServerResponse, e: HttpError): void {
+  send(res, e.status, e.headers, { detail: e.detail });
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, value: unknown): void {

@@ -1,5 +1,10 @@
-// One error catalogue (CONVENTIONS.md): every error the API answers has a stable code and
-// status here, and one express handler (error-handler.ts) turns it into the documented body.
+// Errors of the one catalogue (libs/schemas/src/api/error-catalogue.ts; CONVENTIONS.md): an
+// HttpError is made from a catalogued code, which alone fixes its status and fixed headers, and
+// one express handler (error-handler.ts) or the fast lane turns it into the documented body.
+import { format } from 'node:util';
+import { ERROR_CATALOGUE, isErrorCode, type ErrorCatalogue, type ErrorCode } from '@spoor/schemas';
+
+export type { ErrorCode };
 
 export interface ValidationDetail {
   loc: Array<string | number>;
@@ -8,39 +13,58 @@ export interface ValidationDetail {
   input?: unknown;
 }
 
+type Detail = string | ValidationDetail[];
+
 export class HttpError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  /**
+   * Prefer `createError`, which fills the catalogue's message. `headers` are the values of the
+   * headers the code names without a fixed value (Retry-After, Allow).
+   */
   constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string | ValidationDetail[],
-    readonly headers: Record<string, string> = {},
+    readonly code: ErrorCode,
+    readonly detail: Detail,
+    headers: Record<string, string> = {},
+    options?: { cause?: unknown },
   ) {
-    super(typeof detail === 'string' ? detail : `${code}: ${detail.length} validation error(s)`);
+    super(typeof detail === 'string' ? detail : `${code}: ${detail.length} validation error(s)`, options);
+    if (!isErrorCode(code)) throw new TypeError(`HttpError: ${String(code)} is not in the error catalogue`);
+    const entry: { status: number; headers?: Readonly<Record<string, string | null>> } = ERROR_CATALOGUE[code];
     this.name = 'HttpError';
+    this.status = entry.status;
+    const fixed = Object.fromEntries(Object.entries(entry.headers ?? {}).filter((e): e is [string, string] => e[1] !== null));
+    this.headers = { ...fixed, ...headers };
   }
 }
 
+/** The `%s` of a catalogue message, one argument each. */
+type MessageArgs<M> = M extends `${string}%s${infer Rest}` ? [string | number, ...MessageArgs<Rest>] : [];
+/** What `createError` takes after the code: the message's arguments, or a validation failure's items. */
+export type ErrorArgs<C extends ErrorCode> = ErrorCatalogue[C]['message'] extends null ? [detail: ValidationDetail[]] : MessageArgs<ErrorCatalogue[C]['message']>;
+
+/** fastify's `createError`, for a code of the catalogue: its message with `args` in its `%s`. */
+export function createError<C extends ErrorCode>(code: C, ...args: ErrorArgs<C>): HttpError {
+  const message: string | null = ERROR_CATALOGUE[code].message;
+  if (message === null) return new HttpError(code, args[0] as ValidationDetail[]);
+  return new HttpError(code, args.length ? format(message, ...args) : message);
+}
+
+/** Shorthands for the errors made in more than one place, or with headers to fill. */
 export const errors = {
-  malformedJson: (why: string) => new HttpError(400, 'malformed_json', `Malformed JSON: ${why}`),
-  badRequest: (detail: string) => new HttpError(400, 'bad_request', detail),
-  requestAborted: () => new HttpError(400, 'request_aborted', 'Request aborted'),
-  tooDeep: (limit: number) =>
-    new HttpError(422, 'validation_error', [{ loc: ['body'], msg: `JSON nested deeper than ${limit} levels`, type: 'value_error' }]),
-  unauthorized: (detail = 'Not authenticated') =>
-    new HttpError(401, 'unauthorized', detail, { 'WWW-Authenticate': 'Bearer' }),
-  forbidden: (detail: string) => new HttpError(403, 'forbidden', detail),
-  originMismatch: (origin: string) =>
-    new HttpError(403, 'origin_mismatch', `Origin ${origin} does not match the project's origin`),
-  notFound: (what = 'Not Found') => new HttpError(404, 'not_found', what),
-  methodNotAllowed: (allow: string[]) => new HttpError(405, 'method_not_allowed', 'Method Not Allowed', { Allow: allow.join(', ') }),
-  conflict: (detail: string) => new HttpError(409, 'conflict', detail),
-  payloadTooLarge: (detail: string) => new HttpError(413, 'payload_too_large', detail),
-  unsupportedMediaType: (got: string | undefined, accepted = 'application/json') =>
-    new HttpError(415, 'unsupported_media_type', `Unsupported content type ${got ?? '(none)'}; send ${accepted}`),
-  validation: (detail: ValidationDetail[]) => new HttpError(422, 'validation_error', detail),
+  malformedJson: (why: string) => createError('malformed_json', why),
+  requestAborted: () => createError('request_aborted'),
+  tooDeep: (limit: number) => createError('validation_error', [{ loc: ['body'], msg: `JSON nested deeper than ${limit} levels`, type: 'value_error' }]),
+  unauthorized: (detail = 'Not authenticated') => createError('unauthorized', detail),
+  notFound: (what: string) => createError('not_found', what),
+  methodNotAllowed: (allow: string[]) => new HttpError('method_not_allowed', ERROR_CATALOGUE.method_not_allowed.message, { Allow: allow.join(', ') }),
+  conflict: (detail: string) => createError('conflict', detail),
+  bodyTooLarge: (limitBytes: number | string) => createError('body_too_large', limitBytes),
+  unsupportedMediaType: (got: string | undefined, accepted = 'application/json') => createError('unsupported_media_type', got ?? '(none)', accepted),
+  validation: (detail: ValidationDetail[]) => createError('validation_error', detail),
   tooManyRequests: (retryAfterSeconds: number) =>
-    new HttpError(429, 'rate_limited', 'Too many requests', { 'Retry-After': String(retryAfterSeconds) }),
-  unavailable: (detail: string, retryAfterSeconds = 1) =>
-    new HttpError(503, 'unavailable', detail, { 'Retry-After': String(retryAfterSeconds) }),
-  internal: () => new HttpError(500, 'internal', 'Internal Server Error'),
+    new HttpError('rate_limited', ERROR_CATALOGUE.rate_limited.message, { 'Retry-After': String(retryAfterSeconds) }),
+  unavailable: (detail: string, retryAfterSeconds = 1) => new HttpError('unavailable', detail, { 'Retry-After': String(retryAfterSeconds) }),
+  internal: () => createError('internal'),
 };

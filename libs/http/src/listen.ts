@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { FastLane } from './fast-lane.js';
-import { createServer, type Server } from 'node:http';
+import { STATUS_CODES, createServer, type Server } from 'node:http';
+import { createError } from './http-errors.js';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -44,9 +45,7 @@ export async function listen(app: Express, port: number, host: string, lane?: Fa
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
-  const [status, text, detail] = err.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'Request Header Fields Too Large', 'Request line or headers exceed 16 KB']
-    : [400, 'Bad Request', 'Malformed HTTP request'];
+  const { status, detail } = createError(err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'malformed_request');
   const body = JSON.stringify({ detail });
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

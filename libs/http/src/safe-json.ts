@@ -3,7 +3,11 @@
  * (FastAPI's `input`), and a body nested 10,000 deep once made that serialisation throw inside an
  * error path and take the process down (issue 13): these helpers never throw.
  */
-const FALLBACK = '{"detail":"Internal Server Error"}';
+import { ERROR_CATALOGUE } from '@spoor/schemas';
+
+/** The catalogue's 500 body, for the paths that must answer without building an HttpError. */
+export const INTERNAL_BODY = JSON.stringify({ detail: ERROR_CATALOGUE.internal.message });
+const FALLBACK = INTERNAL_BODY;
 
 /** `JSON.stringify(value)`, or the catalogue's 500 body when the value cannot be serialised. */
 export function stringifyOrFallback(value: unknown): { body: string; ok: boolean } {

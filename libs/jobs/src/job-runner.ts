@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { sleep, type BatchContext, type Bus, type DeliveredMessage, type Subscription } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/log';
-import type { JobCommand, JobKind, JobRecord } from '@spoor/schemas';
+import { kvKeys, type JobCommand, type JobKind, type JobRecord } from '@spoor/schemas';
 import type { JobRepository } from '@spoor/store';
 
 /** What a running job can report. */
@@ -47,9 +47,11 @@ export interface JobRunnerOptions {
   /** Attempts within one delivery before a throwing handler fails the job. */
   maxAttempts?: number;
   workerId?: string;
+  /** Hears of each job this runner finished (succeeded or failed), as stored. */
+  onFinished?: (job: JobRecord) => void;
 }
 
-const leaseKey = (jobId: string) => `job:lease:${jobId}`;
+const leaseKey = kvKeys.jobLease;
 const isFinished = (j: JobRecord) => j.status === 'succeeded' || j.status === 'failed';
 
 /**
@@ -168,6 +170,7 @@ export class JobRunner {
       job.updated_at = stamp(job);
       await jobs.put(job);
       this.counters[outcome.ok ? 'succeeded' : 'failed']++;
+      this.opts.onFinished?.(job);
       logger.info('job finished', { job_id: job.job_id, kind: job.kind, status: job.status, attempts: job.attempts, ms: clock() - (job.started_at ?? clock()) });
     } finally {
       clearInterval(renew);

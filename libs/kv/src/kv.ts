@@ -22,6 +22,11 @@ export interface Kv {
   /** Adds `by` and returns the new value; the TTL is set when the key is created. */
   incr(key: string, by?: number, ttlMs?: number): Promise<number>;
   del(key: string): Promise<void>;
+  /**
+   * Deletes every key that starts with one of `prefixes`; answers how many. A scan of the
+   * keyspace (Redis SCAN, never KEYS): for rare work such as deleting a project (issue 17).
+   */
+  deletePrefixes(prefixes: string[]): Promise<number>;
   /** A rate counter kept where this KV keeps its state (shared by every process on Redis). */
   rateCounter(opts: RateCounterOptions): RateCounter;
   close(): Promise<void>;

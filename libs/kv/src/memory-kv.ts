@@ -51,6 +51,14 @@ export class MemoryKv implements Kv {
     this.items.delete(key);
   }
 
+  async deletePrefixes(prefixes: string[]): Promise<number> {
+    let n = 0;
+    for (const key of [...this.items.keys()]) {
+      if (prefixes.some((p) => key.startsWith(p)) && this.items.delete(key)) n++;
+    }
+    return n;
+  }
+
   rateCounter(opts: RateCounterOptions): RateCounter {
     return memoryRateCounter(opts);
   }

@@ -2,6 +2,9 @@ import { Redis } from 'ioredis';
 import type { Kv, KvEntry } from './kv.js';
 import { redisRateCounter, type RateCounter, type RateCounterOptions } from './rate-counter.js';
 
+/** A literal for SCAN's MATCH: `*`, `?`, `[`, `]` and `\\` stand for themselves. */
+const globEscape = (s: string) => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+
 /** Redis through ioredis; every key gets `prefix` so deployments can share one server. */
 export class RedisKv implements Kv {
   readonly kind = 'redis' as const;
@@ -61,6 +64,23 @@ export class RedisKv implements Kv {
 
   async del(key: string): Promise<void> {
     await this.redis.del(key);
+  }
+
+  async deletePrefixes(prefixes: string[]): Promise<number> {
+    // SCAN's MATCH sees whole keys: ioredis adds keyPrefix to commands' keys, not to patterns.
+    const own = this.redis.options.keyPrefix ?? '';
+    let n = 0;
+    for (const prefix of prefixes) {
+      const match = `${globEscape(own + prefix)}*`;
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        cursor = next;
+        // UNLINK through ioredis adds keyPrefix again, so it gets the keys without it.
+        if (keys.length > 0) n += await this.redis.unlink(...keys.map((k) => k.slice(own.length)));
+      } while (cursor !== '0');
+    }
+    return n;
   }
 
   async close(): Promise<void> {

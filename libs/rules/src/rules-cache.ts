@@ -1,5 +1,5 @@
-import type { RuleRecord } from '@spoor/schemas';
-import { compileRules, type RuleSet } from './index.js';
+import { kvKeys, type RuleRecord } from '@spoor/schemas';
+import { compileRules, type RuleSet } from './rule-set.js';
 
 /** Where rules come from (the store's RuleRepository fits). */
 export interface RuleSource {
@@ -12,7 +12,7 @@ export interface StampStore {
   incr(key: string, by?: number, ttlMs?: number): Promise<number>;
 }
 
-export const rulesStampKey = (projectId: string) => `rules:stamp:${projectId}`;
+export const rulesStampKey = kvKeys.rulesStamp;
 
 export interface CompiledRules {
   set: RuleSet;

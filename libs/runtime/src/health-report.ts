@@ -1,6 +1,6 @@
 import { SERVICE_NAMES } from '@spoor/config';
 import type { Bus } from '@spoor/bus';
-import type { HealthReport } from '@spoor/schemas';
+import { DROP_REASON_NAMES, type DropReason, type HealthReport } from '@spoor/schemas';
 import type { Store, StoredRecord } from '@spoor/store';
 import { HEARTBEAT_KIND, HEARTBEAT_RETENTION_MS, type Heartbeat } from './heartbeat.js';
 
@@ -33,6 +33,17 @@ async function readHeartbeats(store: Store, now: number): Promise<{ at: number; 
   } catch (err) {
     return { ...(lastRead.get(store) ?? { at: now, beats: [] }), error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** Every reason of the catalogue, summed over the live instances' services. */
+function droppedTotals(beats: Heartbeat[]): Record<DropReason, number> {
+  const totals = Object.fromEntries(DROP_REASON_NAMES.map((r) => [r, 0])) as Record<DropReason, number>;
+  for (const b of beats) {
+    for (const counts of Object.values(b.dropped ?? {})) {
+      for (const r of DROP_REASON_NAMES) totals[r] += counts[r] ?? 0;
+    }
+  }
+  return totals;
 }
 
 export interface HealthReportDeps {
@@ -89,6 +100,7 @@ export async function buildHealthReport(deps: HealthReportDeps): Promise<HealthR
     lag: lag.sort((a, b) => (a.topic + a.group < b.topic + b.group ? -1 : 1)),
     jobs: { started_total: jobSum(alive, 'started'), succeeded_total: jobSum(alive, 'succeeded'), failed_total: jobSum(alive, 'failed') },
     storage: { kind: deps.store.kind, size_bytes: await deps.store.sizeBytes().catch(() => -1) },
+    dropped: droppedTotals(alive),
     problems,
   };
 }

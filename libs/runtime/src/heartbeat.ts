@@ -1,4 +1,5 @@
 import type { Logger } from '@spoor/log';
+import type { DropCounts } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 
 export const HEARTBEAT_KIND = 'heartbeat';
@@ -19,11 +20,14 @@ export interface Heartbeat {
   /** The same counters per second over the last interval. */
   rates: Record<string, Record<string, number>>;
   consumes: Array<{ topic: string; group: string }>;
+  /** Events let go per service since the process started, by reason (absent in older heartbeats). */
+  dropped?: Record<string, DropCounts>;
 }
 
 export interface HeartbeatSource {
   name: string;
   stats?: () => Record<string, number>;
+  drops?: () => DropCounts;
   consumes?: Array<{ topic: string; group: string }>;
 }
 
@@ -65,6 +69,7 @@ export function startHeartbeats(opts: HeartbeatOptions): { beat(): Promise<void>
     const data: Heartbeat = {
       instance: opts.instance, services: sources.map((s) => s.name), started_at: startedAt, at, every_ms: opts.everyMs, version: opts.version,
       stats, rates: ratesOf(stats, last?.stats ?? null, last ? (at - last.at) / 1000 : 0), consumes: sources.flatMap((s) => s.consumes ?? []),
+      dropped: Object.fromEntries(sources.map((s) => [s.name, s.drops?.() ?? {}])),
     };
     last = { at, stats };
     await opts.store.records.put([{ kind: HEARTBEAT_KIND, project_id: '', id: opts.instance, parent_id: '', sort_key: at, data, updated_at: at, deleted: false }]);

@@ -5,3 +5,5 @@ export { buildVersion } from './build-version.js';
 export { buildHealthReport, LAG_PROBLEM, type HealthReportDeps } from './health-report.js';
 export { HEARTBEAT_KIND, HEARTBEAT_RETENTION_MS, type Heartbeat } from './heartbeat.js';
 export { LocalHandoff } from './local-handoff.js';
+export { ProcessMetrics } from './process-metrics.js';
+export { LagSampler, type LagSample } from './lag-sampler.js';

@@ -1,6 +1,7 @@
 import { Router } from 'express';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Adapters } from './adapters.js';
+import { nodeProcessRegistry } from './process-metrics.js';
 import type { RunningService } from './service-module.js';
 
 /** Prometheus names: letters, digits and underscores. */
@@ -13,18 +14,17 @@ interface GroupLag {
 }
 
 /**
- * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the process' own
- * figures (prom-client defaults), every service counter and the lag of each consumer group this
- * process runs. A registry per process: tests start several in one Node process.
+ * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the Node process' own
+ * figures (prom-client defaults, collected once per Node process), every service counter and the
+ * lag of each consumer group this process runs, beside ProcessMetrics' histograms in the same
+ * registry (one per running Spoor: tests start several in one Node process).
  *
  * The lag is exported twice, read once per scrape: `spoor_consumer_lag{topic,group}`, and
  * `kafka_consumergroup_lag{topic,consumergroup}` — the name and labels of kafka_exporter, which
  * the KEDA Prometheus-scaler and prometheus-adapter examples query (issue 19; deploy/k8s). Each
  * copy of a consumer reports its whole group's lag, so aggregate with `max`, never `sum`.
  */
-export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>): Router {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>, registry: Registry): Router {
   let lags: GroupLag[] = [];
   new Gauge({
     name: 'spoor_service_counter',
@@ -35,6 +35,18 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
       this.reset();
       for (const { name, running } of services()) {
         for (const [counter, value] of Object.entries(running.stats?.() ?? {})) this.set({ service: name, counter: metricName(counter) }, value);
+      }
+    },
+  });
+  new Counter({
+    name: 'spoor_events_dropped_total',
+    help: 'Events each service let go since this process started, by reason (@spoor/schemas DROP_REASONS)',
+    labelNames: ['service', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { name, running } of services()) {
+        for (const [reason, n] of Object.entries(running.drops?.() ?? {})) this.inc({ service: name, reason }, n ?? 0);
       }
     },
   });
@@ -76,7 +88,9 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
     }
     lags = read;
     storeUp = (await answersWithin(adapters.store.sizeBytes(), 2_000)) ? 1 : 0;
-    res.set('Content-Type', registry.contentType).send(await registry.metrics());
+    // The Node process' defaults live in a registry of their own (process-metrics.ts, nodeProcessRegistry).
+    const texts = await Promise.all([nodeProcessRegistry(), registry].map((r) => r.metrics()));
+    res.set('Content-Type', registry.contentType).send(texts.filter((t) => t !== '').join('\n'));
   });
   return router;
 }

@@ -7,8 +7,10 @@ import { hostname } from 'node:os';
 import { buildVersion } from './build-version.js';
 import { healthRouter } from './health-router.js';
 import { startHeartbeats } from './heartbeat.js';
+import { LagSampler } from './lag-sampler.js';
 import { LocalHandoff } from './local-handoff.js';
 import { metricsRouter } from './metrics-router.js';
+import { ProcessMetrics } from './process-metrics.js';
 import type { RunningService, ServiceModule } from './service-module.js';
 
 export interface RunningProcess {
@@ -25,18 +27,23 @@ export interface RunningProcess {
  */
 export async function runServices(config: Config, modules: ServiceModule[], logger: Logger, clock: () => number = Date.now): Promise<RunningProcess> {
   const selected = modules.filter((m) => config.services.includes(m.name));
-  const adapters = await openAdapters(config, logger);
+  const metrics = new ProcessMetrics();
+  const opened = await openAdapters(config, logger);
+  // Every service uses the measured bus and store (their batches, publishes and calls in /metrics).
+  const adapters: Adapters = { ...opened, bus: metrics.bus(opened.bus), store: metrics.store(opened.store) };
   const services: RunningService[] = [];
   const root = Router();
   // A process of consumers alone listens only when asked (SPOOR_HEALTH_HTTP), for probes and metrics.
   const app = selected.some((m) => m.serves) || config.healthHttp ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) }) : null;
-  const lane = app ? new FastLane(app, logger.child('http')) : null;
+  const lane = app ? new FastLane(app, logger.child('http'), (route, status, seconds) => metrics.fastRequest(route, status, seconds)) : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
   const named = () => services.map((running, i) => ({ name: selected[i]!.name, running }));
+  const lagSampler = new LagSampler(adapters.bus, () => services.flatMap((s) => s.consumes ?? []), clock, config.lagSampleMs, logger);
   if (http) {
-    root.use(healthRouter(adapters, services, clock, () => started));
-    root.use(metricsRouter(adapters, named));
+    root.use(metrics.http());
+    root.use(healthRouter(adapters, services, clock, () => started, lagSampler));
+    root.use(metricsRouter(adapters, named, metrics.registry));
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
@@ -45,16 +52,19 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const here = new Set(selected.map((m) => m.name));
   const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
   for (const m of selected) {
-    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo });
+    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo, metrics });
     services.push(service);
     if (service.router) root.use(service.router);
   }
   // Fast routes open with the rest: until then express answers 503 for them too.
   for (const r of services.flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
+  // Ready with a first lag reading in hand, never with an empty one.
+  await lagSampler.refresh();
+  lagSampler.start();
   started = true;
   const heartbeats = startHeartbeats({
     store: adapters.store, clock, logger, everyMs: config.heartbeatMs, instance: `${hostname()}:${process.pid}:${clock()}`, version: buildVersion(),
-    sources: () => named().map(({ name, running }) => ({ name, stats: running.stats, consumes: running.consumes })),
+    sources: () => named().map(({ name, running }) => ({ name, stats: running.stats, drops: running.drops, consumes: running.consumes })),
   });
   await heartbeats.beat();
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });
@@ -66,6 +76,7 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
     stop: () =>
       (stopping ??= (async () => {
         await http?.close();
+        await lagSampler.stop();
         await heartbeats.stop();
         for (const s of [...services].reverse()) await s.stop();
         await adapters.close();

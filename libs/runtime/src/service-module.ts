@@ -1,3 +1,5 @@
+import type { DropCounts } from '@spoor/schemas';
+import type { ProcessMetrics } from './process-metrics.js';
 import type { Router } from 'express';
 import type { FastHandler } from '@spoor/http';
 import type { Config, ServiceName } from '@spoor/config';
@@ -20,6 +22,8 @@ export interface ServiceContext {
    * hands its output to `handoff.consumer(topic)` instead of publishing it.
    */
   handsOffTo(consumer: ServiceName): boolean;
+  /** This process' measurements (/metrics); job runners report finished jobs here. */
+  metrics: ProcessMetrics;
 }
 
 export interface RunningService {
@@ -29,6 +33,8 @@ export interface RunningService {
   fastRoutes?: Array<{ path: string; handler: FastHandler; limitBytes: number }>;
   /** Figures for health reporting. */
   stats?: () => Record<string, number>;
+  /** Events this service let go, by reason from the one catalogue (@spoor/schemas DROP_REASONS). */
+  drops?: () => DropCounts;
   /** Topics and consumer groups this service consumes, for lag reporting. */
   consumes?: Array<{ topic: string; group: string }>;
   /** Stops consuming; the adapters are closed by the host afterwards. */

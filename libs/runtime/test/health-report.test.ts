@@ -24,13 +24,18 @@ describe('buildHealthReport', function () {
 
   it('is ok when every service has a live instance, summing ingest counters and rates over live instances', async () => {
     const all = ['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway'];
-    await put(beat('a', all, now - 5_000, { stats: { ingest: { accepted: 100, rejected: 2, publish_failures: 0 } }, rates: { ingest: { accepted: 12.5, publish_failures: 0 } } }));
-    await put(beat('b', ['ingest'], now - 1_000, { stats: { ingest: { accepted: 50, rejected: 0, publish_failures: 0 } }, rates: { ingest: { accepted: 7.5 } } }));
-    await put(beat('dead', ['ingest'], now - 600_000, { stats: { ingest: { accepted: 9_999 } } }));
+    await put(beat('a', all, now - 5_000, {
+      stats: { ingest: { accepted: 100, rejected: 2, publish_failures: 0 } }, rates: { ingest: { accepted: 12.5, publish_failures: 0 } },
+      dropped: { ingest: { invalid: 2 }, enricher: { duplicate: 3, malformed: 1 }, sessionizer: { bot: 4, repeat: 1 } },
+    }));
+    await put(beat('b', ['ingest'], now - 1_000, { stats: { ingest: { accepted: 50, rejected: 0, publish_failures: 0 } }, rates: { ingest: { accepted: 7.5 } }, dropped: { ingest: { rate_limited: 5 } } }));
+    await put(beat('dead', ['ingest'], now - 600_000, { stats: { ingest: { accepted: 9_999 } }, dropped: { ingest: { invalid: 9_999 } } }));
     const r = await buildHealthReport({ store: adapters.store, bus: adapters.bus, clock, version: 'v9' });
     expect(r.status).to.equal('ok');
     expect(r.problems).to.deep.equal([]);
     expect(r.ingest).to.deep.equal({ accepted_total: 150, rejected_total: 2, publish_failures_total: 0, rate_per_s: 20 });
+    // Every reason of the catalogue, summed over live instances only.
+    expect(r.dropped).to.deep.equal({ invalid: 2, rate_limited: 5, unavailable: 0, malformed: 1, duplicate: 3, invalid_timestamp: 0, payload_too_deep: 0, bot: 4, repeat: 1 });
     const ingest = r.services.find((s) => s.name === 'ingest')!;
     expect(ingest.alive).to.equal(true);
     expect(ingest.instances.map((i) => [i.instance, i.alive])).to.have.deep.members([['a', true], ['b', true], ['dead', false]]);

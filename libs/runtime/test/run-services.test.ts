@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { Router } from 'express';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/log';
 import { freePort, makeTempDir } from '@spoor/testkit';
@@ -78,7 +80,7 @@ describe('runServices', function () {
       const hold = new Promise<void>((r) => (unhold = r));
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'enricher', SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'error' });
+      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'enricher', SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '50' });
       const starting = runServices(config, [consumerModule(gate, hold)], createLogger('test', 'error'));
       let live: Response | null = null;
       for (let i = 0; i < 200 && !live; i++) live = await fetch(`${url}/livez`).catch(() => (new Promise((r) => setTimeout(r, 50)).then(() => null)));
@@ -97,12 +99,49 @@ describe('runServices', function () {
         expect(metrics).to.match(/^spoor_consumer_lag\{topic="probe\.events",group="probe-group"\} 3$/m);
         expect(metrics).to.match(/^kafka_consumergroup_lag\{topic="probe\.events",consumergroup="probe-group"\} 3$/m);
         expect(metrics).to.match(/^spoor_service_counter\{service="enricher",counter="enriched"\} 0$/m);
+        // /healthz answers from the background reading (every 50 ms here), which catches up.
+        const published = Date.now();
+        type Healthz = { lag: Record<string, number>; lag_sampled_at: number };
+        let seen: Healthz = { lag: {}, lag_sampled_at: 0 };
+        for (let i = 0; i < 100 && seen.lag_sampled_at <= published; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          seen = (await (await fetch(`${url}/healthz`)).json()) as Healthz;
+        }
+        expect(seen.lag).to.deep.equal({ 'probe.events/probe-group': 3 });
         expect((await fetch(`${url}/v1/anything`)).status).to.equal(404);
       } finally {
         unhold();
         await proc.stop();
       }
     });
+  });
+
+  /** Starts and stops a process whose one service holds 16 MB; answers a weak reference to that. */
+  async function startAndStop(): Promise<WeakRef<object>> {
+    const held = { big: new Uint8Array(16 * 1024 * 1024) };
+    const service: ServiceModule = {
+      name: 'gateway',
+      serves: true,
+      async start() {
+        return { router: Router(), stats: () => ({ size: held.big.length }), stop: async () => {} };
+      },
+    };
+    const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: '0', SPOOR_SERVICES: 'gateway', SPOOR_LOG_LEVEL: 'error' });
+    const started = await runServices(config, [service], createLogger('test', 'error'));
+    // /metrics reads every service's figures: its registry must not outlive the process.
+    expect(await (await fetch(`${started.http!.url}/metrics`)).text()).to.match(/spoor_service_counter\{service="gateway",counter="size"\} 16777216/);
+    await started.stop();
+    return new WeakRef(held);
+  }
+
+  it('leaves nothing of a stopped process reachable, so a test run can start many (issue 20)', async () => {
+    // A full GC on demand, without starting node with --expose-gc.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const refs = [await startAndStop(), await startAndStop()];
+    await new Promise((r) => setTimeout(r, 10));
+    gc();
+    expect(refs.map((r) => r.deref() === undefined)).to.deep.equal([true, true]);
   });
 });
 

@@ -45,8 +45,6 @@ export interface ActionSeen {
   last_seen: number;
 }
 
-/** The KV key of an open session's state (sessionizer); a backfill drops it to force a reload. */
-export const openSessionKey = (projectId: string, sessionId: string) => `ss:${projectId}:${sessionId}`;
 
 /**
  * An enriched event on its way into a session, with the bus position it was read from
@@ -61,6 +59,17 @@ export interface SessionInput {
 
 /** A session summary as published on the session-updates topic. */
 export type SessionUpdate = SessionSummary;
+
+/** What the classifier announces on the rule-matches topic when a rule starts matching a session. */
+export interface RuleMatch {
+  project_id: string;
+  session_id: string;
+  rule_id: string;
+  label: string | null;
+  tags: string[];
+  matched_at: number;
+  session_last_event_at: number;
+}
 
 /** Actions that count as a page view: a session's page_count, an overview's top pages. */
 export const PAGE_VIEW_ACTIONS: ReadonlySet<string> = new Set(['pageview', 'page_view', '$pageview', 'navigation', 'navigate']);

@@ -14,6 +14,8 @@ import type {
   SessionListItem,
   SessionState,
 } from '@spoor/schemas';
+import type { ExportRepository, ProjectErasure } from './data-ownership.js';
+import type { FunnelRepository, RetentionRepository } from './funnel-query.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
 export interface TimeWindow {
@@ -140,6 +142,8 @@ export interface TagRepository {
   list(projectId: string): Promise<Array<{ tag: string; last_seen: number }>>;
   /** Standing tags of one session, most recent first, then by tag. */
   ofSession(projectId: string, sessionId: string): Promise<Array<{ tag: string; last_seen: number }>>;
+  /** ofSession for many sessions in one read: by session_id, then as ofSession orders them. */
+  ofSessions(projectId: string, sessionIds: string[]): Promise<Array<{ session_id: string; tag: string; last_seen: number }>>;
   /**
    * Sessions carrying `tag`, newest first (then session_id); tagged_at of a session is the
    * greatest over its standing facts for that tag, and the window filters on it.
@@ -293,6 +297,14 @@ export interface Store {
   readonly jobs: JobRepository;
   readonly analytics: AnalyticsRepository;
   readonly records: RecordRepository;
+  /** Funnels over the enriched events, in the engine's SQL (issue 18, docs/analytics.md). */
+  readonly funnels: FunnelRepository;
+  /** Retention cohorts of visitors (issue 18). */
+  readonly retention: RetentionRepository;
+  /** Export files written by the engine's own writer (issue 17, docs/data.md). */
+  readonly exports: ExportRepository;
+  /** Deletion of a project and everything it holds (issue 17). */
+  readonly erasure: ProjectErasure;
   /** Bytes the store takes on disk (DuckDB: the database file and its WAL; ClickHouse: active parts of the database). */
   sizeBytes(): Promise<number>;
   close(): Promise<void>;

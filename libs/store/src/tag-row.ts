@@ -17,6 +17,10 @@ export function rowToTagSeen(r: Record<string, unknown>): { tag: string; last_se
   return { tag: toStr(r.tag), last_seen: toInt(r.last_seen) };
 }
 
+export function rowToSessionTag(r: Record<string, unknown>): { session_id: string; tag: string; last_seen: number } {
+  return { session_id: toStr(r.session_id), tag: toStr(r.tag), last_seen: toInt(r.last_seen) };
+}
+
 export function rowToTaggedSession(r: Record<string, unknown>): { session_id: string; tagged_at: number } {
   return { session_id: toStr(r.session_id), tagged_at: toInt(r.tagged_at) };
 }

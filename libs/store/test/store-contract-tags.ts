@@ -45,6 +45,16 @@ export function tagCases(store: () => Store): void {
       expect(await store().tags.ofSession(p, 'none')).to.deep.equal([]);
     });
 
+    it('lists the tags of many sessions in one read, as ofSession does one by one', async function () {
+      const ids = ['s1', 's2', 's3', 'none'];
+      const each = (await Promise.all(ids.map(async (id) => (await store().tags.ofSession(p, id)).map((t) => ({ session_id: id, ...t }))))).flat();
+      const many = await store().tags.ofSessions(p, ids);
+      expect(many).to.deep.equal(each);
+      expect(many.length).to.be.greaterThan(2);
+      expect(await store().tags.ofSessions(p, [])).to.deep.equal([]);
+      expect(await store().tags.ofSessions('p-other', ids)).to.deep.equal([]);
+    });
+
     it('lists tagged sessions newest first (ties by id), windowed on tagged_at with the end exclusive, and limits', async function () {
       const ids = async (q: ListQuery) => (await store().tags.sessions(p, 'buyer', q)).map((s) => s.session_id);
       expect(await store().tags.sessions(p, 'buyer', { limit: 1 })).to.deep.equal([{ session_id: 's2', tagged_at: T0 + 3000 }]);

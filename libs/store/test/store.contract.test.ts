@@ -254,6 +254,19 @@ for (const backend of backends) {
         expect(await list({ window_start: T0 + 1001, limit: 10 })).to.deep.equal(['s2', 's3']);
       });
 
+      it('breaks ties on last_event_at by session id, also across the limit, and keeps other projects out', async function () {
+        const q = 'p-ties';
+        const at = (i: number) => T0 + 10_000 + (i < 4 ? 0 : i);
+        await store.sessions.upsert([5, 3, 0, 4, 2, 1].map((i) => session({ project_id: q, session_id: `t${i}`, first_event_at: T0, last_event_at: at(i) })));
+        await store.sessions.upsert([session({ project_id: 'p-ties-other', session_id: 'x', first_event_at: T0, last_event_at: T0 + 10_000 })]);
+        const ids = async (limit: number) => (await store.sessions.list(q, { limit })).map((s) => s.session_id);
+        expect(await ids(10)).to.deep.equal(['t5', 't4', 't0', 't1', 't2', 't3']);
+        // The 3rd and 4th share last_event_at with two more: the lowest ids among the tie win.
+        expect(await ids(3)).to.deep.equal(['t5', 't4', 't0']);
+        expect(await ids(4)).to.deep.equal(['t5', 't4', 't0', 't1']);
+        expect(await store.sessions.list(q, { window_start: T0 + 20_000, limit: 5 })).to.deep.equal([]);
+      });
+
       it('replaces a whole state; an older state arriving later is ignored', async function () {
         const next = session({
           project_id: p, session_id: 's1', last_event_at: T0 + 5000, event_count: 9,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { infraRequired, reportSkip } from './engine-registry.js';
+import { enginesOff, infraRequired, reportLeftOut, reportSkip } from './engine-registry.js';
 
 // Debian's chromium driven by playwright-core: no browser download (none is possible here).
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -15,6 +15,10 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
  * another executable.
  */
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser | null> {
+  if (enginesOff()) {
+    reportLeftOut('chromium');
+    return null;
+  }
   const executablePath = [process.env.SPOOR_CHROMIUM, ...CANDIDATES].find((p): p is string => !!p && existsSync(p));
   try {
     if (!executablePath) throw new Error('no Chromium executable (apt-get install chromium, or set SPOOR_CHROMIUM)');

@@ -4,3 +4,4 @@ export * from './engines.js';
 export { freePort } from './runners/port-allocator.js';
 export { startSmtpCapture, type SmtpCapture, type CapturedMail } from './smtp-capture.js';
 export { launchChromium } from './chromium-browser.js';
+export { readExport, type ExportedRow } from './export-readers.js';

@@ -24,13 +24,21 @@ function fakeEngine(name: EngineDefinition['name'], start: () => Promise<Started
 
 describe('engine registry', function () {
   const savedRequire = process.env.SPOOR_REQUIRE_INFRA;
+  // `npm run test:unit` sets SPOOR_TEST_ENGINES=none; these cases start (fake) engines.
+  const savedEngines = process.env.SPOOR_TEST_ENGINES;
 
   // Engines started by earlier test files share these names: start from a clean registry.
   before(async function () {
+    delete process.env.SPOOR_TEST_ENGINES;
     await capturingStderr(stopAllEngines);
+  });
+  after(function () {
+    if (savedEngines === undefined) delete process.env.SPOOR_TEST_ENGINES;
+    else process.env.SPOOR_TEST_ENGINES = savedEngines;
   });
 
   afterEach(async function () {
+    delete process.env.SPOOR_TEST_ENGINES;
     if (savedRequire === undefined) delete process.env.SPOOR_REQUIRE_INFRA;
     else process.env.SPOOR_REQUIRE_INFRA = savedRequire;
     await capturingStderr(stopAllEngines); // resets the registry between cases
@@ -86,5 +94,24 @@ describe('engine registry', function () {
     } finally {
       delete process.env.SPOOR_TESTKIT_GIVEN_URL;
     }
+  });
+
+  it('starts nothing with SPOOR_TEST_ENGINES=none (npm run test:unit)', async function () {
+    delete process.env.SPOOR_REQUIRE_INFRA;
+    process.env.SPOOR_TEST_ENGINES = 'none';
+    let starts = 0;
+    const engine = fakeEngine('kafka', async () => {
+      starts += 1;
+      return { url: 'unused', stop: async () => undefined };
+    });
+    const { result, stderr } = await capturingStderr(() => engineUrl(engine));
+    expect(result).to.equal(null);
+    expect(starts).to.equal(0);
+    expect(stderr).to.equal('');
+    // The run's end lists it among what was left out (printSkippedBanner), never as a failure to start.
+    const banner = await capturingStderr(async () => printSkippedBanner());
+    expect(banner.stderr).to.not.contain('could not start');
+    process.env.SPOOR_REQUIRE_INFRA = '1';
+    expect(() => engineUrl(engine)).to.throw(/contradict/);
   });
 });

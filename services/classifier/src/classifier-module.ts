@@ -2,12 +2,12 @@ import { JobRunner } from '@spoor/jobs';
 import type { ServiceModule } from '@spoor/runtime';
 import type { SessionSummary } from '@spoor/schemas';
 import { classificationJob, ClassifierService } from './classifier-service.js';
-import { SessionClassifier } from './session-classifier.js';
+import { SessionClassifier } from '@spoor/rule-service';
 
 /** Classifies sessions as they change, and runs classification jobs (DESIGN.md, classifier). */
 export const classifierModule: ServiceModule = {
   name: 'classifier',
-  async start({ config, adapters, clock, logger, handoff }) {
+  async start({ config, adapters, clock, logger, handoff, metrics }) {
     const { store, kv, bus, topics } = adapters;
     const classifier = new SessionClassifier({ store, kv, clock, matches: { bus, topic: topics.ruleMatches } });
     const service = new ClassifierService(classifier);
@@ -25,6 +25,7 @@ export const classifierModule: ServiceModule = {
       logger: logger.child('jobs'),
       clock,
       leaseMs: config.jobLeaseMs,
+      onFinished: (job) => metrics.jobFinished(job.kind, job.status, (job.finished_at ?? 0) - (job.started_at ?? job.finished_at ?? 0)),
     });
     await jobs.start();
     return {

@@ -3,7 +3,7 @@ import type { JobHandler } from '@spoor/jobs';
 import { JobFailure } from '@spoor/jobs';
 import type { SessionSummary } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
-import type { SessionClassifier } from './session-classifier.js';
+import type { SessionClassifier } from '@spoor/rule-service';
 
 /**
  * Consumes session updates: the newest summary of each session in a batch is classified, per

@@ -1,11 +1,15 @@
 import { LruCache } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
+import { kvKeys, kvTtlMs } from '@spoor/schemas';
 
-/** One event's claim: its dedup key, and the bus position of the message carrying it. */
+/** One event's claim: its project and event id, and the bus position of the message carrying it. */
 export interface DedupClaim {
-  key: string;
+  projectId: string;
+  eventId: string;
   position: string;
 }
+
+const localKey = (c: DedupClaim) => `${c.projectId}:${c.eventId}`;
 
 /**
  * Remembers which (project, event_id) have gone through, and at which bus position. A claim
@@ -17,7 +21,7 @@ export interface DedupWindow {
 }
 
 /** Client retries come within minutes; a repeated event_id within this window is dropped early. */
-export const DEDUP_TTL_MS = 6 * 60 * 60 * 1000;
+export const DEDUP_TTL_MS = kvTtlMs.dedup;
 
 /**
  * Shared by every enricher through the KV (Redis): `SET NX` with the position, then a read of
@@ -26,8 +30,8 @@ export const DEDUP_TTL_MS = 6 * 60 * 60 * 1000;
 export function kvDedupWindow(kv: Kv): DedupWindow {
   return {
     async claim(claims) {
-      const claimed = await Promise.all(claims.map((c) => kv.setIfAbsent(`dedup:${c.key}`, c.position, DEDUP_TTL_MS)));
-      const holders = await Promise.all(claims.map((c, i) => (claimed[i] ? null : kv.get(`dedup:${c.key}`))));
+      const claimed = await Promise.all(claims.map((c) => kv.setIfAbsent(kvKeys.dedup(c.projectId, c.eventId), c.position, DEDUP_TTL_MS)));
+      const holders = await Promise.all(claims.map((c, i) => (claimed[i] ? null : kv.get(kvKeys.dedup(c.projectId, c.eventId)))));
       return claims.map((c, i) => claimed[i]! || holders[i] === c.position);
     },
   };
@@ -44,8 +48,8 @@ export function localDedupWindow(capacity = 200_000): DedupWindow {
   return {
     async claim(claims) {
       return claims.map((c) => {
-        const holder = seen.get(c.key);
-        if (holder === undefined) seen.set(c.key, c.position);
+        const holder = seen.get(localKey(c));
+        if (holder === undefined) seen.set(localKey(c), c.position);
         return holder === undefined || holder === c.position;
       });
     },

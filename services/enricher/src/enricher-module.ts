@@ -27,7 +27,7 @@ export const enricherModule: ServiceModule = {
       lingerMs: 20,
       handler: (batch) => service.handle(batch),
     });
-    return { consumes: [consumes], stats: () => service.stats(), stop: () => sub.stop() };
+    return { consumes: [consumes], stats: () => service.stats(), drops: () => service.drops(), stop: () => sub.stop() };
   },
 };
 

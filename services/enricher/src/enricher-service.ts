@@ -4,7 +4,7 @@ import type { EnrichedDraft, EnrichmentPipeline } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
 import type { DedupWindow } from './dedup-window.js';
 import type { Logger } from '@spoor/log';
-import type { EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
+import type { DropCounts, EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
 import type { EventPair, Store } from '@spoor/store';
 import { assignSessions } from './session-assigner.js';
 
@@ -67,6 +67,11 @@ export class EnricherService {
     return { ...this.counters, ...this.deps.pipeline.counters() };
   }
 
+  drops(): DropCounts {
+    const guards = this.deps.pipeline.counters();
+    return { duplicate: this.counters['duplicate'], malformed: this.counters['malformed'], invalid_timestamp: guards.invalid_timestamp, payload_too_deep: guards.payload_too_deep };
+  }
+
   /** The bus carries what ingest wrote; anything else (a foreign producer, a bad byte) is counted and skipped. */
   private async parse(batch: DeliveredMessage[]): Promise<Candidate[]> {
     const out: Candidate[] = [];
@@ -91,7 +96,7 @@ export class EnricherService {
       else byKey.set(key, c);
     }
     const entries = [...byKey];
-    const passed = await this.deps.dedup.claim(entries.map(([key, c]) => ({ key, position: `${c.source}/${c.offset}` })));
+    const passed = await this.deps.dedup.claim(entries.map(([, c]) => ({ projectId: c.raw.project_id, eventId: c.raw.event_id, position: `${c.source}/${c.offset}` })));
     const out: Candidate[] = [];
     entries.forEach(([, c], i) => {
       if (passed[i]) out.push(c);

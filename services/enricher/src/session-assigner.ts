@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Kv } from '@spoor/kv';
+import { kvKeys, kvTtlMs } from '@spoor/schemas';
 
 /** Inactivity after which a derived session ends (DESIGN.md, Ingestion). */
 export const SESSION_GAP_MS = 30 * 60 * 1000;
-const STATE_TTL_MS = 2 * 60 * 60 * 1000;
+const STATE_TTL_MS = kvTtlMs.derivedSession;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 interface OpenSession {
@@ -17,6 +18,12 @@ export interface NeedsSession {
   /** Stable hash of project, original IP and user agent (from @spoor/enrich). */
   sessionKey: string;
 }
+
+/**
+ * The KV key of a visitor's open derived session. The project id leads, so deleting a project
+ * finds every key of it by prefix (issue 17; libs/schemas kv-keys.ts).
+ */
+const openSessionKeyOf = (e: NeedsSession) => kvKeys.derivedSession(e.draft.project_id, e.sessionKey);
 
 /** The derived id: project, IP and user agent (in sessionKey), the UTC day, and when it began. */
 export function derivedSessionId(sessionKey: string, startedAt: number): string {
@@ -32,13 +39,14 @@ export function derivedSessionId(sessionKey: string, startedAt: number): string 
  * and one write per batch.
  */
 export async function assignSessions(items: NeedsSession[], kv: Kv): Promise<void> {
-  const keys = [...new Set(items.filter((e) => e.draft.session_id === null).map((e) => `sid:${e.sessionKey}`))];
+  const keys = [...new Set(items.filter((e) => e.draft.session_id === null).map(openSessionKeyOf))];
   if (keys.length === 0) return;
   const loaded = await kv.mget(keys);
   const open = new Map<string, OpenSession | null>(keys.map((k, i) => [k, loaded[i] ? (JSON.parse(loaded[i]!) as OpenSession) : null]));
-  for (const { draft, sessionKey } of items) {
+  for (const item of items) {
+    const { draft, sessionKey } = item;
     if (draft.session_id !== null) continue;
-    const key = `sid:${sessionKey}`;
+    const key = openSessionKeyOf(item);
     let current = open.get(key) ?? null;
     const sameDay = current !== null && Math.floor(current.last / DAY_MS) === Math.floor(draft.timestamp / DAY_MS);
     if (current === null || !sameDay || Math.abs(draft.timestamp - current.last) > SESSION_GAP_MS) {

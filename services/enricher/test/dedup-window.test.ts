@@ -25,11 +25,11 @@ for (const [name, open] of windows) {
     it('passes a new event, drops its repeat, and passes the same message redelivered', async function () {
       const { window, close } = await open(this);
       try {
-        expect(await window.claim([{ key: 'p:e1', position: 'raw/0/10' }, { key: 'p:e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
+        expect(await window.claim([{ projectId: 'p', eventId: 'e1', position: 'raw/0/10' }, { projectId: 'p', eventId: 'e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
         // A client's retry: the same event id at another position.
-        expect(await window.claim([{ key: 'p:e1', position: 'raw/0/30' }])).to.deep.equal([false]);
+        expect(await window.claim([{ projectId: 'p', eventId: 'e1', position: 'raw/0/30' }])).to.deep.equal([false]);
         // The batch replayed after a crash: the same positions go through again.
-        expect(await window.claim([{ key: 'p:e1', position: 'raw/0/10' }, { key: 'p:e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
+        expect(await window.claim([{ projectId: 'p', eventId: 'e1', position: 'raw/0/10' }, { projectId: 'p', eventId: 'e2', position: 'raw/0/20' }])).to.deep.equal([true, true]);
       } finally {
         await close();
       }
@@ -40,8 +40,8 @@ for (const [name, open] of windows) {
 describe('localDedupWindow', () => {
   it('keeps only the latest ids, so memory stays bounded under any load', async () => {
     const window = localDedupWindow(3);
-    await window.claim(['a', 'b', 'c', 'd'].map((id, i) => ({ key: `p:${id}`, position: `raw/0/${i}` })));
+    await window.claim(['a', 'b', 'c', 'd'].map((id, i) => ({ projectId: 'p', eventId: id, position: `raw/0/${i}` })));
     // 'a' fell out of the window: its repeat passes here (the store's key keeps it stored once).
-    expect(await window.claim([{ key: 'p:a', position: 'raw/0/9' }, { key: 'p:d', position: 'raw/0/9' }])).to.deep.equal([true, false]);
+    expect(await window.claim([{ projectId: 'p', eventId: 'a', position: 'raw/0/9' }, { projectId: 'p', eventId: 'd', position: 'raw/0/9' }])).to.deep.equal([true, false]);
   });
 });

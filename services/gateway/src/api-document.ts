@@ -1,7 +1,7 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ALLOWED_HEADERS, ALLOWED_METHODS } from '@spoor/http';
-import { ErrorBody, HTTPValidationError, IngestAccepted, IngestBatch, IngestEvent } from '@spoor/schemas';
-import { operationId } from './operation-route.js';
+import { HTTPValidationError, INGEST_OPERATIONS, operationId } from '@spoor/schemas';
+import { documentOperation } from './operation-route.js';
 
 export function createApiRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
@@ -16,21 +16,12 @@ export function createApiRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-/** The ingest operations, served by the ingest service but part of the one public API. */
+/**
+ * The ingest operations, served by the ingest service (on its fast lane) but part of the one
+ * public API: documented from the same Operation objects ingest mounts.
+ */
 export function registerIngestOperations(registry: OpenAPIRegistry): void {
-  const failures = {
-    400: { description: 'Malformed JSON', content: { 'application/json': { schema: ErrorBody } } },
-    403: { description: "Browser Origin differs from the project's origin", content: { 'application/json': { schema: ErrorBody } } },
-    404: { description: 'Unknown project', content: { 'application/json': { schema: ErrorBody } } },
-    413: { description: 'Event over 32 KiB or body over 1 MiB', content: { 'application/json': { schema: ErrorBody } } },
-    415: { description: 'Not application/json or text/plain', content: { 'application/json': { schema: ErrorBody } } },
-    422: { description: 'Validation error', content: { 'application/json': { schema: HTTPValidationError } } },
-    503: { description: 'Event bus unavailable; retry after Retry-After', content: { 'application/json': { schema: ErrorBody } } },
-  };
-  const ok = { 200: { description: 'Durably accepted', content: { 'application/json': { schema: IngestAccepted } } } };
-  const body = (schema: typeof IngestEvent | typeof IngestBatch) => ({ required: true, content: { 'application/json': { schema }, 'text/plain': { schema } } });
-  registry.registerPath({ method: 'post', path: '/v1/event', operationId: 'post_event', summary: 'Record one event (called from browsers; no credentials)', tags: ['ingestion'], security: [], request: { body: body(IngestEvent) }, responses: { ...ok, ...failures } });
-  registry.registerPath({ method: 'post', path: '/v1/event/batch', operationId: 'post_event_batch', summary: 'Record up to 500 events', tags: ['ingestion'], security: [], request: { body: body(IngestBatch) }, responses: { ...ok, ...failures } });
+  for (const op of INGEST_OPERATIONS) documentOperation(registry, op);
 }
 
 type PathItem = Record<string, unknown>;

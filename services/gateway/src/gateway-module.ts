@@ -13,6 +13,8 @@ import { dashboardRouter } from './dashboard-router.js';
 import { loggerScriptRouter } from './logger-script-router.js';
 import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
+import { analyticsRoutes } from './routes/analytics-routes.js';
+import { dataRoutes } from './routes/data-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { outboundRoutes } from './routes/outbound-routes.js';
@@ -51,9 +53,12 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   eventRoutes(ctx, deps.store);
   tagRoutes(ctx, deps.store);
   ruleRoutes(ctx, deps.store, deps.kv, deps.clock);
-  jobRoutes(ctx, deps.store, new JobDispatcher({ get jobs() { return deps.store.jobs; }, bus: deps.bus, topic: deps.jobTopic, clock: deps.clock }));
+  const dispatcher = new JobDispatcher({ get jobs() { return deps.store.jobs; }, bus: deps.bus, topic: deps.jobTopic, clock: deps.clock });
+  jobRoutes(ctx, deps.store, dispatcher);
+  dataRoutes(ctx, { store: deps.store, dispatcher, clock: deps.clock });
   outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate, recipients: deps.recipients });
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
+  analyticsRoutes(ctx, deps.store, deps.clock);
   registerIngestOperations(ctx.registry);
 }
 

@@ -1,4 +1,4 @@
-import { errors } from '@spoor/http';
+import { createError, errors } from '@spoor/http';
 import { isLoopbackOrigin, normalizeOrigin, type ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import type { Principal } from './auth-guard.js';
@@ -21,5 +21,5 @@ export function isVerified(p: ProjectRecord): boolean {
 }
 
 export function requireVerified(p: ProjectRecord): void {
-  if (!isVerified(p)) throw errors.forbidden(`Domain of ${p.origin} is not verified; create the TXT record and call POST /v1/users/projects/verify`);
+  if (!isVerified(p)) throw createError('domain_unverified', p.origin);
 }

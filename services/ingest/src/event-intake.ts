@@ -1,5 +1,5 @@
 import { uuidv7 } from './event-id.js';
-import { errors, parseOr422 } from '@spoor/http';
+import { createError, errors, parseOr422 } from '@spoor/http';
 import { eventTimeProblem, IngestEvent, jsonDepthExceeds, MAX_EVENT_BYTES, MAX_PAYLOAD_DEPTH, MIN_EVENT_TIMESTAMP, normalizeOrigin, type EventTimeProblem, type ProjectRecord, type RawEvent } from '@spoor/schemas';
 import type { ProjectResolver } from './project-resolver.js';
 
@@ -19,7 +19,7 @@ export function validateEvents(items: unknown[], prefix: (i: number) => Array<st
   const measure = bodyBytes === undefined || bodyBytes > MAX_EVENT_BYTES;
   return items.map((item, i) => {
     if (measure && Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
-      throw errors.payloadTooLarge(`Event ${prefix(i).join('.') || 'body'} exceeds ${MAX_EVENT_BYTES} bytes`);
+      throw createError('event_too_large', prefix(i).join('.') || 'body', MAX_EVENT_BYTES);
     }
     const event = parseOr422(IngestEvent, item, 'body', prefix(i));
     if (jsonDepthExceeds(event.payload, MAX_PAYLOAD_DEPTH)) {
@@ -57,20 +57,20 @@ export function checkEventTime(event: IngestEvent, stamped: RawEvent, path: Arra
 export async function resolveProject(event: IngestEvent, facts: RequestFacts, projects: ProjectResolver): Promise<ProjectRecord> {
   const header = facts.originHeader ? normalizeOrigin(facts.originHeader) : null;
   const given = event.origin !== undefined ? normalizeOrigin(event.origin) : null;
-  if (event.origin !== undefined && given === null) throw errors.notFound(`Unknown project ${event.project} at origin ${event.origin}`);
+  if (event.origin !== undefined && given === null) throw createError('unknown_project', `Unknown project ${event.project} at origin ${event.origin}`);
   const origin = given ?? header;
   if (origin === null) {
     const candidates = await projects.findByName(event.project);
     if (candidates.length === 1) return candidates[0]!;
-    throw errors.notFound(candidates.length === 0 ? `Unknown project ${event.project}` : `Project ${event.project} exists at several origins; send origin`);
+    throw createError('unknown_project', candidates.length === 0 ? `Unknown project ${event.project}` : `Project ${event.project} exists at several origins; send origin`);
   }
   const found = await projects.find(origin, event.project);
   if (!found) {
     // A page on another site posting into a known project is an origin mismatch, not a miss.
-    if (given === null && (await projects.findByName(event.project)).length > 0) throw errors.originMismatch(origin);
-    throw errors.notFound(`Unknown project ${event.project} at origin ${origin}`);
+    if (given === null && (await projects.findByName(event.project)).length > 0) throw createError('origin_mismatch', origin);
+    throw createError('unknown_project', `Unknown project ${event.project} at origin ${origin}`);
   }
-  if (header !== null && header !== found.origin) throw errors.originMismatch(header);
+  if (header !== null && header !== found.origin) throw createError('origin_mismatch', header);
   return found;
 }
 

@@ -19,6 +19,6 @@ export const ingestModule: ServiceModule = {
       publishTimeoutMs: config.ingestPublishTimeoutMs,
       unsafeAckBeforeWrite: config.unsafeAckBeforeWrite,
     });
-    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => ({ ...service.stats(), ...limits.stats() }), stop: async () => {} };
+    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => ({ ...service.stats(), ...limits.stats() }), drops: () => service.drops(), stop: async () => {} };
   },
 };

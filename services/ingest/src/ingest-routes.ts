@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { errors, jsonBody, parseOr422, type FastHandler } from '@spoor/http';
-import { IngestBatch, MAX_BODY_BYTES } from '@spoor/schemas';
+import { DEFAULT_BODY_LIMIT, IngestBatch, PostEventBatchOperation, PostEventOperation, type Operation } from '@spoor/schemas';
 import type { RequestFacts } from './event-intake.js';
 import type { IngestService } from './ingest-service.js';
 
@@ -32,22 +32,28 @@ export function ingestHandlers(service: IngestService): { single: FastHandler; b
   };
 }
 
-/** `POST /v1/event` and `POST /v1/event/batch` (DESIGN.md, Ingestion) as fast routes, served beside express. */
-export function ingestFastRoutes(service: IngestService) {
+/** Each ingest operation (libs/schemas' ingest-api.ts, which the gateway documents) with its handler. */
+function ingestOperations(service: IngestService): Array<{ op: Operation; handler: FastHandler }> {
   const h = ingestHandlers(service);
   return [
-    { path: '/v1/event', handler: h.single, limitBytes: MAX_BODY_BYTES },
-    { path: '/v1/event/batch', handler: h.batch, limitBytes: MAX_BODY_BYTES },
+    { op: PostEventOperation, handler: h.single },
+    { op: PostEventBatchOperation, handler: h.batch },
   ];
+}
+
+const limitOf = (op: Operation) => op.bodyLimit ?? DEFAULT_BODY_LIMIT;
+
+/** `POST /v1/event` and `POST /v1/event/batch` (DESIGN.md, Ingestion) as fast routes, served beside express. */
+export function ingestFastRoutes(service: IngestService) {
+  return ingestOperations(service).map(({ op, handler }) => ({ path: op.path, handler, limitBytes: limitOf(op) }));
 }
 
 /** The same operations through express: the paths the fast lane leaves (a trailing slash, a compressed body, another charset). */
 export function ingestRouter(service: IngestService): Router {
   const router = Router();
-  const body = jsonBody(MAX_BODY_BYTES, { textPlain: true });
-  const h = ingestHandlers(service);
   const ip = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '';
-  router.post('/v1/event', ...body, async (req, res) => void res.json(await h.single(req.body, req, ip(req))));
-  router.post('/v1/event/batch', ...body, async (req, res) => void res.json(await h.batch(req.body, req, ip(req))));
+  for (const { op, handler } of ingestOperations(service)) {
+    router[op.method](op.path, ...jsonBody(limitOf(op), { textPlain: op.textPlain ?? false }), async (req, res) => void res.json(await handler(req.body, req, ip(req))));
+  }
   return router;
 }

@@ -1,8 +1,8 @@
 import type { Bus } from '@spoor/bus';
-import { errors } from '@spoor/http';
+import { errors, HttpError } from '@spoor/http';
 import { clientKey, type RateLimits } from '@spoor/limits';
 import type { Logger } from '@spoor/log';
-import type { RawEvent } from '@spoor/schemas';
+import type { DropCounts, RawEvent } from '@spoor/schemas';
 import { checkEventTime, partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
 import type { ProjectResolver } from './project-resolver.js';
 
@@ -34,11 +34,15 @@ export interface IngestResult {
  */
 export class IngestService {
   private readonly counters = { accepted: 0, rejected: 0, publish_failures: 0 };
+  /** Refused events by reason: 429 rate_limited, 503 unavailable, any other refusal invalid. */
+  private readonly refused = { invalid: 0, rate_limited: 0, unavailable: 0 };
   private unsafeBuffer: RawEvent[] = [];
   private lastFailureLog = 0;
 
   constructor(private readonly deps: IngestDeps) {
-    if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 50).unref();
+    // Half a second of acknowledged events in memory: a SIGKILL then always finds some to lose
+    // (at 50 ms, a loaded machine sometimes killed the process just after a flush).
+    if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 500).unref();
   }
 
   async ingest(items: unknown[], facts: RequestFacts, prefix: (i: number) => Array<string | number>): Promise<IngestResult> {
@@ -58,6 +62,8 @@ export class IngestService {
       return { accepted: raw.length, event_ids: raw.map((e) => e.event_id) };
     } catch (err) {
       this.counters.rejected += items.length;
+      const status = err instanceof HttpError ? err.status : 500;
+      this.refused[status === 429 ? 'rate_limited' : status >= 500 ? 'unavailable' : 'invalid'] += items.length;
       throw err;
     }
   }
@@ -73,6 +79,10 @@ export class IngestService {
 
   stats(): Record<string, number> {
     return { ...this.counters };
+  }
+
+  drops(): DropCounts {
+    return { ...this.refused };
   }
 
   private async publish(raw: RawEvent[]): Promise<void> {

@@ -16,7 +16,7 @@ export const sessionizerModule: ServiceModule = {
       maxBatch: 2000,
       handler: (batch) => service.handle(batch),
     });
-    return { consumes: [consumes], stats: () => service.stats(), stop: () => sub.stop() };
+    return { consumes: [consumes], stats: () => service.stats(), drops: () => service.drops(), stop: () => sub.stop() };
   },
 };
 

@@ -2,7 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DeliveredMessage } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import { RulesCache } from '@spoor/rules';
-import { openSessionKey, type EnrichedEvent, type SessionInput, type SessionState, type SessionUpdate } from '@spoor/schemas';
+import { kvTtlMs, openSessionKey, type DropCounts, type EnrichedEvent, type SessionInput, type SessionState, type SessionUpdate } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { appliedBefore, applyEvent, emptySession, markOf, setMark, type AppliedMark } from './session-summary.js';
 
@@ -20,7 +20,7 @@ export interface SessionizerDeps {
 }
 
 /** Open sessions stay in the KV this long after their last change; the store has the rest. */
-const OPEN_SESSION_TTL_MS = 2 * 60 * 60 * 1000;
+const OPEN_SESSION_TTL_MS = kvTtlMs.openSession;
 
 const stateKey = openSessionKey;
 
@@ -60,6 +60,10 @@ export class SessionizerService {
 
   stats(): Record<string, number> {
     return { ...this.counters };
+  }
+
+  drops(): DropCounts {
+    return { bot: this.counters.bots, repeat: this.counters.repeats, malformed: this.counters.malformed };
   }
 
   private async applyNow(inputs: SessionInput[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type { SessionClassifier } from '@spoor/classifier';
+import type { SessionClassifier } from '@spoor/rule-service';
 import type { JobHandler } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
 import { openSessionKey, type EnrichedEvent, type SessionState } from '@spoor/schemas';

@@ -1,7 +1,7 @@
 import type { Bus, DeliveredMessage, Subscription } from '@spoor/bus';
 import type { Logger } from '@spoor/log';
 import { renderAlert } from '@spoor/notify';
-import type { RuleMatch } from '@spoor/classifier';
+import type { RuleMatch } from '@spoor/schemas';
 import { RECORD_KINDS, type AlertData, type ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import type { ChannelSender } from './channel-sender.js';

@@ -1,6 +1,6 @@
 import type { JobDispatcher } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
-import { RECORD_KINDS, type ScheduleData } from '@spoor/schemas';
+import { kvKeys, RECORD_KINDS, type ScheduleData } from '@spoor/schemas';
 import type { Store, StoredRecord } from '@spoor/store';
 
 export interface ScheduleRunnerDeps {
@@ -29,7 +29,7 @@ export async function runDueSchedules(deps: ScheduleRunnerDeps): Promise<number>
     const runAt = dueRun(rec.data, now);
     if (runAt === null) continue;
     const ttl = Math.min(Math.max(2 * rec.data.interval_ms, 3_600_000), 7 * 24 * 3_600_000);
-    if (!(await deps.kv.setIfAbsent(`schedule:run:${rec.id}:${runAt}`, deps.instance, ttl))) continue;
+    if (!(await deps.kv.setIfAbsent(kvKeys.scheduleRun(rec.id, runAt), deps.instance, ttl))) continue;
     await runOne(deps, rec, runAt);
     dispatched++;
   }

@@ -1,6 +1,6 @@
 import type { Kv } from '@spoor/kv';
 import { renderAlert } from '@spoor/notify';
-import { RECORD_KINDS, type AlertData, type ProjectRecord } from '@spoor/schemas';
+import { kvKeys, RECORD_KINDS, type AlertData, type ProjectRecord } from '@spoor/schemas';
 import type { Store, StoredRecord } from '@spoor/store';
 import type { ChannelSender } from './channel-sender.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
@@ -42,7 +42,7 @@ const minutes = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : 
  */
 export async function watchThresholds(deps: ThresholdDeps): Promise<number> {
   const now = deps.clock();
-  if (!(await deps.kv.setIfAbsent(`alerts:pass:${Math.floor(now / deps.everyMs)}`, deps.instance, deps.everyMs * 4))) return 0;
+  if (!(await deps.kv.setIfAbsent(kvKeys.alertsPass(Math.floor(now / deps.everyMs)), deps.instance, deps.everyMs * 4))) return 0;
   let fired = 0;
   for (const rec of await deps.store.records.listAll<AlertData>(RECORD_KINDS.alert, 10_000)) {
     if (rec.data.condition.type === 'rule_match') continue;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/log';
-import { RECORD_KINDS, type DeliveryData, type ProjectRecord, type WebhookData, type WebhookEventType } from '@spoor/schemas';
+import { kvKeys, kvTtlMs, RECORD_KINDS, type DeliveryData, type ProjectRecord, type WebhookData, type WebhookEventType } from '@spoor/schemas';
 import type { Store, StoredRecord } from '@spoor/store';
 import { DISABLE_AFTER_MS, nextRetryDelay, postJson, webhookHeaders, type DeliveryOutcome } from '@spoor/webhooks';
 
@@ -23,8 +23,8 @@ export interface OutboxDeps {
   post?: typeof postJson;
 }
 
-const EMITTED_TTL_MS = 7 * 24 * 3_600_000;
-const emittedKey = (deliveryId: string) => `webhook:emitted:${deliveryId}`;
+const EMITTED_TTL_MS = kvTtlMs.webhookEmitted;
+const emittedKey = kvKeys.webhookEmitted;
 
 /** One event to announce: its data and a key that makes a redelivered announcement the same delivery. */
 export interface OutboxEvent {
@@ -107,7 +107,7 @@ export class WebhookOutbox {
       await store.records.put([{ ...pending, updated_at: Math.max(this.deps.clock(), pending.updated_at + 1), deleted: true }]);
       return;
     }
-    if (!(await kv.setIfAbsent(`webhook:attempt:${d.delivery_id}:${d.attempts}`, this.deps.instance, 10 * 60_000))) return;
+    if (!(await kv.setIfAbsent(kvKeys.webhookAttempt(d.delivery_id, d.attempts), this.deps.instance, kvTtlMs.webhookAttempt))) return;
     const hook = await store.records.get<WebhookData>(RECORD_KINDS.webhook, pending.project_id, d.webhook_id);
     const started = this.deps.clock();
     const outcome: DeliveryOutcome = hook && hook.data.enabled

@@ -1,10 +1,12 @@
 import { hostname } from 'node:os';
-import { SessionClassifier } from '@spoor/classifier';
+import { SessionClassifier } from '@spoor/rule-service';
 import { JobDispatcher, JobRunner } from '@spoor/jobs';
 import { EmailSender, renderAlert } from '@spoor/notify';
 import type { ServiceModule } from '@spoor/runtime';
 import { backfillJob } from './backfill-job.js';
 import { ChannelSender } from './channel-sender.js';
+import { exportJob, purgeExpiredExports } from './export-job.js';
+import { projectDeletionJob } from './project-deletion-job.js';
 import { takeHealthSnapshot } from './health-snapshots.js';
 import { notificationJob } from './notification-job.js';
 import { everyInterval } from './periodic-task.js';
@@ -22,7 +24,7 @@ import { WebhookOutbox } from './webhook-outbox.js';
  */
 export const workerModule: ServiceModule = {
   name: 'worker',
-  async start({ config, adapters, clock, logger }) {
+  async start({ config, adapters, clock, logger, metrics }) {
     const { store, kv, bus, topics } = adapters;
     const instance = `${hostname()}:${process.pid}:${clock()}`;
     const classifier = new SessionClassifier({ store, kv, clock });
@@ -47,10 +49,13 @@ export const workerModule: ServiceModule = {
         aggregation: aggregationJob(resultDeps),
         transitions: transitionsJob(resultDeps),
         notification: notificationJob({ ...resultDeps, sender, dashboardUrl: config.publicUrl }),
+        export: exportJob({ store, clock }),
+        project_deletion: projectDeletionJob({ store, kv }),
       },
       logger: logger.child('jobs'),
       clock,
       leaseMs: config.jobLeaseMs,
+      onFinished: (job) => metrics.jobFinished(job.kind, job.status, (job.finished_at ?? 0) - (job.started_at ?? job.finished_at ?? 0)),
     });
     await runner.start();
     const matchGroup = `${config.topicPrefix}worker-matches`;
@@ -59,7 +64,7 @@ export const workerModule: ServiceModule = {
       await runDueSchedules({ store, kv, clock, dispatcher, instance });
       await watchThresholds({ store, kv, clock, sender, outbox, instance, everyMs: config.workerTickMs });
       await outbox.kick();
-      await purgeExpiredRecords({ store, kv, clock, instance });
+      if (await purgeExpiredRecords({ store, kv, clock, instance })) await purgeExpiredExports(store, clock());
     });
     const snapshots = everyInterval('health snapshot', config.healthSnapshotMs, logger, async () => {
       await takeHealthSnapshot({ store, kv, bus, clock, instance, everyMs: config.healthSnapshotMs });

@@ -1,5 +1,6 @@
 import { z, EpochMs } from '../zod.js';
 import { WindowQuery, limitParam } from './common.js';
+import { DROP_REASONS, type DropReason } from '../drop-reasons.js';
 
 const Instance = z.object({ instance: z.string(), alive: z.boolean(), last_seen: EpochMs, started_at: EpochMs, version: z.string() });
 
@@ -15,6 +16,10 @@ export const HealthReport = z
     lag: z.array(z.object({ topic: z.string(), group: z.string(), lag: z.number().int() })).openapi({ description: 'Messages published but not yet processed, per consumer group' }),
     jobs: z.object({ started_total: z.number(), succeeded_total: z.number(), failed_total: z.number() }),
     storage: z.object({ kind: z.string(), size_bytes: z.number() }),
+    dropped: z
+      .object(Object.fromEntries(Object.entries(DROP_REASONS).map(([reason, means]) => [reason, z.number().openapi({ description: means })])) as Record<DropReason, z.ZodNumber>)
+      .optional()
+      .openapi({ description: 'Events let go since each live process started, by reason (summed over instances); absent in snapshots from before it existed' }),
     problems: z.array(z.string()),
   })
   .openapi('HealthReport');

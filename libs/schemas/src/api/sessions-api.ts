@@ -2,12 +2,21 @@ import { z, EpochMs } from '../zod.js';
 import { DeviceSchema, GeoSchema, NameVersionSchema, UtmSchema } from './events-api.js';
 import { limitParam, ScopeQuery, WindowQuery } from './common.js';
 
-export const SessionListQuery = ScopeQuery.extend(WindowQuery.shape).extend({ limit: limitParam(10, 1000) });
-export const SessionPath = z.object({ session_id: z.string().min(1).max(256) });
+/** What GET /v1/sessions can add to each listed session (issue 15: the dashboard's list in one request). */
+export const SESSION_LIST_INCLUDES = ['summary', 'tags', 'classification'] as const;
+export type SessionListInclude = (typeof SESSION_LIST_INCLUDES)[number];
 
-export const SessionList = z
-  .object({ sessions: z.array(z.object({ session_id: z.string(), first_event_at: EpochMs, last_event_at: EpochMs, event_count: z.number().int() })) })
-  .openapi('SessionList');
+const SessionListIncludes = z
+  .preprocess((v) => (typeof v === 'string' ? v.split(',').filter((x) => x !== '') : v), z.array(z.enum(SESSION_LIST_INCLUDES)).max(SESSION_LIST_INCLUDES.length))
+  .optional()
+  .openapi({
+    type: 'string',
+    description: 'Comma-separated: `tags` and `classification` add those fields to each session, `summary` the whole summary (tags and classification included), as GET /v1/sessions/{session_id} answers it',
+    example: 'tags,classification',
+  });
+
+export const SessionListQuery = ScopeQuery.extend(WindowQuery.shape).extend({ limit: limitParam(10, 1000), include: SessionListIncludes });
+export const SessionPath = z.object({ session_id: z.string().min(1).max(256) });
 
 export const SessionSummarySchema = z
   .object({
@@ -32,6 +41,12 @@ export const SessionSummarySchema = z
     updated_at: EpochMs,
   })
   .openapi('SessionSummary');
+
+const SessionListEntry = SessionSummarySchema.partial().required({ session_id: true, first_event_at: true, last_event_at: true, event_count: true });
+
+export const SessionList = z
+  .object({ sessions: z.array(SessionListEntry) })
+  .openapi('SessionList', { description: 'Each session with its identifier, times and event count; more fields as `include` asks' });
 
 export const AttributeMap = z.object({ attributes: z.record(z.string(), z.unknown()) }).openapi('SessionAttributes');
 export const TagList = z.object({ tags: z.array(z.object({ tag: z.string(), last_seen: EpochMs })) }).openapi('TagList');

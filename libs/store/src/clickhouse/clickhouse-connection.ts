@@ -1,4 +1,5 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { Readable } from 'node:stream';
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 
 export type Row = Record<string, unknown>;
 export type Params = Record<string, unknown>;
@@ -62,6 +63,12 @@ export class ClickHouseConnection {
   async insert(table: string, values: Row[]): Promise<void> {
     if (values.length === 0) return;
     await this.client.insert({ table: this.table(table), values, format: 'JSONEachRow' });
+  }
+
+  /** The raw response body of a query that names its own FORMAT (exports: the engine's own writers). */
+  async exec(query: string, params: Params = {}, settings: ClickHouseSettings = {}): Promise<Readable> {
+    const result = await this.client.exec({ query, query_params: params, clickhouse_settings: settings });
+    return result.stream;
   }
 
   async ping(): Promise<void> {

@@ -13,11 +13,15 @@
 import type { Store } from '../store.js';
 import { ClickHouseAnalyticsRepository } from './analytics-repository.js';
 import { ClickHouseRecordRepository } from './record-repository.js';
+import { ClickHouseFunnelRepository } from './funnel-repository.js';
+import { ClickHouseRetentionRepository } from './retention-repository.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
 import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickhouse-connection.js';
 import { ClickHouseEventRepository } from './event-repository.js';
+import { ClickHouseExportRepository } from './export-repository.js';
+import { ClickHouseProjectErasure } from './project-erasure.js';
 import { ClickHouseJobRepository } from './job-repository.js';
 import { clickhouseBootstrap, clickhouseMigrations } from './migrations.js';
 import { ClickHouseProjectRepository } from './project-repository.js';
@@ -47,6 +51,10 @@ export class ClickHouseStore implements Store {
   readonly jobs: ClickHouseJobRepository;
   readonly analytics: ClickHouseAnalyticsRepository;
   readonly records: ClickHouseRecordRepository;
+  readonly funnels: ClickHouseFunnelRepository;
+  readonly retention: ClickHouseRetentionRepository;
+  readonly exports: ClickHouseExportRepository;
+  readonly erasure: ClickHouseProjectErasure;
 
   private constructor(private readonly ch: ClickHouseConnection) {
     this.projects = new ClickHouseProjectRepository(ch);
@@ -62,6 +70,10 @@ export class ClickHouseStore implements Store {
     this.jobs = new ClickHouseJobRepository(ch);
     this.analytics = new ClickHouseAnalyticsRepository(ch);
     this.records = new ClickHouseRecordRepository(ch);
+    this.funnels = new ClickHouseFunnelRepository(ch);
+    this.retention = new ClickHouseRetentionRepository(ch);
+    this.exports = new ClickHouseExportRepository(ch);
+    this.erasure = new ClickHouseProjectErasure(ch);
   }
 
   static async connect(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {

@@ -323,6 +323,27 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
         TTL toDateTime(intDiv(expires_at, 1000)) + INTERVAL 1 HOUR`,
     ],
   },
+  {
+    // Step 6 is left to the events' re-keying work on another branch; versions only need to be
+    // distinct. Export files (issue 17, docs/data.md): the worker streams the engine's own
+    // output (FORMAT Parquet, CSVWithNames, JSONEachRow) into chunks of at most 1 MiB, base64
+    // text, so that whichever gateway replica gets the download can stream it back without a
+    // volume shared with the worker. The worker purges them hourly once expired; the TTL is a
+    // backstop a week later.
+    version: 7,
+    name: 'export chunks',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.export_chunks (
+        export_id  String,
+        seq        UInt32,
+        project_id String,
+        bytes      UInt32,
+        data       String,
+        written_at Int64
+      ) ENGINE = ReplacingMergeTree ORDER BY (export_id, seq)
+        TTL toDateTime(intDiv(written_at, 1000)) + INTERVAL 7 DAY`,
+    ],
+  },
 ];
 
 export const clickhouseBootstrap = (db: string): string[] => [

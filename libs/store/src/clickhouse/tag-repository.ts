@@ -1,7 +1,7 @@
 import type { SessionTag } from '@spoor/schemas';
 import type { ListQuery, TagRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
-import { latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow } from '../tag-row.js';
+import { latestPerFact, rowToSessionTag, rowToTagSeen, rowToTaggedSession, tagToRow } from '../tag-row.js';
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 
 /**
@@ -38,6 +38,15 @@ export class ClickHouseTagRepository implements TagRepository {
       'tag', 'last_seen DESC, tag', { project_id: projectId, session_id: sessionId },
     );
     return rows.map(rowToTagSeen);
+  }
+
+  async ofSessions(projectId: string, sessionIds: string[]): Promise<Array<{ session_id: string; tag: string; last_seen: number }>> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.standing(
+      'session_id, tag, max(fact.2) AS last_seen', 'project_id = {project_id:String} AND session_id IN {session_ids:Array(String)}',
+      'session_id, tag', 'session_id, last_seen DESC, tag', { project_id: projectId, session_ids: sessionIds },
+    );
+    return rows.map(rowToSessionTag);
   }
 
   /**

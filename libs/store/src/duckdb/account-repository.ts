@@ -1,7 +1,7 @@
 import type { AccountRecord } from '@spoor/schemas';
 import { StoreConflictError, type AccountRepository } from '../store.js';
 import { ACCOUNT_COLUMNS, builtInEmail, normalizeAccount, normalizeEmail, rowToAccount } from '../account-row.js';
-import { isConstraintViolation, type DuckDbConnection, type Row } from './duckdb-connection.js';
+import { isConstraintViolation, type DuckDbConnection, type Row, type DuckReader } from './duckdb-connection.js';
 
 const COLUMNS = ACCOUNT_COLUMNS.join(', ');
 
@@ -11,7 +11,7 @@ const COLUMNS = ACCOUNT_COLUMNS.join(', ');
  * so of two concurrent creates the second meets the first's row and fails on the constraint.
  */
 export class DuckDbAccountRepository implements AccountRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async create(account: AccountRecord): Promise<void> {
     const a = normalizeAccount(account);

@@ -1,7 +1,7 @@
 import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
 import { checkLimit } from '../column-values.js';
 import { END_STATE, MAX_ACTIONS, PAGE_VIEW_SQL, START_STATE, checkBucket, toHeadline, toRanked, toSeries, toTransitions, type SessionDimension } from '../analytics-row.js';
-import type { DuckDbConnection } from './duckdb-connection.js';
+import type { DuckReader } from './duckdb-connection.js';
 
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
 const SESSIONS_IN = 'FROM sessions WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3';
@@ -21,7 +21,7 @@ const DIMENSIONS: Record<SessionDimension, string> = {
  * another on the reader connection.
  */
 export class DuckDbAnalyticsRepository implements AnalyticsRepository {
-  constructor(private readonly reader: DuckDbConnection) {}
+  constructor(private readonly reader: DuckReader) {}
 
   async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
     const p = [projectId, w.start, w.end];

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord } from '@spoor/schemas';
 import { StoreConflictError, type ApiKeyRepository } from '../store.js';
 import { API_KEY_COLUMNS, rowToApiKey } from '../account-row.js';
-import { isConstraintViolation, type DuckDbConnection } from './duckdb-connection.js';
+import { isConstraintViolation, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
 
 const COLUMNS = API_KEY_COLUMNS.join(', ');
 
@@ -12,7 +12,7 @@ const COLUMNS = API_KEY_COLUMNS.join(', ');
  * a revoke is visible to the next read on any connection once its statement has returned.
  */
 export class DuckDbApiKeyRepository implements ApiKeyRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async create(k: ApiKeyRecord): Promise<void> {
     try {

@@ -3,7 +3,7 @@ import type { ClassificationRepository } from '../store.js';
 import {
   CLASSIFICATION_COLUMNS, classificationToRow, latestPerClassification, rowToClassification,
 } from '../rule-row.js';
-import type { DuckColumnType, DuckColumns, DuckDbConnection } from './duckdb-connection.js';
+import type { DuckColumnType, DuckColumns, DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const TYPES: Record<string, DuckColumnType> = {
   rule_ids: 'JSON', labels: 'JSON', classified_at: 'BIGINT', session_last_event_at: 'BIGINT',
@@ -15,7 +15,7 @@ const SET = CLASSIFICATION_COLUMNS.filter((n) => n !== 'project_id' && n !== 'se
 
 /** PRIMARY KEY (project_id, session_id); an upsert keeps the greatest classified_at (ties: the later write). */
 export class DuckDbClassificationRepository implements ClassificationRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async put(items: SessionClassification[]): Promise<void> {
     // One row per key first, for the DuckDB 1.5 ON CONFLICT quirk noted in touchActions.

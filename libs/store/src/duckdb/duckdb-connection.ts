@@ -11,6 +11,11 @@ export type DuckColumns = ReadonlyArray<readonly [name: string, type: DuckColumn
 export type Row = Record<string, unknown>;
 export type Param = string | number | boolean | null | readonly string[];
 
+/** What the repositories read through: one connection, or a pool of them. */
+export interface DuckReader {
+  all(sql: string, params?: readonly Param[]): Promise<Row[]>;
+}
+
 /** What runs inside {@link DuckDbConnection.exclusive}: nothing else uses the connection meanwhile. */
 export interface DuckExecutor {
   all(sql: string, params?: readonly Param[]): Promise<Row[]>;
@@ -38,15 +43,18 @@ export interface DuckExecutor {
  * segment statistics update" and then a segfault (reproduced outside this package; fresh
  * statements do not show it).
  */
-export class DuckDbConnection implements DuckExecutor {
+export class DuckDbConnection implements DuckExecutor, DuckReader {
   private tail: Promise<unknown> = Promise.resolve();
+  /** Calls queued or running on this connection (DuckDbReaderPool picks the least busy). */
+  pending = 0;
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
 
   constructor(private readonly conn: DuckDBConnection, private readonly cacheStatements = false) {}
 
   /** Runs fn alone on this connection (statements of one transaction must not interleave). */
   exclusive<T>(fn: (x: DuckExecutor) => Promise<T>): Promise<T> {
-    const result = this.tail.then(() => fn(this.executor));
+    this.pending++;
+    const result = this.tail.then(() => fn(this.executor)).finally(() => { this.pending--; });
     this.tail = result.catch(() => undefined);
     return result;
   }
@@ -207,4 +215,25 @@ export function quote(identifier: string): string {
 /** A PRIMARY KEY or UNIQUE violation, as DuckDB words it. */
 export function isConstraintViolation(err: unknown): boolean {
   return err instanceof Error && /constraint|duplicate key/i.test(err.message);
+}
+
+/**
+ * Reads spread over several connections of one instance, each call to the connection with the
+ * fewest calls queued. One reader connection served one query at a time: ten dashboards asking
+ * at once waited in line behind each other's 10 ms scans while a core sat idle (issue 15).
+ */
+export class DuckDbReaderPool implements DuckReader {
+  constructor(private readonly connections: readonly DuckDbConnection[]) {
+    if (connections.length === 0) throw new Error('a reader pool needs a connection');
+  }
+
+  all(sql: string, params: readonly Param[] = []): Promise<Row[]> {
+    let best = this.connections[0]!;
+    for (const c of this.connections) if (c.pending < best.pending) best = c;
+    return best.all(sql, params);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.close()));
+  }
 }

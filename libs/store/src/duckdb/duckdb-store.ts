@@ -1,10 +1,12 @@
 // DuckDB backend: the embedded default (DESIGN.md, "Embedded default"). One DuckDBInstance per
 // Store on one file; DuckDB lets a single process own a database file for writing, so two
 // Stores on one path in one process are refused and migrations need no cross-process lock.
-// Two connections: a writer and a reader, each running one statement at a time through a
-// promise queue (a connection runs one query at once). Writes are therefore serialised, which
-// also keeps DuckDB's optimistic concurrency from aborting concurrent upserts of one key; reads
-// proceed beside them on MVCC snapshots. Idempotency comes from primary keys: events
+// Connections: one writer, a pool of readers (DuckDbReaderPool, two by default) and one for
+// analytics jobs, each running one statement at a time through a promise queue (a connection
+// runs one query at once). Writes are therefore serialised, which also keeps DuckDB's
+// optimistic concurrency from aborting concurrent upserts of one key; reads proceed beside them
+// on MVCC snapshots, several at once, and never wait behind a job's scan of millions of events
+// (issue 15: a projects.get beside a 1 M-event transitions job waited 214 ms on the shared reader). Idempotency comes from primary keys: events
 // `INSERT … ON CONFLICT DO NOTHING` (first write wins), sessions upsert when updated_at is not
 // older, actions keep greatest(last_seen), tag facts, session classifications and jobs upsert
 // when changed_at / classified_at / updated_at is not older, signing keys keep the first row of
@@ -12,17 +14,23 @@
 // Batches go through the Appender into a TEMP staging table and one INSERT … SELECT (see
 // duckdb-connection.ts for the measurements). Every value is a bound parameter; the only SQL
 // text built at run time is from constant column lists.
+import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
 import { DuckDbAnalyticsRepository } from './analytics-repository.js';
 import { DuckDbRecordRepository } from './record-repository.js';
+import { DuckDbFunnelRepository } from './funnel-repository.js';
+import { DuckDbRetentionRepository } from './retention-repository.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
-import { DuckDbConnection } from './duckdb-connection.js';
+import { DuckDbConnection, DuckDbReaderPool } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
+import { DuckDbExportRepository } from './export-repository.js';
+import { DuckDbProjectErasure } from './project-erasure.js';
 import { DuckDbJobRepository } from './job-repository.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
 import { DuckDbProjectRepository } from './project-repository.js';
@@ -40,6 +48,10 @@ export interface DuckDbStoreOptions {
    * small host should not take; beyond the cap DuckDB spills to disk.
    */
   memoryLimit?: string;
+  /** Reader connections (default 2: one query per core at a time). */
+  readers?: number;
+  /** Where export files go (issue 17); default `exports` beside the database file. */
+  exportDir?: string;
 }
 
 const openPaths = new Set<string>();
@@ -59,13 +71,19 @@ export class DuckDbStore implements Store {
   readonly jobs: DuckDbJobRepository;
   readonly analytics: DuckDbAnalyticsRepository;
   readonly records: DuckDbRecordRepository;
+  readonly funnels: DuckDbFunnelRepository;
+  readonly retention: DuckDbRetentionRepository;
+  readonly exports: DuckDbExportRepository;
+  readonly erasure: DuckDbProjectErasure;
   private closed: Promise<void> | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDbConnection,
-    private readonly reader: DuckDbConnection,
+    private readonly reader: DuckDbReaderPool,
+    private readonly jobReader: DuckDbConnection,
     private readonly key: string | null,
+    exportDir: string,
   ) {
     this.projects = new DuckDbProjectRepository(writer, reader);
     this.events = new DuckDbEventRepository(writer, reader);
@@ -78,8 +96,13 @@ export class DuckDbStore implements Store {
     this.rules = new DuckDbRuleRepository(writer, reader);
     this.classifications = new DuckDbClassificationRepository(writer, reader);
     this.jobs = new DuckDbJobRepository(writer, reader);
-    this.analytics = new DuckDbAnalyticsRepository(reader);
+    this.analytics = new DuckDbAnalyticsRepository(jobReader);
     this.records = new DuckDbRecordRepository(writer, reader);
+    // Funnels and retention answer API requests synchronously: the readers' pool, not the jobs' connection.
+    this.funnels = new DuckDbFunnelRepository(reader);
+    this.retention = new DuckDbRetentionRepository(reader);
+    this.exports = new DuckDbExportRepository(exportDir, () => instance.connect());
+    this.erasure = new DuckDbProjectErasure(writer, this.exports);
   }
 
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
@@ -97,8 +120,10 @@ export class DuckDbStore implements Store {
     if (key !== null) openPaths.add(key);
     try {
       const writer = new DuckDbConnection(await instance.connect());
-      const reader = new DuckDbConnection(await instance.connect(), true);
-      return new DuckDbStore(instance, writer, reader, key);
+      const readers = await Promise.all(Array.from({ length: Math.max(1, opts.readers ?? 2) }, async () => new DuckDbConnection(await instance.connect(), true)));
+      const jobReader = new DuckDbConnection(await instance.connect(), true);
+      const exportDir = opts.exportDir ?? (key !== null ? join(dirname(key), 'exports') : join(tmpdir(), `spoor-exports-${randomUUID()}`));
+      return new DuckDbStore(instance, writer, new DuckDbReaderPool(readers), jobReader, key, exportDir);
     } catch (err) {
       if (key !== null) openPaths.delete(key);
       instance.closeSync();
@@ -132,7 +157,7 @@ export class DuckDbStore implements Store {
   close(): Promise<void> {
     this.closed ??= (async () => {
       try {
-        await Promise.all([this.writer.close(), this.reader.close()]);
+        await Promise.all([this.writer.close(), this.reader.close(), this.jobReader.close(), this.exports.close()]);
         this.instance.closeSync();
       } finally {
         if (this.key !== null) openPaths.delete(this.key);

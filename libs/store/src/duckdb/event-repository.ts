@@ -5,7 +5,7 @@ import {
   ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, firstPerEvent, latestPerAction,
   rawEventToRow, rowToEnrichedEvent, rowToRawEvent,
 } from '../event-row.js';
-import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection } from './duckdb-connection.js';
+import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
 import { EVENT_KEY } from './migrations.js';
 import { appendEventPair, CREATE_EVENT_STAGE, EVENT_STAGE, INSERT_ENRICHED_FROM_STAGE, INSERT_RAW_FROM_STAGE } from './event-pair-stage.js';
 
@@ -30,7 +30,7 @@ const WINDOW = `WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3
   ORDER BY "timestamp", event_id LIMIT $4`;
 
 export class DuckDbEventRepository implements EventRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   insertRaw(events: RawEvent[]): Promise<void> {
     return this.insertStaged('stage_raw_events', 'raw_events', RAW, RAW_LIST, firstPerEvent(events).map(rawEventToRow));

@@ -2,7 +2,7 @@ import type { JobRecord } from '@spoor/schemas';
 import type { JobRepository } from '../store.js';
 import { checkLimit } from '../column-values.js';
 import { JOB_COLUMNS, jobToRow, rowToJob } from '../job-row.js';
-import type { DuckDbConnection } from './duckdb-connection.js';
+import type { DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const COLUMNS = JOB_COLUMNS.join(', ');
 const PLACEHOLDERS = JOB_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
@@ -10,7 +10,7 @@ const SET = JOB_COLUMNS.filter((n) => n !== 'job_id').map((n) => `${n} = exclude
 
 /** PRIMARY KEY job_id; an upsert keeps the greatest updated_at (ties: the later write). */
 export class DuckDbJobRepository implements JobRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async put(job: JobRecord): Promise<void> {
     const row = jobToRow(job);

@@ -1,12 +1,12 @@
 import type { ProjectRecord } from '@spoor/schemas';
 import { StoreConflictError, type ProjectRepository } from '../store.js';
 import { toBool, toInt, toStr } from '../column-values.js';
-import { isConstraintViolation, type DuckDbConnection, type Row } from './duckdb-connection.js';
+import { isConstraintViolation, type DuckDbConnection, type Row, type DuckReader } from './duckdb-connection.js';
 
 const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at';
 
 export class DuckDbProjectRepository implements ProjectRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async create(p: ProjectRecord): Promise<void> {
     try {

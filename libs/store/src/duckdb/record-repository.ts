@@ -1,7 +1,7 @@
 import type { RecordQuery, RecordRepository, StoredRecord } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
 import { latestPerRecord, RECORD_COLUMNS, recordToRow, rowToRecord } from '../record-row.js';
-import type { DuckColumnType, DuckColumns, DuckDbConnection } from './duckdb-connection.js';
+import type { DuckColumnType, DuckColumns, DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const LIST = RECORD_COLUMNS.join(', ');
 const TYPES: Record<string, DuckColumnType> = { sort_key: 'BIGINT', updated_at: 'BIGINT', deleted: 'BOOLEAN' };
@@ -11,7 +11,7 @@ const SET = RECORD_COLUMNS.filter((n) => !['kind', 'project_id', 'id'].includes(
 
 /** PRIMARY KEY (kind, project_id, id); an upsert keeps the greatest updated_at (ties: the later write). */
 export class DuckDbRecordRepository implements RecordRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async put<T>(records: Array<StoredRecord<T>>): Promise<void> {
     const rows = latestPerRecord(records).map(recordToRow);

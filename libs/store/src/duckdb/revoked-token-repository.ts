@@ -1,10 +1,10 @@
 import type { RevokedToken } from '@spoor/schemas';
 import type { TokenRevocationRepository } from '../store.js';
-import type { DuckDbConnection } from './duckdb-connection.js';
+import type { DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 /** PRIMARY KEY token_id: isRevoked is an index lookup (migrations.ts, step 5). */
 export class DuckDbRevokedTokenRepository implements TokenRevocationRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   /** Also forgets lapsed revocations: logouts are rare, so the table stays the size of the live ones. */
   async revoke(t: RevokedToken): Promise<void> {

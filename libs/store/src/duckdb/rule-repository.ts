@@ -1,7 +1,7 @@
 import type { RuleRecord } from '@spoor/schemas';
 import { StoreConflictError, type RuleRepository } from '../store.js';
 import { RULE_COLUMNS, ruleToRow, rowToRule } from '../rule-row.js';
-import { isConstraintViolation, type DuckDbConnection } from './duckdb-connection.js';
+import { isConstraintViolation, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
 
 const COLUMNS = RULE_COLUMNS.join(', ');
 const PLACEHOLDERS = RULE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
@@ -12,7 +12,7 @@ const PLACEHOLDERS = RULE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
  * meets the first's row and fails on the key.
  */
 export class DuckDbRuleRepository implements RuleRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async put(rule: RuleRecord): Promise<void> {
     const row = ruleToRow(rule);

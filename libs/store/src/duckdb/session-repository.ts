@@ -4,7 +4,7 @@ import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import {
   SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
 } from '../session-row.js';
-import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection } from './duckdb-connection.js';
+import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   first_event_at: 'BIGINT', last_event_at: 'BIGINT', duration_ms: 'BIGINT', event_count: 'BIGINT',
@@ -17,7 +17,7 @@ const KEY = new Set(['project_id', 'session_id']);
 const SET = COLUMNS.filter(([n]) => !KEY.has(n)).map(([n]) => `${quote(n)} = excluded.${quote(n)}`).join(', ');
 
 export class DuckDbSessionRepository implements SessionRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async upsert(sessions: SessionState[]): Promise<void> {
     // Same rule as ClickHouse's ReplacingMergeTree(updated_at): the greatest updated_at wins,
@@ -52,10 +52,17 @@ export class DuckDbSessionRepository implements SessionRepository {
     return rows.map(rowToSession);
   }
 
+  /**
+   * The newest `limit` first. The limit-th greatest last_event_at is found first (`max(x, n)`, a
+   * heap of integers), then only the sessions from it on are sorted by (last_event_at, id): the
+   * top-N over both keys took 10 ms of the 14 on 50,000 sessions (issue 15).
+   */
   async list(projectId: string, q: ListQuery): Promise<SessionListItem[]> {
     const rows = await this.reader.all(
       `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
        WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
+         AND last_event_at >= (SELECT list_min(max(last_event_at, $4)) FROM sessions
+                               WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3)
        ORDER BY last_event_at DESC, session_id LIMIT $4`,
       [projectId, q.window_start ?? MIN_MS, q.window_end ?? MAX_MS, checkLimit(q.limit)],
     );

@@ -1,12 +1,12 @@
 import type { SigningKeyRecord } from '@spoor/schemas';
 import type { SigningKeyRepository } from '../store.js';
 import { SIGNING_KEY_COLUMNS, rowToSigningKey } from '../account-row.js';
-import type { DuckDbConnection } from './duckdb-connection.js';
+import type { DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const COLUMNS = SIGNING_KEY_COLUMNS.join(', ');
 
 export class DuckDbSigningKeyRepository implements SigningKeyRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async list(): Promise<SigningKeyRecord[]> {
     return (await this.reader.all(`SELECT ${COLUMNS} FROM signing_keys ORDER BY created_at, kid`)).map(rowToSigningKey);

@@ -1,8 +1,8 @@
 import type { SessionTag } from '@spoor/schemas';
 import type { ListQuery, TagRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS } from '../column-values.js';
-import { TAG_COLUMNS, latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow } from '../tag-row.js';
-import type { DuckColumnType, DuckColumns, DuckDbConnection } from './duckdb-connection.js';
+import { TAG_COLUMNS, latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow, rowToSessionTag } from '../tag-row.js';
+import type { DuckColumnType, DuckColumns, DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const TYPES: Record<string, DuckColumnType> = { tagged_at: 'BIGINT', removed: 'BOOLEAN', changed_at: 'BIGINT' };
 const COLUMNS: DuckColumns = TAG_COLUMNS.map((n) => [n, TYPES[n] ?? 'VARCHAR'] as const);
@@ -13,7 +13,7 @@ const LIST = TAG_COLUMNS.join(', ');
  * Reads take the standing facts (removed = false) and the greatest tagged_at among them.
  */
 export class DuckDbTagRepository implements TagRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckDbConnection) {}
+  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   async add(tags: SessionTag[]): Promise<void> {
     // One row per key first, for the DuckDB 1.5 ON CONFLICT quirk noted in touchActions.
@@ -48,6 +48,17 @@ export class DuckDbTagRepository implements TagRepository {
       [projectId, sessionId],
     );
     return rows.map(rowToTagSeen);
+  }
+
+  async ofSessions(projectId: string, sessionIds: string[]): Promise<Array<{ session_id: string; tag: string; last_seen: number }>> {
+    if (sessionIds.length === 0) return [];
+    const rows = await this.reader.all(
+      `SELECT session_id, tag, max(tagged_at) AS last_seen FROM session_tag_facts
+       WHERE project_id = $1 AND session_id IN (SELECT unnest($2)) AND NOT removed
+       GROUP BY session_id, tag ORDER BY session_id, last_seen DESC, tag`,
+      [projectId, sessionIds],
+    );
+    return rows.map(rowToSessionTag);
   }
 
   async sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>> {

@@ -89,7 +89,7 @@ export class ChannelRecipients {
 
 /** GET /v1/recipients/confirm: the link of a confirmation mail (no credentials: the token is the proof). */
 export function recipientRoutes(ctx: RouteContext, recipients: ChannelRecipients): void {
-  defineOperation(ctx, { method: 'get', path: '/v1/recipients/confirm', summary: 'Confirms an email recipient from the link of its confirmation mail', tag: 'outbound', auth: false, query: RecipientConfirmQuery, response: RecipientConfirmed, failures: [404] }, async ({ query }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/recipients/confirm', summary: 'Confirms an email recipient from the link of its confirmation mail', tag: 'outbound', auth: false, query: RecipientConfirmQuery, response: RecipientConfirmed, failures: ['not_found'] }, async ({ query }) => {
     const { address, channel } = await recipients.confirm(query.token);
     return { confirmed: true as const, address, channel };
   });

@@ -30,7 +30,7 @@ const TRIGGERS: Array<{ kind: JobKind; body: z.ZodType<{ origin: string; project
 
 export function jobRoutes(ctx: RouteContext, store: Store, dispatcher: JobDispatcher): void {
   for (const t of TRIGGERS) {
-    defineOperation(ctx, { method: 'post', path: `/v1/trigger/${t.kind}`, summary: `${t.summary} (asynchronous: answers the queued job)`, tag: 'triggers', auth: true, body: t.body, response: JobQueued, failures: [404, 429, 503] }, async ({ body, principal }) => {
+    defineOperation(ctx, { method: 'post', path: `/v1/trigger/${t.kind}`, summary: `${t.summary} (asynchronous: answers the queued job)`, tag: 'triggers', auth: true, body: t.body, response: JobQueued, failures: ['not_found', 'rate_limited', 'unavailable'] }, async ({ body, principal }) => {
       await ctx.limits?.spend('triggers_account', principal.account_id);
       const window = body as { window_start?: number; window_end?: number };
       if (window.window_start !== undefined && window.window_end !== undefined && window.window_start >= window.window_end) {
@@ -51,10 +51,13 @@ export function jobRoutes(ctx: RouteContext, store: Store, dispatcher: JobDispat
   async function publicJob(job: JobRecord) {
     const project = await store.projects.get(job.project_id);
     const { account_id: _a, project_id: _p, worker: _w, updated_at: _u, ...rest } = job;
-    return { ...rest, origin: project?.origin ?? '', project: project?.project ?? '' };
+    // A project deletion keeps the names in its request: once it ran, there is no project to ask.
+    const named = job.request as { origin?: unknown; project?: unknown };
+    const fallback = (v: unknown) => (typeof v === 'string' ? v : '');
+    return { ...rest, origin: project?.origin ?? fallback(named.origin), project: project?.project ?? fallback(named.project) };
   }
 
-  defineOperation(ctx, { method: 'get', path: '/v1/jobs/{job_id}', summary: 'Status, times, progress, result or error of a job', tag: 'triggers', auth: true, params: JobPath, response: JobSchema, failures: [404] }, async ({ params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/jobs/{job_id}', summary: 'Status, times, progress, result or error of a job', tag: 'triggers', auth: true, params: JobPath, response: JobSchema, failures: ['not_found'] }, async ({ params, principal }) => {
     const job = await store.jobs.get(params.job_id);
     if (!job || job.account_id !== principal.account_id) throw errors.notFound('Job not found');
     return publicJob(job);

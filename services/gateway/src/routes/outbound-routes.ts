@@ -50,12 +50,12 @@ const withScope = (p: ProjectRecord, rest: Record<string, unknown>) => ({ ...res
 function resourceRoutes<D extends object, B extends { origin: string; project: string }>(ctx: RouteContext, store: Store, clock: () => number, r: Resource<D, B>): void {
   const one = `/v1/${r.plural}/{${r.idParam}}`;
   const list = z.object({ [r.plural]: z.array(r.response) }).openapi(`${r.noun}List`);
-  defineOperation(ctx, { method: 'get', path: `/v1/${r.plural}`, summary: `The project's ${r.plural}`, tag: 'outbound', auth: true, query: ScopedList, response: list, failures: [404] }, async ({ query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: `/v1/${r.plural}`, summary: `The project's ${r.plural}`, tag: 'outbound', auth: true, query: ScopedList, response: list, failures: ['not_found'] }, async ({ query, principal }) => {
     const p = await scopedProject(store, principal, query.origin, query.project);
     const rows = await store.records.list<D>(r.kind, p.project_id, { limit: query.limit });
     return { [r.plural]: rows.map((x) => withScope(p, r.show(x.data))) };
   });
-  defineOperation(ctx, { method: 'post', path: `/v1/${r.plural}`, summary: `Creates ${article(r.noun)}`, tag: 'outbound', auth: true, body: r.create, response: r.created ?? r.response, failures: [404] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: `/v1/${r.plural}`, summary: `Creates ${article(r.noun)}`, tag: 'outbound', auth: true, body: r.create, response: r.created ?? r.response, failures: ['not_found'] }, async ({ body, principal }) => {
     const p = await scopedProject(store, principal, body.origin, body.project);
     await r.check?.(p, body);
     const now = clock();
@@ -71,11 +71,11 @@ function resourceRoutes<D extends object, B extends { origin: string; project: s
     if (!found) throw errors.notFound(`${r.noun} not found`);
     return { p, found };
   };
-  defineOperation(ctx, { method: 'get', path: one, summary: `One ${r.noun.toLowerCase()}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: [404] }, async ({ params, query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: one, summary: `One ${r.noun.toLowerCase()}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: ['not_found'] }, async ({ params, query, principal }) => {
     const { p, found } = await find(principal, query, params[r.idParam]!);
     return withScope(p, r.show(found.data));
   });
-  defineOperation(ctx, { method: 'delete', path: one, summary: `Deletes ${article(r.noun)}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: [404] }, async ({ params, query, principal }) => {
+  defineOperation(ctx, { method: 'delete', path: one, summary: `Deletes ${article(r.noun)}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: ['not_found'] }, async ({ params, query, principal }) => {
     const { p, found } = await find(principal, query, params[r.idParam]!);
     await store.records.put([{ ...found, updated_at: Math.max(clock(), found.updated_at + 1), deleted: true }]);
     return withScope(p, r.show(found.data));
@@ -121,7 +121,7 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
     show: (d) => ({ ...d }),
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/webhooks/{webhook_id}/enable', summary: 'Enables a webhook again (after 410 Gone or days of failures disabled it)', tag: 'outbound', auth: true, params: WebhookPath, body: ScopeQuery.openapi('ScopeBody'), response: WebhookSchema, failures: [404] }, async ({ params, body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/webhooks/{webhook_id}/enable', summary: 'Enables a webhook again (after 410 Gone or days of failures disabled it)', tag: 'outbound', auth: true, params: WebhookPath, body: ScopeQuery.openapi('ScopeBody'), response: WebhookSchema, failures: ['not_found'] }, async ({ params, body, principal }) => {
     const p = await scopedProject(store, principal, body.origin, body.project);
     const found = await store.records.get<WebhookData>(RECORD_KINDS.webhook, p.project_id, params.webhook_id);
     if (!found) throw errors.notFound('Webhook not found');
@@ -131,7 +131,7 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
   });
 
   const DeliveryQuery = ScopedList;
-  defineOperation(ctx, { method: 'get', path: '/v1/webhooks/{webhook_id}/deliveries', summary: "A webhook's deliveries, newest first: status, attempts, the last answer", tag: 'outbound', auth: true, params: WebhookPath, query: DeliveryQuery, response: z.object({ deliveries: z.array(DeliverySchema) }).openapi('WebhookDeliveryList'), failures: [404] }, async ({ params, query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/webhooks/{webhook_id}/deliveries', summary: "A webhook's deliveries, newest first: status, attempts, the last answer", tag: 'outbound', auth: true, params: WebhookPath, query: DeliveryQuery, response: z.object({ deliveries: z.array(DeliverySchema) }).openapi('WebhookDeliveryList'), failures: ['not_found'] }, async ({ params, query, principal }) => {
     const p = await scopedProject(store, principal, query.origin, query.project);
     if (!(await store.records.get(RECORD_KINDS.webhook, p.project_id, params.webhook_id))) throw errors.notFound('Webhook not found');
     const rows: Array<StoredRecord<DeliveryData>> = await store.records.list<DeliveryData>(RECORD_KINDS.delivery, p.project_id, { parent_id: params.webhook_id, limit: query.limit });

@@ -21,7 +21,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: { dnsServer
   defineOperation(ctx, { method: 'get', path: '/v1/users/projects', summary: 'Projects of the authenticated user', tag: 'account', auth: true, response: ProjectList }, async ({ principal }) => list(principal.account_id));
 
   const Body = CreateProjectRequest.refine((b) => normalizeOrigin(b.origin) !== null, { path: ['origin'], message: 'Expected an http(s) origin such as https://acme.example' });
-  defineOperation(ctx, { method: 'post', path: '/v1/users/projects', summary: 'Register an origin and project to the account; answers the TXT record that proves the domain', tag: 'account', auth: true, body: Body, response: ProjectRegistration, failures: [400, 409] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/users/projects', summary: 'Register an origin and project to the account; answers the TXT record that proves the domain', tag: 'account', auth: true, body: Body, response: ProjectRegistration, failures: ['conflict'] }, async ({ body, principal }) => {
     const origin = originOrThrow(body.origin);
     const existing = await store.projects.find(origin, body.project);
     if (existing) {
@@ -38,7 +38,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: { dnsServer
     return withRecord(record);
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/users/projects/verify', summary: "Look up the project's TXT record and mark the domain verified", tag: 'account', auth: true, body: VerifyProjectRequest, response: VerifyProjectResult, failures: [400, 404] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/users/projects/verify', summary: "Look up the project's TXT record and mark the domain verified", tag: 'account', auth: true, body: VerifyProjectRequest, response: VerifyProjectResult, failures: ['not_found'] }, async ({ body, principal }) => {
     const project = await scopedProject(store, principal, body.origin, body.project);
     if (isVerified(project)) return withRecord(project);
     const result = await verifyDomain({ origin: project.origin, token: project.verification_token, dnsServer: deps.dnsServer });
@@ -49,13 +49,13 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: { dnsServer
     return { ...withRecord(project), reason: result.reason ?? 'TXT record not found' };
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/projects/overview', summary: 'Most recent stored overviews (digests) of the project, newest window first', tag: 'projects', auth: true, query: OverviewQuery, response: OverviewList, failures: [404] }, async ({ query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/projects/overview', summary: 'Most recent stored overviews (digests) of the project, newest window first', tag: 'projects', auth: true, query: OverviewQuery, response: OverviewList, failures: ['not_found'] }, async ({ query, principal }) => {
     const p = await scopedProject(store, principal, query.origin, query.project);
     const rows = await store.records.list<Overview>(RECORD_KINDS.overview, p.project_id, { limit: query.limit });
     return { overviews: rows.map((r) => r.data) };
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/transitions', summary: 'The latest transition matrix of the project (POST /v1/trigger/transitions computes one)', tag: 'projects', auth: true, query: ScopeQuery, response: TransitionsResponse, failures: [404] }, async ({ query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/transitions', summary: 'The latest transition matrix of the project (POST /v1/trigger/transitions computes one)', tag: 'projects', auth: true, query: ScopeQuery, response: TransitionsResponse, failures: ['not_found'] }, async ({ query, principal }) => {
     const p = await scopedProject(store, principal, query.origin, query.project);
     const [latest] = await store.records.list<TransitionMatrix>(RECORD_KINDS.transitions, p.project_id, { limit: 1 });
     if (!latest) throw errors.notFound('No transition matrix yet; POST /v1/trigger/transitions computes one');

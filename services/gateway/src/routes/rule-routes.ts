@@ -1,6 +1,7 @@
 import { errors } from '@spoor/http';
 import type { Kv } from '@spoor/kv';
-import { parseRulesYaml, RulesCache, RuleTestBudgetError, testRules } from '@spoor/rules';
+import { parseRulesYaml, RuleTestBudgetError, testRules } from '@spoor/rules';
+import { RuleVersionConflict, saveRuleVersion, type RuleContent } from '@spoor/rule-service';
 import {
   CreateRuleRequest,
   RuleList,
@@ -14,7 +15,7 @@ import {
   type ProjectRecord,
   type RuleRecord,
 } from '@spoor/schemas';
-import { StoreConflictError, type Store } from '@spoor/store';
+import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
@@ -28,51 +29,36 @@ function publicRule(r: RuleRecord, p: ProjectRecord) {
 const OptionalScope = z.object({ origin: ScopeQuery.shape.origin.optional(), project: ScopeQuery.shape.project.optional() });
 
 export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () => number): void {
-  /** Writes the next version; two concurrent saves of one rule: the loser retries on top of the winner. */
-  async function saveVersion(project: ProjectRecord, principal: Principal, next: (prev: RuleRecord | null) => Omit<RuleRecord, 'version' | 'created_at' | 'updated_at' | 'updated_by' | 'project_id'>, ruleId: string) {
-    for (let attempt = 0; ; attempt++) {
-      const prev = await store.rules.get(project.project_id, ruleId);
-      const now = clock();
-      const rule: RuleRecord = {
-        ...next(prev),
-        project_id: project.project_id,
-        version: (prev?.version ?? 0) + 1,
-        created_at: prev?.created_at ?? now,
-        updated_at: Math.max(now, (prev?.updated_at ?? 0) + 1),
-        updated_by: principal.account_id,
-      };
-      try {
-        await store.rules.put(rule);
-      } catch (err) {
-        if (err instanceof StoreConflictError && attempt < 3) continue;
-        if (err instanceof StoreConflictError) throw errors.conflict('The rule was changed concurrently; try again');
-        throw err;
-      }
-      await RulesCache.changed(kv, project.project_id);
-      return rule;
+  /** The next version (libs/rules saveRuleVersion); saves that kept colliding answer 409. */
+  async function saveVersion(project: ProjectRecord, principal: Principal, next: (prev: RuleRecord | null) => RuleContent, ruleId: string) {
+    try {
+      return await saveRuleVersion({ rules: store.rules, kv, clock }, project.project_id, ruleId, principal.account_id, next);
+    } catch (err) {
+      if (err instanceof RuleVersionConflict) throw errors.conflict('The rule was changed concurrently; try again');
+      throw err;
     }
   }
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules', summary: 'Every rule of the project, enabled or not', tag: 'rules', auth: true, query: ScopeQuery, response: RuleList, failures: [404] }, async ({ query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/rules', summary: 'Every rule of the project, enabled or not', tag: 'rules', auth: true, query: ScopeQuery, response: RuleList, failures: ['not_found'] }, async ({ query, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
     return { rules: (await store.rules.list(project.project_id)).map((r) => publicRule(r, project)) };
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}', summary: 'The rule with its JSONLogic (latest version)', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleSchema, failures: [404] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}', summary: 'The rule with its JSONLogic (latest version)', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleSchema, failures: ['not_found'] }, async ({ query, params, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
     const rule = await store.rules.get(project.project_id, params.rule_id);
     if (!rule) throw errors.notFound('Rule not found');
     return publicRule(rule, project);
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}/versions', summary: 'Every saved version of the rule, oldest first', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleVersions, failures: [404] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}/versions', summary: 'Every saved version of the rule, oldest first', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleVersions, failures: ['not_found'] }, async ({ query, params, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
     const versions = await store.rules.versions(project.project_id, params.rule_id);
     if (versions.length === 0) throw errors.notFound('Rule not found');
     return { rule_id: params.rule_id, versions: versions.map((r) => publicRule(r, project)) };
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/rules', summary: 'Creates a rule, or saves the next version of an existing rule_id', tag: 'rules', auth: true, body: CreateRuleRequest, response: RuleSchema, failures: [404, 409] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/rules', summary: 'Creates a rule, or saves the next version of an existing rule_id', tag: 'rules', auth: true, body: CreateRuleRequest, response: RuleSchema, failures: ['not_found', 'conflict'] }, async ({ body, principal }) => {
     const project = await scopedProject(store, principal, body.origin, body.project);
     const rule = await saveVersion(project, principal, () => ({
       rule_id: body.rule_id,
@@ -88,7 +74,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
     return publicRule(rule, project);
   });
 
-  defineOperation(ctx, { method: 'delete', path: '/v1/rules/{rule_id}', summary: 'Disables the rule; it stays readable with enabled: false', tag: 'rules', auth: true, query: OptionalScope, params: RulePath, response: RuleSchema, failures: [404, 409] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'delete', path: '/v1/rules/{rule_id}', summary: 'Disables the rule; it stays readable with enabled: false', tag: 'rules', auth: true, query: OptionalScope, params: RulePath, response: RuleSchema, failures: ['not_found', 'conflict'] }, async ({ query, params, principal }) => {
     let project: ProjectRecord;
     if (query.origin !== undefined || query.project !== undefined) {
       if (query.origin === undefined || query.project === undefined) {
@@ -110,7 +96,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
     return publicRule(rule, project);
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024, failures: [429] }, async ({ body, principal }) => {
+  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024, failures: ['rate_limited'] }, async ({ body, principal }) => {
     await ctx.limits?.spend('rules_test_account', principal.account_id);
     const parsed = parseRulesYaml(body.rules);
     if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));

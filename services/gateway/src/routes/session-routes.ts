@@ -1,18 +1,51 @@
 import { errors } from '@spoor/http';
 import { AddTagRequest, AttributeMap, EnrichedEventList, ScopeQuery, TagChange, TagPath, SessionList, SessionListQuery, SessionPath, SessionSummarySchema, TagList } from '@spoor/schemas';
-import type { SessionClassification, SessionState } from '@spoor/schemas';
+import type { SessionClassification, SessionListInclude, SessionListItem, SessionState } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { requireVerified, scopedProject } from '../project-scope.js';
 import type { Principal } from '../auth-guard.js';
 
-const failures = [404];
+const failures = ['not_found'] as const;
+
+/** A session's tags: those its state carries and the standing tag facts. */
+const tagsOf = (state: SessionState | undefined, facts: string[]) => [...new Set([...(state?.tags ?? []), ...facts])];
+
+const classificationOf = (verdict: SessionClassification | null) =>
+  (verdict ? { rule_ids: verdict.rule_ids, labels: verdict.labels, classified_at: verdict.classified_at } : null);
 
 /** The public summary: the sessionizer's state without its bookkeeping. */
 function publicSummary(s: SessionState, tags: string[], verdict: SessionClassification | null) {
   const { seen: _seen, project_id: _project, ...summary } = s;
-  const classification = verdict ? { rule_ids: verdict.rule_ids, labels: verdict.labels, classified_at: verdict.classified_at } : null;
-  return { ...summary, tags: [...new Set([...summary.tags, ...tags])], classification };
+  return { ...summary, tags: tagsOf(s, tags), classification: classificationOf(verdict) };
+}
+
+/**
+ * What `include` asks for, three reads for the whole page whatever its length: the dashboard's
+ * list made one request per listed session (up to 50) for tags and classification (issue 15).
+ */
+async function withIncludes(store: Store, projectId: string, sessions: SessionListItem[], include: Set<SessionListInclude>) {
+  if (include.size === 0 || sessions.length === 0) return sessions;
+  const whole = include.has('summary');
+  const wantTags = whole || include.has('tags');
+  const wantVerdict = whole || include.has('classification');
+  const ids = sessions.map((s) => s.session_id);
+  const [states, tagRows, verdicts] = await Promise.all([
+    wantTags ? store.sessions.getMany(projectId, ids) : [],
+    wantTags ? store.tags.ofSessions(projectId, ids) : [],
+    wantVerdict ? store.classifications.getMany(projectId, ids) : [],
+  ]);
+  const stateOf = new Map(states.map((s) => [s.session_id, s]));
+  const verdictOf = new Map(verdicts.map((v) => [v.session_id, v]));
+  const factsOf = new Map<string, string[]>();
+  for (const t of tagRows) factsOf.set(t.session_id, [...(factsOf.get(t.session_id) ?? []), t.tag]);
+  return sessions.map((item) => {
+    const state = stateOf.get(item.session_id);
+    const facts = factsOf.get(item.session_id) ?? [];
+    const verdict = verdictOf.get(item.session_id) ?? null;
+    if (whole && state) return publicSummary(state, facts, verdict);
+    return { ...item, ...(wantTags ? { tags: tagsOf(state, facts) } : {}), ...(wantVerdict ? { classification: classificationOf(verdict) } : {}) };
+  });
 }
 
 async function sessionOf(store: Store, principal: Principal, q: { origin: string; project: string }, sessionId: string) {
@@ -23,9 +56,10 @@ async function sessionOf(store: Store, principal: Principal, q: { origin: string
 }
 
 export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => number): void {
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions', summary: 'Session identifiers, newest first', tag: 'sessions', auth: true, query: SessionListQuery, response: SessionList, failures }, async ({ query, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/sessions', summary: 'Session identifiers, newest first (with `include`, their tags, classification or whole summary)', tag: 'sessions', auth: true, query: SessionListQuery, response: SessionList, failures }, async ({ query, principal }) => {
     const project = await scopedProject(store, principal, query.origin, query.project);
-    return { sessions: await store.sessions.list(project.project_id, query) };
+    const sessions = await store.sessions.list(project.project_id, query);
+    return { sessions: await withIncludes(store, project.project_id, sessions, new Set(query.include ?? [])) };
   });
 
   defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}', summary: 'Full session summary', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: SessionSummarySchema, failures }, async ({ query, params, principal }) => {
@@ -34,7 +68,7 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
     return publicSummary(session, tags.map((t) => t.tag), verdict);
   });
 
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched)', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures: [403, 404] }, async ({ query, params, principal }) => {
+  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched)', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures: ['domain_unverified', 'not_found'] }, async ({ query, params, principal }) => {
     // Event rows carry payloads, IPs and user agents: the same DNS gate as /v1/events/enriched (issue 13).
     const { project } = await sessionOf(store, principal, query, params.session_id);
     requireVerified(project);

@@ -1,8 +1,8 @@
 import type { Bus } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
-import { RulesCache } from '@spoor/rules';
-import type { RuleTag, SessionClassification, SessionSummary, SessionTag } from '@spoor/schemas';
+import type { RuleMatch, RuleTag, SessionClassification, SessionSummary, SessionTag } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
+import { RulesCache } from '@spoor/rules';
 
 export interface SessionClassifierDeps {
   store: Store;
@@ -17,17 +17,6 @@ export interface ClassifyOptions {
   force: boolean;
   /** Announce rules that newly matched. */
   announce: boolean;
-}
-
-/** What the classifier announces when a rule starts matching a session. */
-export interface RuleMatch {
-  project_id: string;
-  session_id: string;
-  rule_id: string;
-  label: string | null;
-  tags: string[];
-  matched_at: number;
-  session_last_event_at: number;
 }
 
 export interface ClassifyOutcome {

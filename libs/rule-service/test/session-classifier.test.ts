@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { openBus, type Bus, type DeliveredMessage } from '@spoor/bus';
 import { MemoryKv } from '@spoor/kv';
 import { createLogger } from '@spoor/log';
-import { RulesCache } from '@spoor/rules';
-import type { RuleRecord, SessionSummary } from '@spoor/schemas';
+import type { RuleMatch, RuleRecord, SessionSummary } from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';
-import { SessionClassifier, type RuleMatch } from '../src/index.js';
+import { RulesCache } from '@spoor/rules';
+import { SessionClassifier } from '../src/index.js';
 
 const P = 'project-1';
 

@@ -1,0 +1,24 @@
+// Project deletion in ClickHouse mode: a lightweight DELETE per table (docs/data.md). Rows
+// leave every read at once (the delete mask applies to FINAL too); the bytes stay in their
+// parts until the next merge rewrites them. Partition drops do not fit: no table is
+// partitioned by project (a ReplacingMergeTree only collapses duplicates within a partition).
+import type { ProjectErasure } from '../data-ownership.js';
+import type { ClickHouseConnection } from './clickhouse-connection.js';
+
+/** Every table with a project_id column (migrations.ts), the projects row last. */
+const PROJECT_TABLES = [
+  'raw_events', 'enriched_events', 'enriched_events_by_session', 'sessions', 'actions',
+  'session_tag_facts', 'rules', 'session_classifications', 'records', 'export_chunks',
+] as const;
+
+export class ClickHouseProjectErasure implements ProjectErasure {
+  constructor(private readonly ch: ClickHouseConnection) {}
+
+  async deleteProject(projectId: string, keepJobId: string): Promise<void> {
+    for (const table of PROJECT_TABLES) {
+      await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String}`, { p: projectId });
+    }
+    await this.ch.command(`DELETE FROM ${this.ch.table('jobs')} WHERE project_id = {p:String} AND job_id != {keep:String}`, { p: projectId, keep: keepJobId });
+    await this.ch.command(`DELETE FROM ${this.ch.table('projects')} WHERE project_id = {p:String}`, { p: projectId });
+  }
+}

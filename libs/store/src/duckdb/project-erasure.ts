@@ -1,0 +1,28 @@
+// Project deletion in the embedded mode: one transaction of DELETEs, so a reader sees the
+// project either whole or gone; then the export files of the project's export jobs.
+import type { ProjectErasure } from '../data-ownership.js';
+import type { DuckDbConnection } from './duckdb-connection.js';
+import type { DuckDbExportRepository } from './export-repository.js';
+
+/** Every table with a project_id column (migrations.ts), the projects row last. */
+const PROJECT_TABLES = [
+  'raw_events', 'enriched_events', 'sessions', 'actions', 'session_tag_facts', 'rules',
+  'session_classifications', 'records',
+] as const;
+
+export class DuckDbProjectErasure implements ProjectErasure {
+  constructor(private readonly writer: DuckDbConnection, private readonly exports: DuckDbExportRepository) {}
+
+  async deleteProject(projectId: string, keepJobId: string): Promise<void> {
+    const exportIds = await this.writer.exclusive(async (x) => {
+      const jobs = await x.all(`SELECT job_id FROM jobs WHERE project_id = $1 AND kind = 'export'`, [projectId]);
+      await x.transaction(async () => {
+        for (const table of PROJECT_TABLES) await x.run(`DELETE FROM ${table} WHERE project_id = $1`, [projectId]);
+        await x.run('DELETE FROM jobs WHERE project_id = $1 AND job_id <> $2', [projectId, keepJobId]);
+        await x.run('DELETE FROM projects WHERE project_id = $1', [projectId]);
+      });
+      return jobs.map((j) => String(j.job_id));
+    });
+    for (const id of exportIds) await this.exports.remove(id).catch(() => undefined);
+  }
+}

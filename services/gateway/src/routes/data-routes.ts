@@ -1,0 +1,109 @@
+// Data ownership (issue 17, docs/data.md): exports and project deletion, both jobs.
+import { pipeline } from 'node:stream/promises';
+import type { Response } from 'express';
+import { createError, errors, parseOr422 } from '@spoor/http';
+import { JobDispatchError, type JobDispatcher } from '@spoor/jobs';
+import {
+  DeleteProjectQuery, ExportPath, ExportRequest, JobQueued, failuresOf,
+  type ExportResult, type JobKind,
+} from '@spoor/schemas';
+import type { Store } from '@spoor/store';
+import type { Principal } from '../auth-guard.js';
+import { defineOperation, errorResponses, operationId, type RouteContext } from '../operation-route.js';
+import { requireVerified, scopedProject } from '../project-scope.js';
+
+export interface DataRouteDeps {
+  store: Store;
+  dispatcher: JobDispatcher;
+  clock: () => number;
+}
+
+export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
+  const { store } = deps;
+  const dispatch = async (principal: Principal, projectId: string, kind: JobKind, request: Record<string, unknown>) => {
+    try {
+      const job = await deps.dispatcher.dispatch(principal.account_id, projectId, kind, request);
+      return { job_id: job.job_id, status: 'queued' as const };
+    } catch (err) {
+      if (err instanceof JobDispatchError) throw errors.unavailable('The job could not be queued; try again');
+      throw err;
+    }
+  };
+
+  defineOperation(ctx, { method: 'post', path: '/v1/exports', summary: 'Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result)', tag: 'data', auth: true, body: ExportRequest, response: JobQueued, failures: ['domain_unverified', 'not_found', 'rate_limited', 'unavailable'] }, async ({ body, principal }) => {
+    await ctx.limits?.spend('triggers_account', principal.account_id);
+    if (body.window_start !== undefined && body.window_end !== undefined && body.window_start >= body.window_end) {
+      throw errors.validation([{ loc: ['body', 'window_end'], msg: 'window_end must be after window_start', type: 'value_error', input: body.window_end }]);
+    }
+    const project = await scopedProject(store, principal, body.origin, body.project);
+    // Event rows carry payloads, IPs and user agents: the DNS gate of every raw read (issue 13).
+    if (body.what !== 'sessions') requireVerified(project);
+    const { origin: _o, project: _p, ...request } = body;
+    return dispatch(principal, project.project_id, 'export', request);
+  });
+
+  registerFileOperation(ctx);
+  ctx.router.get('/v1/exports/:export_id/file', ctx.authenticate, async (req, res) => {
+    const { export_id } = parseOr422(ExportPath, req.params, 'path');
+    const principal = res.locals['principal'] as Principal;
+    const job = await store.jobs.get(export_id);
+    if (!job || job.kind !== 'export' || job.account_id !== principal.account_id) throw errors.notFound('Export not found');
+    if (job.status === 'failed') throw createError('export_not_ready', `The export failed: ${job.error ?? 'unknown error'}; start a new one`);
+    if (job.status !== 'succeeded') throw createError('export_not_ready', `The export is ${job.status}; GET /v1/jobs/${job.job_id} tells when it has succeeded`);
+    const result = job.result as ExportResult;
+    if (deps.clock() >= result.expires_at) throw createError('export_expired');
+    const project = await store.projects.get(job.project_id);
+    if (!project) throw errors.notFound('Export not found');
+    if (result.what !== 'sessions') requireVerified(project);
+    const file = await store.exports.open(export_id);
+    if (!file) throw createError('export_expired');
+    res.status(200).set({
+      'Content-Type': result.content_type,
+      'Content-Length': String(file.bytes),
+      'Content-Disposition': `attachment; filename="${result.file_name}"`,
+      'Cache-Control': 'no-store',
+    });
+    await streamOut(file.stream, res);
+  });
+
+  defineOperation(ctx, { method: 'delete', path: '/v1/projects', summary: 'Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier.', tag: 'data', auth: true, query: DeleteProjectQuery, response: JobQueued, failures: ['not_found', 'rate_limited', 'unavailable'] }, async ({ query, principal }) => {
+    await ctx.limits?.spend('triggers_account', principal.account_id);
+    const project = await scopedProject(store, principal, query.origin, query.project);
+    if (query.confirm === undefined) throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
+    if (query.confirm !== query.project) {
+      throw errors.validation([{ loc: ['query', 'confirm'], msg: 'confirm must repeat the project identifier exactly', type: 'value_error', input: query.confirm }]);
+    }
+    // The names stay in the job's request: after the job, no project record is left to show them.
+    return dispatch(principal, project.project_id, 'project_deletion', { origin: project.origin, project: project.project });
+  });
+}
+
+/** Once the headers are out an error can no longer become a JSON answer: the connection is cut, so the client sees a short file fail rather than end. */
+async function streamOut(stream: NodeJS.ReadableStream, res: Response): Promise<void> {
+  try {
+    await pipeline(stream, res);
+  } catch (err) {
+    if (!res.headersSent) throw err;
+    res.destroy(err instanceof Error ? err : new Error(String(err)));
+  }
+}
+
+/** The file download answers bytes, not JSON, so it is mounted by hand and documented here. */
+function registerFileOperation(ctx: RouteContext): void {
+  const path = '/v1/exports/{export_id}/file';
+  const binary = { schema: { type: 'string', format: 'binary' } } as const;
+  ctx.registry.registerPath({
+    method: 'get',
+    path,
+    operationId: operationId('get', path),
+    summary: 'Downloads a finished export, streamed (for 24 hours after it was written; docs/data.md)',
+    tags: ['data'],
+    security: [{ bearerAuth: [] }],
+    request: { params: ExportPath },
+    responses: {
+      200: { description: 'The file', content: { 'text/csv': binary, 'application/x-ndjson': binary, 'application/vnd.apache.parquet': binary } },
+      // A file, not JSON, so not a defineOperation; its errors come from the catalogue all the same.
+      ...errorResponses(failuresOf({ method: 'get', auth: true, params: ExportPath, failures: ['domain_unverified', 'not_found', 'export_expired', 'export_not_ready'] })),
+    },
+  });
+}
