@@ -135,9 +135,11 @@ export class SpoorProcess {
 
   /** Waits until every consumer group of the process has processed everything published. */
   async drained(timeoutMs = 90_000): Promise<void> {
+    // /healthz reports lag sampled every SPOOR_LAG_SAMPLE_MS: only a sample taken after this call counts.
+    const since = Date.now();
     await waitFor(
-      () => fetch(`${this.url}/healthz`).then((r) => r.json() as Promise<{ lag: Record<string, number> }>, () => ({ lag: {} })),
-      (h) => Object.keys(h.lag).length >= 2 && Object.values(h.lag).every((n) => n === 0),
+      () => fetch(`${this.url}/healthz`).then((r) => r.json() as Promise<{ lag: Record<string, number>; lag_sampled_at: number }>, () => ({ lag: {}, lag_sampled_at: 0 })),
+      (h) => h.lag_sampled_at > since && Object.keys(h.lag).length >= 2 && Object.values(h.lag).every((n) => n === 0),
       timeoutMs,
       'the pipeline to drain',
     );

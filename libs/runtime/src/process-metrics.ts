@@ -91,7 +91,8 @@ export class ProcessMetrics {
     };
     return {
       kind: bus.kind,
-      publish: (topic, messages) => timed(() => bus.publish(topic, messages), (outcome, s) => this.publishSeconds.observe({ topic, outcome }, s)),
+      // opts carries ingest's publish timeout (issue 16): dropping it here made requests hang again.
+      publish: (topic, messages, opts) => timed(() => bus.publish(topic, messages, opts), (outcome, s) => this.publishSeconds.observe({ topic, outcome }, s)),
       subscribe: (opts) => bus.subscribe({
         ...opts,
         handler: (batch, ctx) => {
