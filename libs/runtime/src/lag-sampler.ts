@@ -6,21 +6,27 @@ export interface ConsumedTopic {
   group: string;
 }
 
+export interface GroupLag extends ConsumedTopic {
+  lag: number;
+}
+
 export interface LagSample {
   /** Messages published but not yet processed, per `topic/group`. */
   lag: Record<string, number>;
+  /** The same readings with topic and group apart (/metrics labels them). */
+  groups: GroupLag[];
   /** When the values were read (clock ms); null before the first read. */
   sampledAt: number | null;
 }
 
 /**
  * Reads the lag of every consumer group of this process in the background, every `everyMs`, so
- * that /healthz answers from memory (issue 15: in Kafka mode each read is four admin requests to
+ * that /healthz and /metrics answer from memory (issue 15: in Kafka mode each read is four admin requests to
  * the broker, and /healthz took 32 ms at p50 when it asked on every call). A failed read keeps
  * the previous values with their older `sampledAt`, so a reader sees how stale they are.
  */
 export class LagSampler {
-  private sample: LagSample = { lag: {}, sampledAt: null };
+  private sample: LagSample = { lag: {}, groups: [], sampledAt: null };
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
 
@@ -57,8 +63,8 @@ export class LagSampler {
   private async read(): Promise<void> {
     const at = this.clock();
     try {
-      const entries = await Promise.all(this.consumed().map(async ({ topic, group }) => [`${topic}/${group}`, await this.bus.lag(topic, group)] as const));
-      this.sample = { lag: Object.fromEntries(entries), sampledAt: at };
+      const groups = await Promise.all(this.consumed().map(async ({ topic, group }) => ({ topic, group, lag: await this.bus.lag(topic, group) })));
+      this.sample = { lag: Object.fromEntries(groups.map((g) => [`${g.topic}/${g.group}`, g.lag])), groups, sampledAt: at };
     } catch (err) {
       this.logger.warn('could not read consumer lag; /healthz keeps the last values', { err });
     }

@@ -1,17 +1,12 @@
 import { Router } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Adapters } from './adapters.js';
+import type { GroupLag, LagSampler } from './lag-sampler.js';
 import { nodeProcessRegistry } from './process-metrics.js';
 import type { RunningService } from './service-module.js';
 
 /** Prometheus names: letters, digits and underscores. */
 const metricName = (s: string) => s.replace(/[^a-zA-Z0-9_]/g, '_');
-
-interface GroupLag {
-  topic: string;
-  group: string;
-  lag: number;
-}
 
 /**
  * Unauthenticated Prometheus exposition at `/metrics` (DESIGN.md, Health): the Node process' own
@@ -19,12 +14,12 @@ interface GroupLag {
  * lag of each consumer group this process runs, beside ProcessMetrics' histograms in the same
  * registry (one per running Spoor: tests start several in one Node process).
  *
- * The lag is exported twice, read once per scrape: `spoor_consumer_lag{topic,group}`, and
+ * The lag is exported twice, from the background reading /healthz also answers from (LagSampler): `spoor_consumer_lag{topic,group}`, and
  * `kafka_consumergroup_lag{topic,consumergroup}` — the name and labels of kafka_exporter, which
  * the KEDA Prometheus-scaler and prometheus-adapter examples query (issue 19; deploy/k8s). Each
  * copy of a consumer reports its whole group's lag, so aggregate with `max`, never `sum`.
  */
-export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>, registry: Registry): Router {
+export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>, registry: Registry, lagSampler: LagSampler): Router {
   let lags: GroupLag[] = [];
   new Gauge({
     name: 'spoor_service_counter',
@@ -81,12 +76,7 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
   });
   const router = Router();
   router.get('/metrics', async (_req, res) => {
-    const read: GroupLag[] = [];
-    for (const { running } of services()) {
-      // -1: the lag could not be read (the bus is away), as in /v1/status/health.
-      for (const c of running.consumes ?? []) read.push({ ...c, lag: await adapters.bus.lag(c.topic, c.group).catch(() => -1) });
-    }
-    lags = read;
+    lags = lagSampler.current().groups;
     storeUp = (await answersWithin(adapters.store.sizeBytes(), 2_000)) ? 1 : 0;
     // The Node process' defaults live in a registry of their own (process-metrics.ts, nodeProcessRegistry).
     const texts = await Promise.all([nodeProcessRegistry(), registry].map((r) => r.metrics()));

@@ -43,7 +43,7 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   if (http) {
     root.use(metrics.http());
     root.use(healthRouter(adapters, services, clock, () => started, lagSampler));
-    root.use(metricsRouter(adapters, named, metrics.registry));
+    root.use(metricsRouter(adapters, named, metrics.registry, lagSampler));
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
