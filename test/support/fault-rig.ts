@@ -81,6 +81,8 @@ export async function deploymentEnv(brokers: string, clickhouse: string, redis: 
     // Load from one address: the per-address limit is not what these tests are about.
     SPOOR_RATE_INGEST_IP: '0',
     SPOOR_RATE_INGEST_PROJECT: '0',
+    // /healthz and /metrics show the lag as last read in the background: read it every 100 ms here.
+    SPOOR_LAG_SAMPLE_MS: '100',
   };
 }
 
