@@ -5,6 +5,7 @@ import { applyIpMode, IP_MODES, type IpMode } from './ip-step.js';
 import { normaliseReferrer } from './referrer-step.js';
 import { deriveSessionKey } from './session-key-step.js';
 import { EMPTY_UTM, parsePageUrl } from './url-step.js';
+import { LruCache } from './lru-cache.js';
 import { createUserAgentParser } from './user-agent-step.js';
 
 export interface EnrichmentPipelineOptions {
@@ -16,6 +17,12 @@ export interface EnrichmentPipelineOptions {
   clock?: () => number;
   /** Distinct user agents kept parsed (default 10,000). */
   userAgentCacheSize?: number;
+  /**
+   * Distinct inputs each of the pure string steps remembers (default 10,000): page URLs,
+   * referrers, session keys and stored IPs. A visitor's second event then costs map lookups
+   * instead of two URL parses and two HMACs (issue 14: 15.8 → see docs/performance.md).
+   */
+  stepCacheSize?: number;
 }
 
 /** The enriched event before the sessionizer fills `session_id` (null unless the logger sent one). */
@@ -52,12 +59,12 @@ export const STEP_NAMES = [
 ] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 
-/** The event being built. Each step reads it and answers the fields it sets, or a drop. */
-interface Draft extends EnrichedDraft {
-  sessionKey: string;
-}
-type StepOutput = Partial<Draft> | { drop: GuardDropReason } | null;
-type Step = (draft: Readonly<Draft>) => StepOutput;
+/**
+ * What a step answers: the fields it sets, the session key, a drop, or nothing. The session key
+ * is kept beside the event rather than in it, so the event needs no copy to lose it at the end.
+ */
+type StepOutput = Partial<EnrichedDraft> | { sessionKey: string } | { drop: GuardDropReason } | null;
+type Step = (draft: Readonly<EnrichedDraft>) => StepOutput;
 
 const NO_NAME_VERSION = Object.freeze({ name: null, version: null });
 const NO_DEVICE = Object.freeze({ type: null, vendor: null, model: null });
@@ -65,10 +72,41 @@ const NO_QUERY: Record<string, string> = Object.freeze({});
 
 const asDrop = (reason: GuardDropReason | null): StepOutput => (reason === null ? null : { drop: reason });
 
+/**
+ * A pure function of strings, remembered in a bounded LRU: the key joins the inputs with a
+ * NUL, which no URL, IP, user agent or project id carries unescaped, so two different input
+ * tuples never share a key. The answers are frozen: every event that hits shares one object.
+ */
+function memo<A extends Array<string | null>, R>(size: number, fn: (...args: A) => R): (...args: A) => R {
+  const cache = new LruCache<string, R>(size);
+  return (...args) => {
+    const key = args.join('\0');
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = deepFreeze(fn(...args));
+      cache.set(key, value);
+    }
+    return value;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> {
   const { ipMode, ipSalt, geo } = options;
   const clock = options.clock ?? Date.now;
+  const size = options.stepCacheSize ?? 10_000;
   const userAgents = createUserAgentParser({ cacheSize: options.userAgentCacheSize });
+  const pageUrl = memo(size, (url: string | null, origin: string) => parsePageUrl(url, origin));
+  const referrer = memo(size, (ref: string | null, url: string | null, origin: string) => ({ referrer: normaliseReferrer(ref, url, origin) }));
+  const sessionKey = memo(size, (projectId: string, ip: string, userAgent: string) => ({ sessionKey: deriveSessionKey(projectId, ip, userAgent, ipSalt) }));
+  const storedIp = ipMode === 'full' ? null : memo(size, (ip: string) => ({ ip: applyIpMode(ip, ipMode, ipSalt) }));
   return {
     check_timestamp: (d) => {
       const reference = Number.isFinite(d.received_at) && d.received_at > 0 ? d.received_at : clock();
@@ -76,11 +114,11 @@ function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> 
     },
     check_payload_depth: (d) => asDrop(checkPayloadDepth(d.payload)),
     put_geolocation: (d) => ({ geo: geo.lookup(d.ip) }),
-    put_session_key: (d) => ({ sessionKey: deriveSessionKey(d.project_id, d.ip, d.user_agent, ipSalt) }),
+    put_session_key: (d) => sessionKey(d.project_id, d.ip, d.user_agent),
     put_user_agent: (d) => userAgents.parse(d.user_agent),
-    put_url: (d) => parsePageUrl(d.url, d.origin),
-    put_referrer: (d) => ({ referrer: normaliseReferrer(d.referrer, d.url, d.origin) }),
-    put_ip: (d) => ({ ip: applyIpMode(d.ip, ipMode, ipSalt) }),
+    put_url: (d) => pageUrl(d.url, d.origin),
+    put_referrer: (d) => referrer(d.referrer, d.url, d.origin),
+    put_ip: storedIp === null ? (d) => ({ ip: applyIpMode(d.ip, ipMode, ipSalt) }) : (d) => storedIp(d.ip),
   };
 }
 
@@ -90,7 +128,7 @@ function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> 
  * cheaper in V8 than `{...raw, …}` grown by ten more keys (measured: test/enrich-speed.ts),
  * and the compiler flags a RawEvent field added later but forgotten here.
  */
-function initialDraft(raw: RawEvent): Draft {
+function initialDraft(raw: RawEvent): EnrichedDraft {
   return {
     event_id: raw.event_id,
     project_id: raw.project_id,
@@ -115,7 +153,6 @@ function initialDraft(raw: RawEvent): Draft {
     path: null,
     query: NO_QUERY,
     utm: EMPTY_UTM,
-    sessionKey: '',
   };
 }
 
@@ -142,18 +179,19 @@ export function createEnrichmentPipeline(options: EnrichmentPipelineOptions): En
   const counts = zeroCounters();
   return {
     enrich(raw: RawEvent): EnrichResult {
-      const draft = initialDraft(raw);
+      const event = initialDraft(raw);
+      let sessionKey = '';
       for (const step of ordered) {
-        const output = step(draft);
+        const output = step(event);
         if (output === null) continue;
         if ('drop' in output) {
           counts[output.drop] += 1;
           return { ok: false, reason: output.drop };
         }
-        Object.assign(draft, output);
+        if ('sessionKey' in output) sessionKey = output.sessionKey;
+        else Object.assign(event, output);
       }
       counts.enriched += 1;
-      const { sessionKey, ...event } = draft;
       return { ok: true, event, sessionKey };
     },
     counters: () => ({ ...counts }),
