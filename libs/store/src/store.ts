@@ -45,14 +45,16 @@ export interface EventPair {
 export interface EventRepository {
   /**
    * Idempotent: a (project_id, event_id) already stored is left as it is (the first write wins,
-   * also inside one batch).
+   * also inside one batch). The raw and the enriched event of one (project_id, event_id) agree on
+   * every field but ip, url and referrer, which enrichment rewrites: DuckDB keeps both in one row
+   * (issue 14), so a half written later keeps the shared fields of the first.
    */
   insertRaw(events: RawEvent[]): Promise<void>;
   /** Idempotent like insertRaw. */
   insertEnriched(events: EnrichedEvent[]): Promise<void>;
   /**
    * The raw and the enriched row of each event, as the enricher writes them: one write where the
-   * engine allows it (DuckDB: one staged batch, one transaction). Idempotent like the two above.
+   * engine allows it (DuckDB: one row per event appended in one transaction). Idempotent like the two above.
    */
   insertEvents(events: EventPair[]): Promise<void>;
   /** Oldest first by timestamp, then event_id; window on timestamp, end exclusive. */

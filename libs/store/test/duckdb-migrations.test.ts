@@ -1,12 +1,14 @@
 // An embedded store made by an earlier release keeps its data through the later steps: step 6
-// copies raw_events and enriched_events into tables keyed by a hash of (project_id, event_id).
+// copies raw_events and enriched_events into tables keyed by a hash of (project_id, event_id),
+// step 7 merges the two into one row per event (`events`) with the old names as views.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { makeTempDir } from '@spoor/testkit';
 import { expect } from 'chai';
 import { ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, rawEventToRow } from '../src/event-row.js';
-import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from '../src/duckdb/migrations.js';
+import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations, EVENT_KEY } from '../src/duckdb/migrations.js';
+import { EVENTS_TABLE, eventKey } from '../src/duckdb/events-table.js';
 import { openStore } from '../src/index.js';
 import { T0, enriched, raw } from './store-fixtures.js';
 
@@ -62,6 +64,83 @@ describe('DuckDB migrations', function () {
       expect(await store.events.countEnriched('p-c')).to.equal(1);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('DuckDB events table (step 7: one row per event)', function () {
+  let dir: string;
+  beforeEach(async function () {
+    dir = await makeTempDir('spoor-events-table-');
+  });
+  afterEach(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps pairs, raw-only and enriched-only rows of a step-6 store, each with its own ip, url and referrer', async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const old = await DuckDBInstance.create(path);
+    const c = await old.connect();
+    await c.run(DUCKDB_MIGRATIONS_TABLE);
+    for (const m of duckdbMigrations.filter((s) => s.version <= 6)) {
+      for (const sql of m.statements) await c.run(sql);
+      await c.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, T0]);
+    }
+    const pairRaw = raw({ event_id: 'pair', ip: '203.0.113.77', url: 'https://acme.example/a?x=1#frag', referrer: 'https://ref.example/' });
+    const pairEnriched = enriched({ event_id: 'pair', ip: '203.0.113.0', referrer: null });
+    const rawOnly = raw({ event_id: 'raw-only', timestamp: T0 + 1 });
+    const enrichedOnly = enriched({ event_id: 'enriched-only', timestamp: T0 + 2 });
+    const withKey = async (table: string, cols: readonly string[], row: Record<string, unknown>) => {
+      const marks = cols.map((_, i) => `$${i + 1}`).join(', ');
+      await c.run(
+        `INSERT INTO ${table} (${cols.map((n) => `"${n}"`).join(', ')}, event_key) SELECT *, md5_number(col0 || chr(31) || col1)::UHUGEINT FROM (VALUES (${marks}))`,
+        cols.map((n) => cell(row[n])),
+      );
+    };
+    await withKey('raw_events', RAW_EVENT_COLUMNS, rawEventToRow(pairRaw));
+    await withKey('enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(pairEnriched));
+    await withKey('raw_events', RAW_EVENT_COLUMNS, rawEventToRow(rawOnly));
+    await withKey('enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(enrichedOnly));
+    c.closeSync();
+    old.closeSync();
+
+    const store = await openStore({ kind: 'duckdb', path });
+    try {
+      await store.migrate();
+      expect(await store.events.listRaw('p-a', { limit: 10 })).to.deep.equal([pairRaw, rawOnly]);
+      expect(await store.events.listEnriched('p-a', { limit: 10 })).to.deep.equal([pairEnriched, enrichedOnly]);
+      // The halves still missing arrive (the merge path): each fills its own half only.
+      await store.events.insertEvents([{ raw: { ...rawOnly }, enriched: enriched({ event_id: 'raw-only', timestamp: T0 + 1, ip: '203.0.113.0' }) }]);
+      await store.events.insertRaw([raw({ event_id: 'enriched-only', timestamp: T0 + 2, ip: '198.51.100.9' })]);
+      expect(await store.events.countRaw('p-a')).to.equal(3);
+      expect(await store.events.countEnriched('p-a')).to.equal(3);
+      const raws = await store.events.listRaw('p-a', { limit: 10 });
+      expect(raws.map((e) => e.ip)).to.deep.equal(['203.0.113.77', rawOnly.ip, '198.51.100.9']);
+      const enricheds = await store.events.listEnriched('p-a', { limit: 10 });
+      expect(enricheds.map((e) => e.ip)).to.deep.equal(['203.0.113.0', '203.0.113.0', enrichedOnly.ip]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('appends the columns in the table\'s order, and keys each event as the SQL does', async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const store = await openStore({ kind: 'duckdb', path });
+    await store.migrate();
+    await store.close();
+    const db = await DuckDBInstance.create(path);
+    const c = await db.connect();
+    try {
+      const described = (await c.runAndReadAll('DESCRIBE events')).getRowObjectsJS().map((r) => r.column_name);
+      expect(described).to.deep.equal(EVENTS_TABLE.map(([name]) => name));
+      const ids: Array<[string, string]> = [['p1', 'e1'], ['proj-ü', '2f6c1c2e-0b1a-4f7e-9d55-0a1b2c3d4e5f'], ['', '']];
+      for (const [p, e] of ids) {
+        const [row] = (await c.runAndReadAll(`SELECT ${EVENT_KEY.replace('project_id', '$1').replace('event_id', '$2')} AS k`, [p, e])).getRowObjectsJS();
+        expect(row!.k).to.equal(eventKey(p, e));
+      }
+    } finally {
+      c.closeSync();
+      db.closeSync();
     }
   });
 });

@@ -193,7 +193,7 @@ for (const backend of rigs) {
       const s = store();
       const seedProject = async (pid: string, account: string, origin: string) => {
         await s.projects.create(project({ project_id: pid, account_id: account, origin }));
-        await s.events.insertRaw([raw({ event_id: 'x1', project_id: pid })]);
+        await s.events.insertRaw([raw({ event_id: 'x1', project_id: pid, session_id: 'sx' })]);
         await s.events.insertEnriched([enriched({ event_id: 'x1', project_id: pid, session_id: 'sx' })]);
         await s.events.touchActions([{ project_id: pid, action: 'click', last_seen: T0 }]);
         await s.sessions.upsert([session({ session_id: 'sx', project_id: pid })]);

@@ -325,15 +325,10 @@ for (const backend of backends) {
       it('never shows project B\'s rows to project A, even with equal ids', async function () {
         const A = 'iso-a';
         const B = 'iso-b';
-        await store.events.insertRaw([
-          raw({ project_id: A, event_id: 'same', payload: { who: 'A' } }),
-          raw({ project_id: B, event_id: 'same', payload: { who: 'B' } }),
-          raw({ project_id: B, event_id: 'only-b' }),
-        ]);
-        await store.events.insertEnriched([
-          enriched({ project_id: A, event_id: 'same', session_id: 'S' }),
-          enriched({ project_id: B, event_id: 'same', session_id: 'S', action: 'b-action' }),
-        ]);
+        const rawA = raw({ project_id: A, event_id: 'same', session_id: 'S', payload: { who: 'A' } });
+        const rawB = raw({ project_id: B, event_id: 'same', session_id: 'S', payload: { who: 'B' }, action: 'b-action' });
+        await store.events.insertRaw([rawA, rawB, raw({ project_id: B, event_id: 'only-b' })]);
+        await store.events.insertEnriched([enriched({ ...rawA, session_id: 'S' }), enriched({ ...rawB, session_id: 'S' })]);
         await store.sessions.upsert([
           session({ project_id: A, session_id: 'S', event_count: 1 }),
           session({ project_id: B, session_id: 'S', event_count: 2 }),
@@ -377,7 +372,7 @@ for (const backend of backends) {
           url: INJECTION, referrer: INJECTION, user_agent: INJECTION, payload: { [INJECTION]: INJECTION } });
         await store.events.insertRaw([e]);
         expect(await store.events.listRaw(p, { limit: 10 })).to.deep.equal([e]);
-        const en = enriched({ project_id: p, event_id: INJECTION, session_id: INJECTION, query: { [INJECTION]: INJECTION } });
+        const en = enriched({ ...e, session_id: INJECTION, query: { [INJECTION]: INJECTION } });
         await store.events.insertEnriched([en]);
         expect(await store.events.sessionEvents(p, INJECTION)).to.deep.equal([en]);
         const s = session({ project_id: p, session_id: INJECTION, tags: [INJECTION], actions: { [INJECTION]: 1 } });

@@ -28,6 +28,11 @@ export interface DuckExecutor {
    * no row object in between.
    */
   stageWith<T>(stage: string, create: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void>;
+  /**
+   * Appends straight into `table` (inside the caller's transaction, if any). Throws on a
+   * constraint violation, after which the transaction is aborted: the caller rolls back.
+   */
+  appendTo<T>(table: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void>;
   /** BEGIN … COMMIT around fn, ROLLBACK when it throws. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -75,6 +80,10 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
     return this.exclusive((x) => x.stageWith(stage, create, items, appendRow));
   }
 
+  appendTo<T>(table: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void> {
+    return this.exclusive((x) => x.appendTo(table, items, appendRow));
+  }
+
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.exclusive((x) => x.transaction(fn));
   }
@@ -102,6 +111,7 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
     },
     stage: (stage, source, columns, rows) => this.appendToStage(stage, source, columns, rows),
     stageWith: (stage, create, items, appendRow) => this.fillStage(stage, create, items, appendRow),
+    appendTo: (table, items, appendRow) => this.append(table, items, appendRow),
     transaction: async (fn) => {
       await this.conn.run('BEGIN TRANSACTION');
       try {
@@ -166,15 +176,26 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
    */
   private async fillStage<T>(stage: string, create: string, items: readonly T[], appendRow: (a: DuckDBAppender, item: T) => void): Promise<void> {
     await this.conn.run(create);
-    const appender = await this.conn.createAppender(stage);
+    await this.append(stage, items, appendRow);
+  }
+
+  private async append<T>(table: string, items: readonly T[], appendRow: (a: DuckDBAppender, item: T) => void): Promise<void> {
+    const appender = await this.conn.createAppender(table);
+    let appended = false;
     try {
       for (let i = 0; i < items.length; i++) {
         if (i > 0 && i % 256 === 0) await yieldToLoop();
         appendRow(appender, items[i]!);
       }
       appender.flushSync();
+      appended = true;
     } finally {
-      appender.closeSync();
+      // After a failed append, closing fails too ("transaction is aborted"): the first error counts.
+      try {
+        appender.closeSync();
+      } catch (err) {
+        if (appended) throw err;
+      }
     }
   }
 }

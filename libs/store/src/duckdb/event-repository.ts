@@ -2,12 +2,14 @@ import type { ActionSeen, EnrichedEvent, RawEvent } from '@spoor/schemas';
 import type { EventPair, EventRepository, ListQuery } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt, toStr } from '../column-values.js';
 import {
-  ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, firstPerEvent, latestPerAction,
-  rawEventToRow, rowToEnrichedEvent, rowToRawEvent,
+  ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, firstPerEvent, latestPerAction, rowToEnrichedEvent, rowToRawEvent,
 } from '../event-row.js';
-import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
-import { EVENT_KEY } from './migrations.js';
-import { appendEventPair, CREATE_EVENT_STAGE, EVENT_STAGE, INSERT_ENRICHED_FROM_STAGE, INSERT_RAW_FROM_STAGE } from './event-pair-stage.js';
+import {
+  isConstraintViolation, quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckExecutor, type DuckReader,
+} from './duckdb-connection.js';
+import {
+  appendEventRow, CREATE_EVENTS_STAGE, enrichedHalf, EVENTS_STAGE, pairHalves, rawHalf, UPSERT_FROM_STAGE, type EventHalves,
+} from './events-table.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   timestamp: 'BIGINT', client_timestamp: 'BIGINT', sent_at: 'BIGINT', received_at: 'BIGINT',
@@ -33,25 +35,30 @@ export class DuckDbEventRepository implements EventRepository {
   constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   insertRaw(events: RawEvent[]): Promise<void> {
-    return this.insertStaged('stage_raw_events', 'raw_events', RAW, RAW_LIST, firstPerEvent(events).map(rawEventToRow));
+    return this.merge(firstPerEvent(events).map(rawHalf));
   }
 
   insertEnriched(events: EnrichedEvent[]): Promise<void> {
-    return this.insertStaged(
-      'stage_enriched_events', 'enriched_events', ENRICHED, ENRICHED_LIST,
-      firstPerEvent(events).map(enrichedEventToRow),
-    );
+    return this.merge(firstPerEvent(events).map(enrichedHalf));
   }
 
+  /**
+   * The enricher's write: each event's one row appended straight into `events` in one
+   * transaction. A key already stored (a replay after a crash, a repeat older than the dedup
+   * window) makes the append fail as a whole; the batch then goes the merge's way, which keeps
+   * what is stored and adds the rest.
+   */
   async insertEvents(events: EventPair[]): Promise<void> {
-    const pairs = firstPerEvent(events.map((p) => ({ project_id: p.enriched.project_id, event_id: p.enriched.event_id, pair: p })));
-    if (pairs.length === 0) return;
+    const rows = firstPerEvent(events.map((p) => ({ project_id: p.enriched.project_id, event_id: p.enriched.event_id, pair: p })))
+      .map(({ pair }) => pairHalves(pair));
+    if (rows.length === 0) return;
     await this.writer.exclusive(async (x) => {
-      await x.stageWith(EVENT_STAGE, CREATE_EVENT_STAGE, pairs, (a, { pair }) => appendEventPair(a, pair));
-      await x.transaction(async () => {
-        await x.run(INSERT_RAW_FROM_STAGE);
-        await x.run(INSERT_ENRICHED_FROM_STAGE);
-      });
+      try {
+        await x.transaction(() => x.appendTo('events', rows, appendEventRow));
+      } catch (err) {
+        if (!isConstraintViolation(err)) throw err;
+        await mergeRows(x, rows);
+      }
     });
   }
 
@@ -120,21 +127,20 @@ export class DuckDbEventRepository implements EventRepository {
     return rows.map((r) => ({ action: toStr(r.action), last_seen: toInt(r.last_seen) }));
   }
 
-  /** Into raw_events or enriched_events, keyed by EVENT_KEY. */
-  private async insertStaged(
-    stage: string, table: string, cols: DuckColumns, names: string, rows: Record<string, unknown>[],
-  ): Promise<void> {
+  private async merge(rows: EventHalves[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.writer.exclusive(async (x) => {
-      await x.stage(stage, table, cols, rows);
-      await x.run(`INSERT INTO ${table} (${names}, event_key) SELECT ${names}, ${EVENT_KEY} FROM ${stage} ON CONFLICT DO NOTHING`);
-    });
+    await this.writer.exclusive((x) => mergeRows(x, rows));
   }
 
   private async count(sql: string, projectId: string): Promise<number> {
     const [row] = await this.reader.all(sql, [projectId]);
     return toInt(row?.n ?? 0);
   }
+}
+
+async function mergeRows(x: DuckExecutor, rows: readonly EventHalves[]): Promise<void> {
+  await x.stageWith(EVENTS_STAGE, CREATE_EVENTS_STAGE, rows, appendEventRow);
+  await x.run(UPSERT_FROM_STAGE);
 }
 
 function windowParams(projectId: string, q: ListQuery): [string, number, number, number] {

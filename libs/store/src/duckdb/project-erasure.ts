@@ -4,9 +4,9 @@ import type { ProjectErasure } from '../data-ownership.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { DuckDbExportRepository } from './export-repository.js';
 
-/** Every table with a project_id column (migrations.ts), the projects row last. */
+/** Every table with a project_id column (migrations.ts), the projects row last; `events` holds raw and enriched. */
 const PROJECT_TABLES = [
-  'raw_events', 'enriched_events', 'sessions', 'actions', 'session_tag_facts', 'rules',
+  'events', 'sessions', 'actions', 'session_tag_facts', 'rules',
   'session_classifications', 'records',
 ] as const;
 
