@@ -26,6 +26,31 @@ describe('LruCache', () => {
     expect(cache.get('b')).to.equal(undefined);
   });
 
+  it('evicts in least-recently-used order over many evictions, like a plain list would', () => {
+    // A list of keys, least recent first, as the reference; the cache keeps its eviction cursor
+    // between evictions (issue 14), so every eviction after the first is checked against it.
+    const capacity = 50;
+    const cache = new LruCache<number, number>(capacity);
+    const order: number[] = [];
+    let state = 7;
+    const next = () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) % 200;
+    for (let i = 0; i < 20_000; i++) {
+      const key = next();
+      const at = order.indexOf(key);
+      if (i % 3 === 0) {
+        expect(cache.get(key)).to.equal(at >= 0 ? key : undefined);
+        if (at >= 0) order.push(...order.splice(at, 1));
+      } else {
+        cache.set(key, key);
+        if (at >= 0) order.splice(at, 1);
+        order.push(key);
+        if (order.length > capacity) order.shift();
+      }
+      expect(cache.size).to.equal(order.length);
+    }
+    for (const key of order) expect(cache.get(key)).to.equal(key);
+  });
+
   for (const bad of [0, -1, 1.5, Number.NaN]) {
     it(`refuses capacity ${bad}`, () => {
       expect(() => new LruCache(bad)).to.throw(RangeError);
