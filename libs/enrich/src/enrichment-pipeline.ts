@@ -79,13 +79,19 @@ const asDrop = (reason: GuardDropReason | null): StepOutput => (reason === null 
  */
 function memo<A extends Array<string | null>, R>(size: number, fn: (...args: A) => R): (...args: A) => R {
   const cache = new LruCache<string, R>(size);
+  // The previous call's answer first: a batch holds runs of one visitor's events.
+  let lastArgs: A | null = null;
+  let lastValue: R | undefined;
   return (...args) => {
+    if (lastArgs !== null && args.every((a, i) => a === lastArgs![i])) return lastValue!;
     const key = args.join('\0');
     let value = cache.get(key);
     if (value === undefined) {
       value = deepFreeze(fn(...args));
       cache.set(key, value);
     }
+    lastArgs = args;
+    lastValue = value;
     return value;
   };
 }

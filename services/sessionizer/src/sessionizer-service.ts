@@ -24,6 +24,9 @@ const OPEN_SESSION_TTL_MS = kvTtlMs.openSession;
 
 const stateKey = openSessionKey;
 
+/** States kept beside the text last written for them (see `written`); the map starts over past this. */
+const WRITTEN_STATES_KEPT = 50_000;
+
 /**
  * Consumes enriched events (from `events.enriched`, or handed over by the enricher of this
  * process) and keeps session summaries and action last-seen times. Bots are stored as events but
@@ -35,6 +38,14 @@ export class SessionizerService {
   private readonly counters = { events: 0, bots: 0, repeats: 0, malformed: 0, attributeSets: 0 };
   private readonly rules: RulesCache;
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The states this sessionizer last wrote to the KV, with the exact text it wrote. When the KV
+   * still holds that text, the object is used as it is instead of parsing the text again (issue
+   * 14: a parse of a few KB per session per batch); any other writer (a backfill, a deletion,
+   * another sessionizer after a rebalance) changes or removes the text, and then the KV's wins.
+   * Cleared whenever a batch fails, since its states may have been changed in place.
+   */
+  private written = new Map<string, { json: string; state: SessionState }>();
 
   constructor(private readonly deps: SessionizerDeps) {
     this.rules = new RulesCache(deps.store.rules, deps.kv, { clock: deps.clock });
@@ -67,6 +78,15 @@ export class SessionizerService {
   }
 
   private async applyNow(inputs: SessionInput[]): Promise<void> {
+    try {
+      await this.applyBatch(inputs);
+    } catch (err) {
+      this.written.clear();
+      throw err;
+    }
+  }
+
+  private async applyBatch(inputs: SessionInput[]): Promise<void> {
     const human = inputs.filter((i) => !i.event.bot);
     this.counters.bots += inputs.length - human.length;
     await this.touchActions(inputs);
@@ -104,7 +124,10 @@ export class SessionizerService {
     if (list.length === 0) return;
     await this.deps.store.sessions.upsert(list);
     await this.deps.updates?.(list.map(toUpdate));
-    await this.deps.kv.mset(list.map((s) => ({ key: stateKey(s.project_id, s.session_id), value: JSON.stringify(s), ttlMs: OPEN_SESSION_TTL_MS })));
+    const entries = list.map((s) => ({ key: stateKey(s.project_id, s.session_id), value: JSON.stringify(s), ttlMs: OPEN_SESSION_TTL_MS }));
+    await this.deps.kv.mset(entries);
+    if (this.written.size + entries.length > WRITTEN_STATES_KEPT) this.written = new Map();
+    entries.forEach((entry, i) => this.written.set(entry.key, { json: entry.value, state: list[i]! }));
   }
 
   /** Open sessions from the KV; anything it has lost (restart, eviction) from the store. */
@@ -114,7 +137,11 @@ export class SessionizerService {
     const states = new Map<string, SessionState>();
     const missing = new Map<string, string[]>();
     keys.forEach((key, i) => {
-      if (cached[i]) return void states.set(key, JSON.parse(cached[i]!) as SessionState);
+      const text = cached[i];
+      if (text) {
+        const mine = this.written.get(key);
+        return void states.set(key, mine?.json === text ? mine.state : (JSON.parse(text) as SessionState));
+      }
       const [, projectId, ...rest] = key.split(':');
       const ids = missing.get(projectId!) ?? [];
       ids.push(rest.join(':'));

@@ -1,0 +1,90 @@
+// The sessionizer keeps the states it wrote beside their text (issue 14) and uses the object
+// only while the KV still holds that text: another writer's change wins, and a failed batch
+// leaves nothing half-applied behind.
+import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { expect } from 'chai';
+import { MemoryKv } from '@spoor/kv';
+import { openSessionKey, type EnrichedEvent, type SessionInput } from '@spoor/schemas';
+import { openStore, type Store } from '@spoor/store';
+import { makeTempDir } from '@spoor/testkit';
+import { SessionizerService } from '../src/sessionizer-service.js';
+
+const T0 = Date.UTC(2026, 10, 25, 9);
+const NO_NAME = { name: null, version: null };
+
+function input(i: number, sessionId = 'S'): SessionInput {
+  const event: EnrichedEvent = {
+    project_id: 'p-1', event_id: `e-${i}`, project: 'acme/web', origin: 'https://acme.example', action: i % 2 ? 'click' : 'view',
+    timestamp: T0 + i * 1000, client_timestamp: T0 + i * 1000, sent_at: null, received_at: T0 + i * 1000, payload: { i },
+    session_id: sessionId, url: `https://acme.example/p${i}`, referrer: null, ip: '203.0.113.9', user_agent: 'Mozilla/5.0 Firefox/133.0',
+    geo: { country: null, region: null, city: null, latitude: null, longitude: null }, browser: NO_NAME, os: NO_NAME,
+    device: { type: null, vendor: null, model: null }, bot: false, path: `/p${i}`, query: {},
+    utm: { source: null, medium: null, campaign: null, term: null, content: null },
+  };
+  return { event, source: 'events.raw/0', offset: i * 10 };
+}
+
+describe('SessionizerService', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let store: Store;
+  let kv: MemoryKv;
+  let failUpserts: number;
+  let service: SessionizerService;
+
+  beforeEach(async function () {
+    dir = await makeTempDir('spoor-sessionizer-');
+    store = await openStore({ kind: 'duckdb', path: join(dir, 'spoor.duckdb') });
+    await store.migrate();
+    kv = new MemoryKv();
+    failUpserts = 0;
+    // The fault: the summaries' write fails (a full disk), after the states were changed in place.
+    const upsert = store.sessions.upsert.bind(store.sessions);
+    store.sessions.upsert = async (states) => {
+      if (failUpserts > 0 && failUpserts-- > 0) throw new Error('injected write failure');
+      return upsert(states);
+    };
+    service = new SessionizerService({ store, kv, clock: () => T0 });
+  });
+
+  afterEach(async function () {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('counts each event once across batches, from the states it kept', async function () {
+    await service.apply([input(1), input(2)]);
+    await service.apply([input(3)]);
+    await service.apply([input(2), input(3)]); // a replay
+    const s = await store.sessions.get('p-1', 'S');
+    expect(s).to.deep.include({ event_count: 3, first_event_at: T0 + 1000, last_event_at: T0 + 3000, exit_url: 'https://acme.example/p3' });
+  });
+
+  it('reads the KV\'s state when another writer changed it, not the one it kept', async function () {
+    await service.apply([input(1), input(2)]);
+    // A backfill rewrites the session with an attribute and drops the open state (backfill-job.ts).
+    const stored = (await store.sessions.get('p-1', 'S'))!;
+    await store.sessions.upsert([{ ...stored, attributes: { plan: 'team' } }]);
+    await kv.del(openSessionKey('p-1', 'S'));
+    await service.apply([input(3)]);
+    expect(await store.sessions.get('p-1', 'S')).to.deep.include({ event_count: 3, attributes: { plan: 'team' } });
+    // Another sessionizer, after a rebalance, writes its own state of the session into the KV.
+    const key = openSessionKey('p-1', 'S');
+    const theirs = JSON.parse((await kv.get(key))!) as Record<string, unknown>;
+    await kv.set(key, JSON.stringify({ ...theirs, attributes: { plan: 'enterprise' } }));
+    await service.apply([input(4)]);
+    expect(await store.sessions.get('p-1', 'S')).to.deep.include({ event_count: 4, attributes: { plan: 'enterprise' } });
+  });
+
+  it('applies a failed batch again in full when it is redelivered', async function () {
+    await service.apply([input(1)]);
+    failUpserts = 1;
+    let failed = false;
+    await service.apply([input(2), input(3)]).catch(() => (failed = true));
+    expect(failed).to.equal(true);
+    await service.apply([input(2), input(3)]);
+    const s = await store.sessions.get('p-1', 'S');
+    expect(s).to.deep.include({ event_count: 3, last_event_at: T0 + 3000 });
+  });
+});
