@@ -22,9 +22,11 @@ export const enricherModule: ServiceModule = {
     const sub = await adapters.bus.subscribe({
       ...consumes,
       maxBatch: 5000,
-      // Fixed costs per batch (a stage table, a transaction, a write per changed session) at one
-      // request each made single events cost twice what a batch of them does.
-      lingerMs: 20,
+      // Fixed costs per batch (a transaction, a write per changed session, an offset file) at one
+      // request each made single events cost twice what a batch of them does. 60 ms rather than
+      // 20: single events at ~5,000/s cost 238 instead of 275 µs of CPU each (issue 14); the
+      // event is on the bus, acknowledged, either way — only its storage waits.
+      lingerMs: 60,
       handler: (batch) => service.handle(batch),
     });
     return { consumes: [consumes], stats: () => service.stats(), drops: () => service.drops(), stop: () => sub.stop() };
