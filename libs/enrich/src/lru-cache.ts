@@ -18,6 +18,8 @@ export class LruCache<K, V> {
    * to the end, so the cursor always meets keys in least-recently-used order.
    */
   #cursor: Iterator<K> | null = null;
+  /** The key last set or moved to the end. */
+  #newest: K | undefined;
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -36,7 +38,9 @@ export class LruCache<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
-    if (value !== undefined) {
+    // The most recent key is already last: a run of one visitor's events moves nothing.
+    if (value !== undefined && key !== this.#newest) {
+      this.#newest = key;
       this.#entries.delete(key);
       this.#entries.set(key, value);
     }
@@ -46,6 +50,7 @@ export class LruCache<K, V> {
   set(key: K, value: V): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     if (this.#entries.size > this.#capacity) {
       let oldest = (this.#cursor ??= this.#entries.keys()).next();
       if (oldest.done) {

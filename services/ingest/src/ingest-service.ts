@@ -2,7 +2,7 @@ import type { Bus } from '@spoor/bus';
 import { errors, HttpError } from '@spoor/http';
 import { clientKey, type RateLimits } from '@spoor/limits';
 import type { Logger } from '@spoor/log';
-import type { DropCounts, RawEvent } from '@spoor/schemas';
+import type { DropCounts, ProjectRecord, RawEvent } from '@spoor/schemas';
 import { checkEventTime, partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
 import type { ProjectResolver } from './project-resolver.js';
 
@@ -51,8 +51,13 @@ export class IngestService {
       await this.deps.limits?.spend('ingest_ip', clientKey(facts.ip), events.length);
       const receivedAt = this.deps.clock();
       const raw: RawEvent[] = [];
+      // A batch is one tab's events: one lookup (two origin parses) per project in it, not per event.
+      const projects = new Map<string, Promise<ProjectRecord>>();
       for (const [i, event] of events.entries()) {
-        const stamped = stampEvent(event, await resolveProject(event, facts, this.deps.projects), facts, receivedAt);
+        const key = `${event.origin ?? ''}\u0000${event.project}`;
+        let project = projects.get(key);
+        if (!project) projects.set(key, (project = resolveProject(event, facts, this.deps.projects)));
+        const stamped = stampEvent(event, await project, facts, receivedAt);
         checkEventTime(event, stamped, prefix(i));
         raw.push(stamped);
       }
