@@ -28,7 +28,7 @@ export interface EnricherDeps {
  * on the same thread: a batch of thousands parsed or enriched in one go held those answers for
  * tens of milliseconds (p99, issue 14).
  */
-const YIELD_EVERY = 256;
+const YIELD_EVERY = 128;
 
 /** One raw message on its way through the steps; each step fills in what it knows. */
 interface Candidate {

@@ -101,7 +101,7 @@ export class SessionizerService {
     human.sort((a, b) => a.event.timestamp - b.event.timestamp);
     for (const [i, { event: e, source, offset }] of human.entries()) {
       // In the one-process mode ingest answers on this thread too: let it in between chunks.
-      if (i > 0 && i % 1024 === 0) await yieldToLoop();
+      if (i > 0 && i % 256 === 0) await yieldToLoop();
       const key = stateKey(e.project_id, e.session_id);
       let state = states.get(key);
       if (!state) states.set(key, (state = emptySession(e)));
