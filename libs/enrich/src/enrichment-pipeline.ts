@@ -5,7 +5,7 @@ import { applyIpMode, IP_MODES, type IpMode } from './ip-step.js';
 import { normaliseReferrer } from './referrer-step.js';
 import { deriveSessionKey } from './session-key-step.js';
 import { EMPTY_UTM, parsePageUrl } from './url-step.js';
-import { LruCache } from './lru-cache.js';
+import { memoize } from './lru-cache.js';
 import { createUserAgentParser } from './user-agent-step.js';
 
 export interface EnrichmentPipelineOptions {
@@ -72,47 +72,15 @@ const NO_QUERY: Record<string, string> = Object.freeze({});
 
 const asDrop = (reason: GuardDropReason | null): StepOutput => (reason === null ? null : { drop: reason });
 
-/**
- * A pure function of strings, remembered in a bounded LRU: the key joins the inputs with a
- * NUL, which no URL, IP, user agent or project id carries unescaped, so two different input
- * tuples never share a key. The answers are frozen: every event that hits shares one object.
- */
-function memo<A extends Array<string | null>, R>(size: number, fn: (...args: A) => R): (...args: A) => R {
-  const cache = new LruCache<string, R>(size);
-  // The previous call's answer first: a batch holds runs of one visitor's events.
-  let lastArgs: A | null = null;
-  let lastValue: R | undefined;
-  return (...args) => {
-    if (lastArgs !== null && args.every((a, i) => a === lastArgs![i])) return lastValue!;
-    const key = args.join('\0');
-    let value = cache.get(key);
-    if (value === undefined) {
-      value = deepFreeze(fn(...args));
-      cache.set(key, value);
-    }
-    lastArgs = args;
-    lastValue = value;
-    return value;
-  };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> {
   const { ipMode, ipSalt, geo } = options;
   const clock = options.clock ?? Date.now;
   const size = options.stepCacheSize ?? 10_000;
   const userAgents = createUserAgentParser({ cacheSize: options.userAgentCacheSize });
-  const pageUrl = memo(size, (url: string | null, origin: string) => parsePageUrl(url, origin));
-  const referrer = memo(size, (ref: string | null, url: string | null, origin: string) => ({ referrer: normaliseReferrer(ref, url, origin) }));
-  const sessionKey = memo(size, (projectId: string, ip: string, userAgent: string) => ({ sessionKey: deriveSessionKey(projectId, ip, userAgent, ipSalt) }));
-  const storedIp = ipMode === 'full' ? null : memo(size, (ip: string) => ({ ip: applyIpMode(ip, ipMode, ipSalt) }));
+  const pageUrl = memoize(size, (url: string | null, origin: string) => parsePageUrl(url, origin));
+  const referrer = memoize(size, (ref: string | null, url: string | null, origin: string) => ({ referrer: normaliseReferrer(ref, url, origin) }));
+  const sessionKey = memoize(size, (projectId: string, ip: string, userAgent: string) => ({ sessionKey: deriveSessionKey(projectId, ip, userAgent, ipSalt) }));
+  const storedIp = ipMode === 'full' ? null : memoize(size, (ip: string) => ({ ip: applyIpMode(ip, ipMode, ipSalt) }));
   return {
     check_timestamp: (d) => {
       const reference = Number.isFinite(d.received_at) && d.received_at > 0 ? d.received_at : clock();

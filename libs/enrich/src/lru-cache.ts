@@ -62,3 +62,42 @@ export class LruCache<K, V> {
     }
   }
 }
+
+/**
+ * Longer keys are answered but not remembered: the inputs come from the network, and 10,000
+ * remembered 10 KB junk strings would pin ~100 MB (the user-agent cache refuses the same).
+ */
+export const MAX_MEMO_KEY_LENGTH = 1024;
+
+/**
+ * A pure function of strings, remembered in a bounded LRU (issue 14: the enrichment steps). The
+ * key joins the inputs with a NUL, which no URL, IP, user agent or project id carries
+ * unescaped, so two different input tuples never share a key. The previous call's answer is
+ * checked first (a batch holds runs of one visitor's events). Answers are frozen: every caller
+ * that hits shares one object.
+ */
+export function memoize<A extends Array<string | null>, R>(size: number, fn: (...args: A) => R): (...args: A) => R {
+  const cache = new LruCache<string, R>(size);
+  let lastArgs: A | null = null;
+  let lastValue: R | undefined;
+  return (...args) => {
+    if (lastArgs !== null && args.every((a, i) => a === lastArgs![i])) return lastValue!;
+    const key = args.join('\0');
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = deepFreeze(fn(...args));
+      if (key.length <= MAX_MEMO_KEY_LENGTH) cache.set(key, value);
+    }
+    lastArgs = args;
+    lastValue = value;
+    return value;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

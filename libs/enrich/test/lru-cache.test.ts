@@ -1,6 +1,6 @@
 /// <reference types="mocha" />
 import { expect } from 'chai';
-import { LruCache } from '../src/lru-cache.js';
+import { LruCache, MAX_MEMO_KEY_LENGTH, memoize } from '../src/lru-cache.js';
 
 describe('LruCache', () => {
   it('evicts the least recently used entry when full', () => {
@@ -57,3 +57,35 @@ describe('LruCache', () => {
     });
   }
 });
+
+describe('memoize', () => {
+  it('computes each input once while remembered, and answers a frozen shared object', () => {
+    let calls = 0;
+    const parse = memoize(2, (url: string | null, origin: string) => ({ url, origin, n: ++calls, inner: { x: 1 } }));
+    const a = parse('/a', 'o');
+    expect(parse('/a', 'o')).to.equal(a);
+    parse('/b', 'o');
+    expect(parse('/a', 'o')).to.equal(a);
+    expect(calls).to.equal(2);
+    expect(Object.isFrozen(a) && Object.isFrozen(a.inner)).to.equal(true);
+    parse('/c', 'o'); // evicts /b, the least recent
+    parse('/b', 'o');
+    expect(calls).to.equal(4);
+  });
+
+  it('keeps no key longer than MAX_MEMO_KEY_LENGTH, so junk input pins no memory', () => {
+    let calls = 0;
+    const key = memoize(10, (ua: string) => ({ n: ++calls, ua }));
+    const junk = 'x'.repeat(MAX_MEMO_KEY_LENGTH + 1);
+    key(junk);
+    key('other'); // past the previous-call shortcut
+    key(junk);
+    expect(calls).to.equal(3);
+    const fine = 'y'.repeat(MAX_MEMO_KEY_LENGTH);
+    key(fine);
+    key('other');
+    key(fine);
+    expect(calls).to.equal(4);
+  });
+});
+

@@ -14,9 +14,28 @@ import { T0, enriched, raw } from './store-fixtures.js';
 
 const cell = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : v) as string | number | boolean | null;
 
-async function insertRow(c: Awaited<ReturnType<DuckDBInstance['connect']>>, table: string, cols: readonly string[], row: Record<string, unknown>) {
+type Connection = Awaited<ReturnType<DuckDBInstance['connect']>>;
+
+/** A row as an earlier release wrote it; `keyed`: with the event_key of step 6 on, computed as the release did. */
+async function insertRow(c: Connection, table: string, cols: readonly string[], row: Record<string, unknown>, keyed = false) {
   const marks = cols.map((_, i) => `$${i + 1}`).join(', ');
-  await c.run(`INSERT INTO ${table} (${cols.map((n) => `"${n}"`).join(', ')}) VALUES (${marks})`, cols.map((n) => cell(row[n])));
+  const names = cols.map((n) => `"${n}"`).join(', ');
+  const sql = keyed
+    ? `INSERT INTO ${table} (${names}, event_key) SELECT *, ${EVENT_KEY} FROM (VALUES (${marks})) v(${names})`
+    : `INSERT INTO ${table} (${names}) VALUES (${marks})`;
+  await c.run(sql, cols.map((n) => cell(row[n])));
+}
+
+/** A store as the release with migrations up to `version` left it; close it before opening the store. */
+async function storeAtStep(path: string, version: number): Promise<{ c: Connection; close: () => void }> {
+  const db = await DuckDBInstance.create(path);
+  const c = await db.connect();
+  await c.run(DUCKDB_MIGRATIONS_TABLE);
+  for (const m of duckdbMigrations.filter((s) => s.version <= version)) {
+    for (const sql of m.statements) await c.run(sql);
+    await c.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, T0]);
+  }
+  return { c, close: () => { c.closeSync(); db.closeSync(); } };
 }
 
 describe('DuckDB migrations', function () {
@@ -30,20 +49,13 @@ describe('DuckDB migrations', function () {
 
   it('keeps the events of a step-5 store through the re-keying, and still stores a repeat once', async function () {
     const path = join(dir, 'spoor.duckdb');
-    const old = await DuckDBInstance.create(path);
-    const c = await old.connect();
-    await c.run(DUCKDB_MIGRATIONS_TABLE);
-    for (const m of duckdbMigrations.filter((s) => s.version <= 5)) {
-      for (const sql of m.statements) await c.run(sql);
-      await c.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, T0]);
-    }
+    const { c, close } = await storeAtStep(path, 5);
     const before = [raw({ event_id: 'kept-1' }), raw({ event_id: 'kept-2', project_id: 'p-b', timestamp: T0 + 1 })];
     for (const e of before) {
       await insertRow(c, 'raw_events', RAW_EVENT_COLUMNS, rawEventToRow(e));
       await insertRow(c, 'enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(enriched({ ...e, session_id: 's-1' })));
     }
-    c.closeSync();
-    old.closeSync();
+    close();
 
     const store = await openStore({ kind: 'duckdb', path });
     try {
@@ -79,30 +91,16 @@ describe('DuckDB events table (step 7: one row per event)', function () {
 
   it('keeps pairs, raw-only and enriched-only rows of a step-6 store, each with its own ip, url and referrer', async function () {
     const path = join(dir, 'spoor.duckdb');
-    const old = await DuckDBInstance.create(path);
-    const c = await old.connect();
-    await c.run(DUCKDB_MIGRATIONS_TABLE);
-    for (const m of duckdbMigrations.filter((s) => s.version <= 6)) {
-      for (const sql of m.statements) await c.run(sql);
-      await c.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, T0]);
-    }
+    const { c, close } = await storeAtStep(path, 6);
     const pairRaw = raw({ event_id: 'pair', ip: '203.0.113.77', url: 'https://acme.example/a?x=1#frag', referrer: 'https://ref.example/' });
     const pairEnriched = enriched({ event_id: 'pair', ip: '203.0.113.0', referrer: null });
     const rawOnly = raw({ event_id: 'raw-only', timestamp: T0 + 1 });
     const enrichedOnly = enriched({ event_id: 'enriched-only', timestamp: T0 + 2 });
-    const withKey = async (table: string, cols: readonly string[], row: Record<string, unknown>) => {
-      const marks = cols.map((_, i) => `$${i + 1}`).join(', ');
-      await c.run(
-        `INSERT INTO ${table} (${cols.map((n) => `"${n}"`).join(', ')}, event_key) SELECT *, md5_number(col0 || chr(31) || col1)::UHUGEINT FROM (VALUES (${marks}))`,
-        cols.map((n) => cell(row[n])),
-      );
-    };
-    await withKey('raw_events', RAW_EVENT_COLUMNS, rawEventToRow(pairRaw));
-    await withKey('enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(pairEnriched));
-    await withKey('raw_events', RAW_EVENT_COLUMNS, rawEventToRow(rawOnly));
-    await withKey('enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(enrichedOnly));
-    c.closeSync();
-    old.closeSync();
+    await insertRow(c, 'raw_events', RAW_EVENT_COLUMNS, rawEventToRow(pairRaw), true);
+    await insertRow(c, 'enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(pairEnriched), true);
+    await insertRow(c, 'raw_events', RAW_EVENT_COLUMNS, rawEventToRow(rawOnly), true);
+    await insertRow(c, 'enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(enrichedOnly), true);
+    close();
 
     const store = await openStore({ kind: 'duckdb', path });
     try {

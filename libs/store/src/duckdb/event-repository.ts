@@ -5,25 +5,18 @@ import {
   ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, firstPerEvent, latestPerAction, rowToEnrichedEvent, rowToRawEvent,
 } from '../event-row.js';
 import {
-  isConstraintViolation, quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckExecutor, type DuckReader,
+  isConstraintViolation, quote, type DuckColumns, type DuckDbConnection, type DuckExecutor, type DuckReader,
 } from './duckdb-connection.js';
 import {
-  appendEventRow, CREATE_EVENTS_STAGE, enrichedHalf, EVENTS_STAGE, pairHalves, rawHalf, UPSERT_FROM_STAGE, type EventHalves,
+  appendEventRow, CREATE_EVENTS_STAGE, eventHalves, EVENTS_STAGE, UPSERT_FROM_STAGE, type EventHalves,
 } from './events-table.js';
 
-const COLUMN_TYPES: Record<string, DuckColumnType> = {
-  timestamp: 'BIGINT', client_timestamp: 'BIGINT', sent_at: 'BIGINT', received_at: 'BIGINT',
-  payload: 'JSON', query: 'JSON', bot: 'BOOLEAN', geo_latitude: 'DOUBLE', geo_longitude: 'DOUBLE',
-};
-const typed = (names: readonly string[]): DuckColumns => names.map((n) => [n, COLUMN_TYPES[n] ?? 'VARCHAR'] as const);
-const RAW = typed(RAW_EVENT_COLUMNS);
-const ENRICHED = typed(ENRICHED_EVENT_COLUMNS);
 const ACTIONS: DuckColumns = [['project_id', 'VARCHAR'], ['action', 'VARCHAR'], ['last_seen', 'BIGINT']];
 
-const list = (cols: DuckColumns) => cols.map(([n]) => quote(n)).join(', ');
-const RAW_LIST = list(RAW);
-const ENRICHED_LIST = list(ENRICHED);
-const ACTION_LIST = list(ACTIONS);
+const list = (names: readonly string[]) => names.map(quote).join(', ');
+const RAW_LIST = list(RAW_EVENT_COLUMNS);
+const ENRICHED_LIST = list(ENRICHED_EVENT_COLUMNS);
+const ACTION_LIST = list(ACTIONS.map(([n]) => n));
 
 /** Up to this many actions are upserted with bound values, more through a stage. */
 const FEW_ACTIONS = 16;
@@ -35,11 +28,11 @@ export class DuckDbEventRepository implements EventRepository {
   constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
 
   insertRaw(events: RawEvent[]): Promise<void> {
-    return this.merge(firstPerEvent(events).map(rawHalf));
+    return this.merge(firstPerEvent(events).map((raw) => eventHalves(raw, null)));
   }
 
   insertEnriched(events: EnrichedEvent[]): Promise<void> {
-    return this.merge(firstPerEvent(events).map(enrichedHalf));
+    return this.merge(firstPerEvent(events).map((enriched) => eventHalves(null, enriched)));
   }
 
   /**
@@ -50,7 +43,7 @@ export class DuckDbEventRepository implements EventRepository {
    */
   async insertEvents(events: EventPair[]): Promise<void> {
     const rows = firstPerEvent(events.map((p) => ({ project_id: p.enriched.project_id, event_id: p.enriched.event_id, pair: p })))
-      .map(({ pair }) => pairHalves(pair));
+      .map(({ pair }) => eventHalves(pair.raw, pair.enriched));
     if (rows.length === 0) return;
     await this.writer.exclusive(async (x) => {
       try {

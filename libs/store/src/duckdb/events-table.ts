@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBAppender } from '@duckdb/node-api';
 import type { EnrichedEvent, RawEvent } from '@spoor/schemas';
-import type { EventPair } from '../store.js';
 import { quote } from './duckdb-connection.js';
 
 /** One event as the insert paths see it: either half may be missing (insertRaw, insertEnriched). */
@@ -36,7 +35,7 @@ const shared = (name: string, put: (a: DuckDBAppender, v: RawEvent) => void): Co
 const enrichedOnly = (name: string, put: (a: DuckDBAppender, v: EnrichedEvent) => void): Column =>
   [name, (a, e) => (e.enriched === null ? a.appendNull() : put(a, e.enriched)), 'enriched'];
 /** ip, url, referrer: the enriched value, or the raw one on a raw-only row. */
-const rewritten = (name: 'ip' | 'url' | 'referrer'): Column => [name, (a, e) => text(a, (e.enriched ?? e.raw)![name]), 'enriched'];
+const rewritten = (name: 'ip' | 'url' | 'referrer'): Column => [name, (a, e) => text(a, common(e)[name]), 'enriched'];
 const rawOnly = (name: 'ip' | 'url' | 'referrer'): Column => [`raw_${name}`, (a, e) => (e.raw === null ? a.appendNull() : text(a, e.raw[name])), 'raw'];
 
 /**
@@ -101,9 +100,11 @@ export function eventKey(projectId: string, eventId: string): bigint {
   return h.readBigUInt64LE(0) + (h.readBigUInt64LE(8) << 64n);
 }
 
-export const pairHalves = ({ raw, enriched }: EventPair): EventHalves => ({ raw, enriched, key: eventKey(enriched.project_id, enriched.event_id) });
-export const rawHalf = (raw: RawEvent): EventHalves => ({ raw, enriched: null, key: eventKey(raw.project_id, raw.event_id) });
-export const enrichedHalf = (enriched: EnrichedEvent): EventHalves => ({ raw: null, enriched, key: eventKey(enriched.project_id, enriched.event_id) });
+/** One event's row to be: either half may be null, not both. */
+export function eventHalves(raw: RawEvent | null, enriched: EnrichedEvent | null): EventHalves {
+  const e = (enriched ?? raw)!;
+  return { raw, enriched, key: eventKey(e.project_id, e.event_id) };
+}
 
 export const EVENTS_STAGE = 'stage_events';
 export const CREATE_EVENTS_STAGE = `CREATE OR REPLACE TEMP TABLE ${EVENTS_STAGE} AS SELECT * FROM events LIMIT 0`;
