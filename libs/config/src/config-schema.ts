@@ -126,6 +126,13 @@ export const ConfigSchema = z.object({
    */
   SPOOR_HANDOFF: optionalText.pipe(z.enum(['local', 'bus']).optional()).transform((v) => v ?? 'local'),
   /**
+   * Where the consumers run in an embedded all-in-one process (issue 14): `thread` (default) puts
+   * the store and the consumer services (enricher, sessionizer, classifier, worker) on a worker
+   * thread of their own, so the HTTP thread only parses, validates and appends to the log;
+   * `main` keeps everything on one thread. Kafka/ClickHouse processes always use one thread.
+   */
+  SPOOR_PIPELINE_THREAD: optionalText.pipe(z.enum(['thread', 'main']).optional()).transform((v) => v ?? 'thread'),
+  /**
    * Partitions and replication factor of the topics Spoor creates at start-up (issue 19): the
    * partition count caps how many copies of one consumer share a topic (KEDA's maxReplicaCount).
    * Applied when a topic is created; an existing topic keeps its own (a warning says so).

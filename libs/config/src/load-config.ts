@@ -23,6 +23,8 @@ export interface Config {
   healthHttp: boolean;
   /** SPOOR_HANDOFF: co-located pipeline stages call each other (`local`) or go through the topics (`bus`). */
   handoff: 'local' | 'bus';
+  /** SPOOR_PIPELINE_THREAD: embedded all-in-one runs its store and consumers on a worker thread (`thread`) or on the HTTP thread (`main`). */
+  pipelineThread: 'thread' | 'main';
   trustProxy: boolean | number | string[];
   geoipDb: string | null;
   ipMode: 'full' | 'truncate' | 'hash';
@@ -120,6 +122,7 @@ function toConfig(p: Parsed): Config {
     kafkaReplicationFactor: p.SPOOR_KAFKA_REPLICATION_FACTOR === 0 ? null : p.SPOOR_KAFKA_REPLICATION_FACTOR,
     healthHttp: p.SPOOR_HEALTH_HTTP,
     handoff: p.SPOOR_HANDOFF,
+    pipelineThread: p.SPOOR_PIPELINE_THREAD,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,
     ipMode: p.SPOOR_IP_MODE,

@@ -22,8 +22,17 @@ export interface Adapters {
 export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
   const dataDir = resolve(config.dataDir);
   await secureDataDir(dataDir, logger);
-  const bus = config.kafkaBrokers
-    ? await openBus({
+  const bus = await openBusOf(config, logger);
+  const store = await openStoreOf(config);
+  const kv = await openKvOf(config);
+  logger.info('adapters open', { bus: bus.kind, store: store.kind, kv: kv.kind, dataDir });
+  return assembleAdapters(config, bus, store, kv);
+}
+
+/** The bus the configuration names: Kafka, or the embedded log under the data directory. */
+export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
+  return config.kafkaBrokers
+    ? openBus({
         kind: 'kafka',
         brokers: config.kafkaBrokers,
         clientId: `spoor-${config.services.join('-')}`,
@@ -31,13 +40,28 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
         partitions: config.kafkaPartitions,
         replicationFactor: config.kafkaReplicationFactor ?? undefined,
       })
-    : await openBus({ kind: 'embedded', dir: join(dataDir, 'bus'), logger: logger.child('bus') });
+    : openBus({ kind: 'embedded', dir: join(resolve(config.dataDir), 'bus'), logger: logger.child('bus') });
+}
+
+/** The store the configuration names, migrated: ClickHouse, or DuckDB under the data directory. */
+export async function openStoreOf(config: Config): Promise<Store> {
   const store = config.clickhouseUrl
     ? await openStore({ kind: 'clickhouse', url: config.clickhouseUrl, database: config.clickhouseDatabase })
-    : await openStore({ kind: 'duckdb', path: join(dataDir, 'spoor.duckdb'), memoryLimit: config.duckdbMemory });
+    : await openStore({ kind: 'duckdb', path: duckdbPath(config), memoryLimit: config.duckdbMemory });
   await store.migrate();
-  const kv = config.redisUrl ? await RedisKv.connect(config.redisUrl, config.topicPrefix) : new MemoryKv();
-  logger.info('adapters open', { bus: bus.kind, store: store.kind, kv: kv.kind, dataDir });
+  return store;
+}
+
+export function duckdbPath(config: Config): string {
+  return join(resolve(config.dataDir), 'spoor.duckdb');
+}
+
+export async function openKvOf(config: Config): Promise<Kv> {
+  return config.redisUrl ? RedisKv.connect(config.redisUrl, config.topicPrefix) : new MemoryKv();
+}
+
+/** Adapters over what is open; close() closes the bus, then the KV, then the store. */
+export function assembleAdapters(config: Config, bus: Bus, store: Store, kv: Kv): Adapters {
   return {
     bus,
     store,

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 import type { Adapters } from './adapters.js';
 import type { GroupLag, LagSampler } from './lag-sampler.js';
 import { nodeProcessRegistry } from './process-metrics.js';
@@ -19,7 +19,14 @@ const metricName = (s: string) => s.replace(/[^a-zA-Z0-9_]/g, '_');
  * the KEDA Prometheus-scaler and prometheus-adapter examples query (issue 19; deploy/k8s). Each
  * copy of a consumer reports its whole group's lag, so aggregate with `max`, never `sum`.
  */
-export function metricsRouter(adapters: Adapters, services: () => Array<{ name: string; running: RunningService }>, registry: Registry, lagSampler: LagSampler): Router {
+export function metricsRouter(
+  adapters: Adapters,
+  services: () => Array<{ name: string; running: RunningService }>,
+  registry: Registry,
+  lagSampler: LagSampler,
+  /** The pipeline thread's registry (pipeline-thread.ts), summed with this one's by name and labels. */
+  more?: () => Promise<Array<MetricObjectWithValues<MetricValue<string>>>>,
+): Router {
   let lags: GroupLag[] = [];
   new Gauge({
     name: 'spoor_service_counter',
@@ -79,7 +86,8 @@ export function metricsRouter(adapters: Adapters, services: () => Array<{ name: 
     lags = lagSampler.current().groups;
     storeUp = (await answersWithin(adapters.store.sizeBytes(), 2_000)) ? 1 : 0;
     // The Node process' defaults live in a registry of their own (process-metrics.ts, nodeProcessRegistry).
-    const texts = await Promise.all([nodeProcessRegistry(), registry].map((r) => r.metrics()));
+    const own = more ? AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), await more()]) : registry;
+    const texts = await Promise.all([nodeProcessRegistry(), own].map((r) => r.metrics()));
     res.set('Content-Type', registry.contentType).send(texts.filter((t) => t !== '').join('\n'));
   });
   return router;

@@ -2,7 +2,10 @@ import { Router } from 'express';
 import { loadConfig, ConfigError, type Config, type ServiceName } from '@spoor/config';
 import { createLogger, type Logger } from '@spoor/log';
 import { createHttpApp, errors, FastLane, listen, type RunningServer } from '@spoor/http';
-import { openAdapters, type Adapters } from './adapters.js';
+import { assembleAdapters, openAdapters, openBusOf, type Adapters } from './adapters.js';
+import { resolve } from 'node:path';
+import { secureDataDir } from './data-dir-permissions.js';
+import { openPipelineThread, threadable, type PipelineThread } from './pipeline-thread.js';
 import { hostname } from 'node:os';
 import { buildVersion } from './build-version.js';
 import { healthRouter } from './health-router.js';
@@ -28,9 +31,32 @@ export interface RunningProcess {
 export async function runServices(config: Config, modules: ServiceModule[], logger: Logger, clock: () => number = Date.now): Promise<RunningProcess> {
   const selected = modules.filter((m) => config.services.includes(m.name));
   const metrics = new ProcessMetrics();
-  const opened = await openAdapters(config, logger);
+  // Embedded all-in-one: the consumers and the store on a thread of their own (pipeline-thread.ts).
+  // A test's own clock cannot cross to another thread: such a process keeps one thread.
+  const moved = clock === Date.now ? threadable(config, selected) : [];
+  const onMain = selected.filter((m) => !moved.includes(m));
+  let pipeline: PipelineThread | null = null;
+  let opened: Adapters;
+  if (moved.length > 0) {
+    const dataDir = resolve(config.dataDir);
+    await secureDataDir(dataDir, logger);
+    const bus = await openBusOf(config, logger);
+    try {
+      pipeline = await openPipelineThread(config, moved, bus, logger);
+    } catch (err) {
+      await bus.close();
+      throw err;
+    }
+    const thread = pipeline;
+    const parts = assembleAdapters(config, bus, thread.store, thread.kv);
+    opened = { ...parts, close: async () => { await thread.stop(); await parts.close(); } };
+    logger.info('adapters open', { bus: bus.kind, store: 'duckdb', kv: 'memory', dataDir, pipelineThread: moved.map((m) => m.name) });
+  } else {
+    opened = await openAdapters(config, logger);
+  }
   // Every service uses the measured bus and store (their batches, publishes and calls in /metrics).
   const adapters: Adapters = { ...opened, bus: metrics.bus(opened.bus), store: metrics.store(opened.store) };
+  const entries: Array<{ name: ServiceName; running: RunningService }> = [];
   const services: RunningService[] = [];
   const root = Router();
   // A process of consumers alone listens only when asked (SPOOR_HEALTH_HTTP), for probes and metrics.
@@ -38,24 +64,29 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const lane = app ? new FastLane(app, logger.child('http'), (route, status, seconds) => metrics.fastRequest(route, status, seconds)) : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
-  const named = () => services.map((running, i) => ({ name: selected[i]!.name, running }));
+  const named = () => entries;
   const lagSampler = new LagSampler(adapters.bus, () => services.flatMap((s) => s.consumes ?? []), clock, config.lagSampleMs, logger);
   if (http) {
     root.use(metrics.http());
     root.use(healthRouter(adapters, services, clock, () => started, lagSampler));
-    root.use(metricsRouter(adapters, named, metrics.registry, lagSampler));
+    root.use(metricsRouter(adapters, named, metrics.registry, lagSampler, pipeline ? () => pipeline.metrics() : undefined));
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
   const publicUrl = config.publicUrl ?? http?.url ?? null;
   const handoff = new LocalHandoff();
-  const here = new Set(selected.map((m) => m.name));
+  const here = new Set(onMain.map((m) => m.name));
   const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
-  for (const m of selected) {
+  const add = (name: ServiceName, running: RunningService) => {
+    entries.push({ name, running });
+    services.push(running);
+  };
+  for (const m of onMain) {
     const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo, metrics });
-    services.push(service);
+    add(m.name, service);
     if (service.router) root.use(service.router);
   }
+  for (const { name, running } of (await pipeline?.start(publicUrl)) ?? []) add(name, running);
   // Fast routes open with the rest: until then express answers 503 for them too.
   for (const r of services.flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
   // Ready with a first lag reading in hand, never with an empty one.

@@ -46,5 +46,10 @@ export interface ServiceModule {
   name: ServiceName;
   /** True for services that answer HTTP: the process then listens before starting them. */
   serves?: boolean;
+  /**
+   * `import.meta.url` of the file that exports this module: a service that serves no routes and
+   * names its file can run on the embedded process' pipeline thread (pipeline-thread.ts).
+   */
+  source?: string;
   start(ctx: ServiceContext): Promise<RunningService>;
 }

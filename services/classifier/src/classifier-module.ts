@@ -7,6 +7,7 @@ import { SessionClassifier } from '@spoor/rule-service';
 /** Classifies sessions as they change, and runs classification jobs (DESIGN.md, classifier). */
 export const classifierModule: ServiceModule = {
   name: 'classifier',
+  source: import.meta.url,
   async start({ config, adapters, clock, logger, handoff, metrics }) {
     const { store, kv, bus, topics } = adapters;
     const classifier = new SessionClassifier({ store, kv, clock, matches: { bus, topic: topics.ruleMatches } });

@@ -7,6 +7,7 @@ import { ipSalt } from './ip-salt.js';
 
 export const enricherModule: ServiceModule = {
   name: 'enricher',
+  source: import.meta.url,
   async start(ctx) {
     const { config, logger, adapters, clock } = ctx;
     const pipeline = createEnrichmentPipeline({

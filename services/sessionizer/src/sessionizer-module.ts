@@ -4,6 +4,7 @@ import { SessionizerService, type SessionUpdatesOutput } from './sessionizer-ser
 
 export const sessionizerModule: ServiceModule = {
   name: 'sessionizer',
+  source: import.meta.url,
   async start(ctx) {
     const { config, adapters, clock, handoff } = ctx;
     const service = new SessionizerService({ store: adapters.store, kv: adapters.kv, clock, updates: updatesOutput(ctx) });

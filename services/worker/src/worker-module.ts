@@ -24,6 +24,7 @@ import { WebhookOutbox } from './webhook-outbox.js';
  */
 export const workerModule: ServiceModule = {
   name: 'worker',
+  source: import.meta.url,
   async start({ config, adapters, clock, logger, metrics }) {
     const { store, kv, bus, topics } = adapters;
     const instance = `${hostname()}:${process.pid}:${clock()}`;

@@ -1,0 +1,106 @@
+// The pipeline thread's entry (pipeline-thread.ts): opens the store and the KV, exposes them to
+// the HTTP thread, and runs the consumer services on a bus whose log lives on that thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { BatchHandler, Bus, SubscribeOptions } from '@spoor/bus';
+import type { ServiceName } from '@spoor/config';
+import { createLogger } from '@spoor/log';
+import { assembleAdapters, openKvOf, openStoreOf, type Adapters } from './adapters.js';
+import { LocalHandoff } from './local-handoff.js';
+import { STATS_EVERY_MS, type PipelineThreadData, type ServiceFigures } from './pipeline-thread.js';
+import { ProcessMetrics } from './process-metrics.js';
+import type { RunningService, ServiceModule } from './service-module.js';
+import { RpcEndpoint } from './thread-rpc.js';
+
+const { config, modules: sources } = workerData as PipelineThreadData;
+const ep = new RpcEndpoint(parentPort!);
+const logger = createLogger('spoor', config.logLevel);
+process.on('unhandledRejection', (reason) => {
+  logger.error('unhandled rejection', { err: reason instanceof Error ? reason : new Error(String(reason)) });
+});
+
+/** Handlers of the subscriptions this thread made on the HTTP thread's log, by id. */
+const handlers = new Map<string, BatchHandler>();
+const NO_HEARTBEAT = { heartbeat: async () => {} };
+let nextSubscription = 1;
+
+/** The HTTP thread's log: publishes cross over; each subscription's batches come back to `handlers`. */
+const bus: Bus = {
+  kind: 'embedded',
+  publish: (topic, messages, opts) => ep.call('bus', ['publish'], [topic, messages, opts]),
+  lag: (topic, group) => ep.call('bus', ['lag'], [topic, group]),
+  async subscribe(opts: SubscribeOptions) {
+    const id = String(nextSubscription++);
+    handlers.set(id, opts.handler);
+    await ep.call('bus', ['subscribe'], [id, { topic: opts.topic, group: opts.group, maxBatch: opts.maxBatch, lingerMs: opts.lingerMs }]);
+    return {
+      stop: async () => {
+        await ep.call('bus', ['unsubscribe'], [id]);
+        handlers.delete(id);
+      },
+    };
+  },
+  close: async () => {},
+};
+ep.expose('handlers', {
+  handle(id: string, batch: Parameters<BatchHandler>[0]) {
+    const handler = handlers.get(id);
+    if (!handler) throw new Error(`no subscription ${id} on the pipeline thread`);
+    return handler(batch, NO_HEARTBEAT);
+  },
+});
+
+async function boot(): Promise<void> {
+  const store = await openStoreOf(config);
+  const kv = await openKvOf(config);
+  ep.expose('store', store);
+  ep.expose('kv', kv);
+  const metrics = new ProcessMetrics();
+  const adapters: Adapters = { ...assembleAdapters(config, bus, store, kv), bus: metrics.bus(bus), store: metrics.store(store) };
+  const modules = await Promise.all(sources.map(async ({ name, source }) => {
+    const exported = Object.values(await import(source)) as unknown[];
+    const m = exported.find((v): v is ServiceModule => typeof v === 'object' && v !== null && (v as ServiceModule).name === name && typeof (v as ServiceModule).start === 'function');
+    if (!m) throw new Error(`${source} exports no service module named ${name}`);
+    return m;
+  }));
+  const here = new Set<ServiceName>(modules.map((m) => m.name));
+  const handoff = new LocalHandoff();
+  const running: Array<{ name: ServiceName; service: RunningService }> = [];
+  let timer: NodeJS.Timeout | undefined;
+  const pushFigures = () => {
+    const figures: ServiceFigures = {};
+    for (const { name, service } of running) figures[name] = { stats: service.stats?.(), drops: service.drops?.() as Record<string, number> | undefined };
+    ep.note('figures', figures);
+  };
+  let stopped: Promise<void> | null = null;
+  ep.expose('pipeline', {
+    async start(publicUrl: string | null) {
+      for (const m of modules) {
+        const service = await m.start({
+          config, logger: logger.child(m.name), adapters, clock: Date.now, publicUrl, handoff, metrics,
+          handsOffTo: (consumer) => config.handoff === 'local' && here.has(consumer),
+        });
+        running.push({ name: m.name, service });
+      }
+      pushFigures();
+      timer = setInterval(pushFigures, STATS_EVERY_MS);
+      return running.map(({ name, service }) => ({ name, consumes: service.consumes }));
+    },
+    metrics: () => metrics.registry.getMetricsAsJSON(),
+    stop: () =>
+      (stopped ??= (async () => {
+        clearInterval(timer);
+        for (const { service } of [...running].reverse()) await service.stop();
+        pushFigures();
+        await kv.close();
+        await store.close();
+      })()),
+  });
+}
+
+boot().then(
+  () => ep.note('ready', null),
+  (err: unknown) => {
+    const e = err instanceof Error ? err : new Error(String(err));
+    ep.note('failed', { message: e.message, stack: e.stack });
+  },
+);

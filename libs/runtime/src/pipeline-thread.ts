@@ -1,0 +1,178 @@
+// The embedded all-in-one process on two threads (issue 14; docs/ARCHITECTURE.md, "The pipeline
+// thread"). The HTTP thread keeps the front door (ingest, gateway), the embedded log and the
+// rate counters; a worker thread owns DuckDB, the memory KV and the consumer services (enricher,
+// sessionizer, classifier, worker). DuckDB lets one instance own its file and its objects cannot
+// cross threads, so the store lives wholly on the pipeline thread and the HTTP thread reaches it
+// by message; the log stays with ingest, whose 200 waits for the append, and its consumers'
+// batches cross the other way. One command, one data directory, as before.
+import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Bus } from '@spoor/bus';
+import type { Config, ServiceName } from '@spoor/config';
+import { MemoryKv, type Kv } from '@spoor/kv';
+import type { Logger } from '@spoor/log';
+import { DuckDbExportRepository, type ExportRepository, type Store } from '@spoor/store';
+import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import { duckdbPath } from './adapters.js';
+import type { RunningService, ServiceModule } from './service-module.js';
+import { RpcEndpoint } from './thread-rpc.js';
+
+/** What the pipeline thread is told at start (structured clone). */
+export interface PipelineThreadData {
+  config: Config;
+  /** URL of each module file to import, and the service it exports. */
+  modules: Array<{ name: ServiceName; source: string }>;
+}
+
+/** Each service's figures, pushed by the pipeline thread every STATS_EVERY_MS. */
+export type ServiceFigures = Record<string, { stats?: Record<string, number>; drops?: Record<string, number> }>;
+export const STATS_EVERY_MS = 100;
+
+/** The consumer services that can move to the pipeline thread: they serve no routes and name their file. */
+export function threadable(config: Config, modules: ServiceModule[]): ServiceModule[] {
+  if (config.pipelineThread !== 'thread' || config.kafkaBrokers || config.clickhouseUrl || config.redisUrl) return [];
+  const movable = modules.filter((m) => !m.serves && m.source !== undefined);
+  // Alone (a consumer process of its own) there is no HTTP thread to spare.
+  return movable.length > 0 && movable.length < modules.length ? movable : [];
+}
+
+export interface PipelineThread {
+  /** The store, reached by message (export files are read from disk here). */
+  store: Store;
+  /** The KV, reached by message; rate counters stay on this thread (only the front door counts). */
+  kv: Kv;
+  /** Starts the thread's services, in order; answers a stand-in per service for health and stop. */
+  start(publicUrl: string | null): Promise<Array<{ name: ServiceName; running: RunningService }>>;
+  /** The thread's own metrics (its bus batches, store calls, jobs), for /metrics. */
+  metrics(): Promise<Array<MetricObjectWithValues<MetricValue<string>>>>;
+  /** Stops the services, closes the store and KV, and ends the thread. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the pipeline thread and waits until it has opened (and migrated) the store. `bus` is
+ * this thread's log: the pipeline thread publishes and subscribes through it.
+ */
+export async function openPipelineThread(config: Config, modules: ServiceModule[], bus: Bus, logger: Logger): Promise<PipelineThread> {
+  const data: PipelineThreadData = { config, modules: modules.map((m) => ({ name: m.name, source: m.source! })) };
+  const worker = new Worker(new URL('./pipeline-thread-main.js', import.meta.url), { workerData: data, name: 'spoor-pipeline' });
+  const ep = new RpcEndpoint(worker);
+  let stopping = false;
+  const subscriptions = new Map<string, { stop(): Promise<void> }>();
+  ep.expose('bus', {
+    publish: (topic: string, messages: Parameters<Bus['publish']>[1], opts: Parameters<Bus['publish']>[2]) => bus.publish(topic, messages, opts),
+    lag: (topic: string, group: string) => bus.lag(topic, group),
+    async subscribe(id: string, opts: { topic: string; group: string; maxBatch?: number; lingerMs?: number }) {
+      const sub = await bus.subscribe({ ...opts, handler: (batch) => ep.call('handlers', ['handle'], [id, batch]) });
+      subscriptions.set(id, sub);
+    },
+    async unsubscribe(id: string) {
+      await subscriptions.get(id)?.stop();
+      subscriptions.delete(id);
+    },
+  });
+  let figures: ServiceFigures = {};
+  ep.onNote('figures', (f) => (figures = f as ServiceFigures));
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  worker.on('error', (err) => logger.error('pipeline thread failed', { err }));
+  const ready = new Promise<void>((resolve, reject) => {
+    ep.onNote('ready', () => resolve());
+    ep.onNote('failed', (e) => reject(Object.assign(new Error((e as { message: string }).message), { stack: (e as { stack?: string }).stack })));
+    void exited.then((code) => reject(new Error(`the pipeline thread exited (${code}) while starting`)));
+  });
+  try {
+    await ready;
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+  void exited.then((code) => {
+    ep.close();
+    if (stopping) return;
+    // Its state is unknown (a throw nobody caught): end the process for a supervisor to restart,
+    // as for an uncaught exception on this thread. Nothing acknowledged is lost: the log replays.
+    logger.error('pipeline thread exited; exiting', { code });
+    process.exit(1);
+  });
+
+  const repo = <K extends keyof Store>(name: K) => ep.remote<Store[K]>('store', [name]);
+  const exportsThere = repo('exports');
+  const files = new DuckDbExportRepository(`${dirname(duckdbPath(config))}/exports`, () => Promise.reject(new Error('exports are written on the pipeline thread')));
+  const exportsHere: ExportRepository = {
+    write: (spec) => exportsThere.write(spec),
+    open: (id) => files.open(id),
+    purge: (before) => exportsThere.purge(before),
+  };
+  const store: Store = {
+    kind: 'duckdb',
+    migrate: async () => {},
+    projects: repo('projects'),
+    events: repo('events'),
+    sessions: repo('sessions'),
+    accounts: repo('accounts'),
+    apiKeys: repo('apiKeys'),
+    signingKeys: repo('signingKeys'),
+    revokedTokens: repo('revokedTokens'),
+    tags: repo('tags'),
+    rules: repo('rules'),
+    classifications: repo('classifications'),
+    jobs: repo('jobs'),
+    analytics: repo('analytics'),
+    records: repo('records'),
+    funnels: repo('funnels'),
+    retention: repo('retention'),
+    exports: exportsHere,
+    erasure: repo('erasure'),
+    sizeBytes: () => ep.call('store', ['sizeBytes'], []),
+    close: async () => {},
+  };
+  const remoteKv = ep.remote<Kv>('kv');
+  const counters = new MemoryKv();
+  const kv: Kv = {
+    kind: 'memory',
+    get: (key) => remoteKv.get(key),
+    mget: (keys) => remoteKv.mget(keys),
+    set: (key, value, ttlMs) => remoteKv.set(key, value, ttlMs),
+    mset: (entries) => remoteKv.mset(entries),
+    setIfAbsent: (key, value, ttlMs) => remoteKv.setIfAbsent(key, value, ttlMs),
+    incr: (key, by, ttlMs) => remoteKv.incr(key, by, ttlMs),
+    del: (key) => remoteKv.del(key),
+    deletePrefixes: (prefixes) => remoteKv.deletePrefixes(prefixes),
+    rateCounter: (opts) => counters.rateCounter(opts),
+    close: () => counters.close(),
+  };
+
+  let stopped: Promise<void> | null = null;
+  const stop = () =>
+    (stopped ??= (async () => {
+      stopping = true;
+      try {
+        await ep.call('pipeline', ['stop'], []);
+      } catch (err) {
+        logger.error('pipeline thread stopped uncleanly', { err });
+      }
+      for (const id of [...subscriptions.keys()]) await subscriptions.get(id)?.stop();
+      subscriptions.clear();
+      await worker.terminate();
+      ep.close();
+    })());
+
+  return {
+    store,
+    kv,
+    async start(publicUrl) {
+      const started = await ep.call<Array<{ name: ServiceName; consumes?: Array<{ topic: string; group: string }> }>>('pipeline', ['start'], [publicUrl]);
+      return started.map(({ name, consumes }) => ({
+        name,
+        running: {
+          consumes,
+          stats: () => figures[name]?.stats ?? {},
+          drops: () => figures[name]?.drops ?? {},
+          stop,
+        },
+      }));
+    },
+    metrics: () => ep.call('pipeline', ['metrics'], []),
+    stop,
+  };
+}
