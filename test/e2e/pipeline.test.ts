@@ -9,14 +9,21 @@ const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 const ORIGIN = 'https://shop.example';
 const MIN = 60_000;
 
-for (const mode of MODES) {
-  describe(`Pipeline end to end: ${mode}`, function () {
+// The default embedded process runs its consumers on a pipeline thread; SPOOR_PIPELINE_THREAD=main
+// keeps them on the HTTP thread (issue 14): both must store the same.
+const VARIANTS = [
+  ...MODES.map((mode) => ({ mode, label: mode, env: {} })),
+  { mode: 'embedded' as const, label: 'embedded on one thread (SPOOR_PIPELINE_THREAD=main)', env: { SPOOR_PIPELINE_THREAD: 'main' } },
+];
+
+for (const { mode, label, env } of VARIANTS) {
+  describe(`Pipeline end to end: ${label}`, function () {
     this.timeout(120_000);
     let spoor: Harness;
     let projectId: string;
 
     before(async function () {
-      const started = await startSpoor(mode, { SPOOR_TRUST_PROXY: 'true' });
+      const started = await startSpoor(mode, { SPOOR_TRUST_PROXY: 'true', ...env });
       requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
       spoor = started!;
       projectId = (await registerProject(spoor.store, ORIGIN, 'shop/web')).project_id;

@@ -25,12 +25,17 @@ export function compileFunnelStep(step: FunnelStepInput, index: number): Compile
     logic,
     predicate: compileEventPredicate(logic),
     prefilter: eventPrefilter(logic),
-    matches(event) {
-      try {
-        return jsonLogic.truthy(applyWithin(logic, event));
-      } catch {
-        return false; // as for rules: an evaluation that throws or passes its budget does not match
-      }
-    },
+    matches: funnelStepMatcher(logic),
+  };
+}
+
+/** The exact test of a step's JSONLogic on one event (also rebuilt on the pipeline thread, which gets the logic). */
+export function funnelStepMatcher(logic: unknown): (event: EnrichedEvent) => boolean {
+  return (event) => {
+    try {
+      return jsonLogic.truthy(applyWithin(logic, event));
+    } catch {
+      return false; // as for rules: an evaluation that throws or passes its budget does not match
+    }
   };
 }

@@ -3,4 +3,4 @@ export { parseRulesYaml, type RulesIssue, type RulesYamlResult } from './rules-y
 export { testRules, RuleTestBudgetError, RULE_TEST_TOTAL_STEPS, type RuleTestResultItem } from './rule-test.js';
 export { applyWithin, EvaluationBudgetError, type Meter } from './metered-logic.js';
 export { RulesCache, rulesStampKey, type CompiledRules, type RuleSource, type StampStore } from './rules-cache.js';
-export { compileFunnelStep, funnelStepLogic, type CompiledFunnelStep } from './funnel-steps.js';
+export { compileFunnelStep, funnelStepLogic, funnelStepMatcher, type CompiledFunnelStep } from './funnel-steps.js';

@@ -4,6 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { BatchHandler, Bus, SubscribeOptions } from '@spoor/bus';
 import type { ServiceName } from '@spoor/config';
 import { createLogger } from '@spoor/log';
+import { funnelStepMatcher } from '@spoor/rules';
+import type { FunnelSpec } from '@spoor/store';
 import { assembleAdapters, openKvOf, openStoreOf, type Adapters } from './adapters.js';
 import { LocalHandoff } from './local-handoff.js';
 import { STATS_EVERY_MS, type PipelineThreadData, type ServiceFigures } from './pipeline-thread.js';
@@ -54,6 +56,10 @@ async function boot(): Promise<void> {
   const kv = await openKvOf(config);
   ep.expose('store', store);
   ep.expose('kv', kv);
+  ep.expose('funnels', {
+    query: (projectId: string, spec: FunnelSpec) =>
+      store.funnels.query(projectId, { ...spec, steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher((step as { logic?: unknown }).logic) })) }),
+  });
   const metrics = new ProcessMetrics();
   const adapters: Adapters = { ...assembleAdapters(config, bus, store, kv), bus: metrics.bus(bus), store: metrics.store(store) };
   const modules = await Promise.all(sources.map(async ({ name, source }) => {

@@ -119,7 +119,8 @@ export async function openPipelineThread(config: Config, modules: ServiceModule[
     jobs: repo('jobs'),
     analytics: repo('analytics'),
     records: repo('records'),
-    funnels: repo('funnels'),
+    // A step's exact test is a function: its JSONLogic crosses, and the pipeline thread rebuilds it.
+    funnels: { query: (projectId, spec) => ep.call('funnels', ['query'], [projectId, { ...spec, steps: spec.steps.map(({ matches: _, ...step }) => step) }]) },
     retention: repo('retention'),
     exports: exportsHere,
     erasure: repo('erasure'),
