@@ -126,10 +126,11 @@ export const ConfigSchema = z.object({
    */
   SPOOR_HANDOFF: optionalText.pipe(z.enum(['local', 'bus']).optional()).transform((v) => v ?? 'local'),
   /**
-   * Where the consumers run in an embedded all-in-one process (issue 14): `thread` (default) puts
-   * the store and the consumer services (enricher, sessionizer, classifier, worker) on a worker
-   * thread of their own, so the HTTP thread only parses, validates and appends to the log;
-   * `main` keeps everything on one thread. Kafka/ClickHouse processes always use one thread.
+   * Where the consumers run in an all-in-one process (issue 14): `thread` (default) puts the
+   * consumer services (enricher, sessionizer, classifier, worker) on a worker thread of their own
+   * — embedded, with DuckDB and the memory KV; on Kafka, ClickHouse and Redis, with clients of
+   * their own —, so the HTTP thread only parses, validates and publishes; `main` keeps one
+   * thread. A process mixing embedded and network adapters keeps one thread.
    */
   SPOOR_PIPELINE_THREAD: optionalText.pipe(z.enum(['thread', 'main']).optional()).transform((v) => v ?? 'thread'),
   /**

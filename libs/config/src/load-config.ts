@@ -23,7 +23,7 @@ export interface Config {
   healthHttp: boolean;
   /** SPOOR_HANDOFF: co-located pipeline stages call each other (`local`) or go through the topics (`bus`). */
   handoff: 'local' | 'bus';
-  /** SPOOR_PIPELINE_THREAD: embedded all-in-one runs its store and consumers on a worker thread (`thread`) or on the HTTP thread (`main`). */
+  /** SPOOR_PIPELINE_THREAD: an all-in-one process runs its consumers on a worker thread (`thread`) or on the HTTP thread (`main`). */
   pipelineThread: 'thread' | 'main';
   trustProxy: boolean | number | string[];
   geoipDb: string | null;

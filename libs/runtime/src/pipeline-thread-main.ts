@@ -6,9 +6,9 @@ import type { ServiceName } from '@spoor/config';
 import { createLogger } from '@spoor/log';
 import { funnelStepMatcher } from '@spoor/rules';
 import type { FunnelSpec } from '@spoor/store';
-import { assembleAdapters, openKvOf, openStoreOf, type Adapters } from './adapters.js';
+import { assembleAdapters, openAdapters, openKvOf, openStoreOf, type Adapters } from './adapters.js';
 import { LocalHandoff } from './local-handoff.js';
-import { STATS_EVERY_MS, type PipelineThreadData, type ServiceFigures } from './pipeline-thread.js';
+import { ownAdapters, STATS_EVERY_MS, type PipelineThreadData, type ServiceFigures } from './pipeline-thread.js';
 import { ProcessMetrics } from './process-metrics.js';
 import type { RunningService, ServiceModule } from './service-module.js';
 import { RpcEndpoint } from './thread-rpc.js';
@@ -52,16 +52,24 @@ ep.expose('handlers', {
 });
 
 async function boot(): Promise<void> {
-  const store = await openStoreOf(config);
-  const kv = await openKvOf(config);
-  ep.expose('store', store);
-  ep.expose('kv', kv);
-  ep.expose('funnels', {
-    query: (projectId: string, spec: FunnelSpec) =>
-      store.funnels.query(projectId, { ...spec, steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher((step as { logic?: unknown }).logic) })) }),
-  });
   const metrics = new ProcessMetrics();
-  const adapters: Adapters = { ...assembleAdapters(config, bus, store, kv), bus: metrics.bus(bus), store: metrics.store(store) };
+  let adapters: Adapters;
+  if (ownAdapters(config)) {
+    // Kafka, ClickHouse and Redis: this thread's own clients, as a process of consumers would have.
+    const opened = await openAdapters(config, logger);
+    adapters = { ...opened, bus: metrics.bus(opened.bus), store: metrics.store(opened.store) };
+  } else {
+    const store = await openStoreOf(config);
+    const kv = await openKvOf(config);
+    ep.expose('store', store);
+    ep.expose('kv', kv);
+    ep.expose('funnels', {
+      query: (projectId: string, spec: FunnelSpec) =>
+        store.funnels.query(projectId, { ...spec, steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher((step as { logic?: unknown }).logic) })) }),
+    });
+    const parts = assembleAdapters(config, bus, store, kv);
+    adapters = { ...parts, bus: metrics.bus(bus), store: metrics.store(store), close: async () => { await kv.close(); await store.close(); } };
+  }
   const modules = await Promise.all(sources.map(async ({ name, source }) => {
     const exported = Object.values(await import(source)) as unknown[];
     const m = exported.find((v): v is ServiceModule => typeof v === 'object' && v !== null && (v as ServiceModule).name === name && typeof (v as ServiceModule).start === 'function');
@@ -97,8 +105,7 @@ async function boot(): Promise<void> {
         clearInterval(timer);
         for (const { service } of [...running].reverse()) await service.stop();
         pushFigures();
-        await kv.close();
-        await store.close();
+        await adapters.close();
       })()),
   });
 }

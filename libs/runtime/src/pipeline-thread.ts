@@ -28,19 +28,35 @@ export interface PipelineThreadData {
 export type ServiceFigures = Record<string, { stats?: Record<string, number>; drops?: Record<string, number> }>;
 export const STATS_EVERY_MS = 100;
 
-/** The consumer services that can move to the pipeline thread: they serve no routes and name their file. */
+/**
+ * The consumer services that can move to the pipeline thread: they serve no routes and name their
+ * file, the process also serves HTTP, and its adapters are all embedded (the store then lives on
+ * that thread, reached by message) or all network clients (Kafka, ClickHouse, Redis: each thread
+ * opens its own).
+ */
 export function threadable(config: Config, modules: ServiceModule[]): ServiceModule[] {
-  if (config.pipelineThread !== 'thread' || config.kafkaBrokers || config.clickhouseUrl || config.redisUrl) return [];
+  if (config.pipelineThread !== 'thread' || adaptersOf(config) === 'mixed') return [];
   const movable = modules.filter((m) => !m.serves && m.source !== undefined);
   // Alone (a consumer process of its own) there is no HTTP thread to spare.
   return movable.length > 0 && movable.length < modules.length ? movable : [];
 }
 
+function adaptersOf(config: Config): 'embedded' | 'network' | 'mixed' {
+  const set = [config.kafkaBrokers, config.clickhouseUrl, config.redisUrl].filter((v) => v !== null).length;
+  return set === 0 ? 'embedded' : set === 3 ? 'network' : 'mixed';
+}
+
+/** True when the pipeline thread opens adapters of its own (network clients) instead of owning the embedded ones. */
+export function ownAdapters(config: Config): boolean {
+  return adaptersOf(config) === 'network';
+}
+
 export interface PipelineThread {
-  /** The store, reached by message (export files are read from disk here). */
-  store: Store;
-  /** The KV, reached by message; rate counters stay on this thread (only the front door counts). */
-  kv: Kv;
+  /**
+   * The embedded store and KV, reached by message (export files are read from disk here; rate
+   * counters stay on this thread: only the front door counts); null when each thread has its own.
+   */
+  shared: { store: Store; kv: Kv } | null;
   /** Starts the thread's services, in order; answers a stand-in per service for health and stop. */
   start(publicUrl: string | null): Promise<Array<{ name: ServiceName; running: RunningService }>>;
   /** The thread's own metrics (its bus batches, store calls, jobs), for /metrics. */
@@ -159,8 +175,7 @@ export async function openPipelineThread(config: Config, modules: ServiceModule[
     })());
 
   return {
-    store,
-    kv,
+    shared: ownAdapters(config) ? null : { store, kv },
     async start(publicUrl) {
       const started = await ep.call<Array<{ name: ServiceName; consumes?: Array<{ topic: string; group: string }> }>>('pipeline', ['start'], [publicUrl]);
       return started.map(({ name, consumes }) => ({

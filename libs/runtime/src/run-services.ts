@@ -5,7 +5,7 @@ import { createHttpApp, errors, FastLane, listen, type RunningServer } from '@sp
 import { assembleAdapters, openAdapters, openBusOf, type Adapters } from './adapters.js';
 import { resolve } from 'node:path';
 import { secureDataDir } from './data-dir-permissions.js';
-import { openPipelineThread, threadable, type PipelineThread } from './pipeline-thread.js';
+import { openPipelineThread, ownAdapters, threadable, type PipelineThread } from './pipeline-thread.js';
 import { hostname } from 'node:os';
 import { buildVersion } from './build-version.js';
 import { healthRouter } from './health-router.js';
@@ -37,7 +37,19 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const onMain = selected.filter((m) => !moved.includes(m));
   let pipeline: PipelineThread | null = null;
   let opened: Adapters;
-  if (moved.length > 0) {
+  if (moved.length > 0 && ownAdapters(config)) {
+    // Network clients: this thread's adapters as usual, the pipeline thread opens its own.
+    opened = await openAdapters(config, logger);
+    try {
+      pipeline = await openPipelineThread(config, moved, opened.bus, logger);
+    } catch (err) {
+      await opened.close();
+      throw err;
+    }
+    const thread = pipeline;
+    const own = opened;
+    opened = { ...own, close: async () => { await thread.stop(); await own.close(); } };
+  } else if (moved.length > 0) {
     const dataDir = resolve(config.dataDir);
     await secureDataDir(dataDir, logger);
     const bus = await openBusOf(config, logger);
@@ -48,12 +60,13 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
       throw err;
     }
     const thread = pipeline;
-    const parts = assembleAdapters(config, bus, thread.store, thread.kv);
+    const parts = assembleAdapters(config, bus, thread.shared!.store, thread.shared!.kv);
     opened = { ...parts, close: async () => { await thread.stop(); await parts.close(); } };
-    logger.info('adapters open', { bus: bus.kind, store: 'duckdb', kv: 'memory', dataDir, pipelineThread: moved.map((m) => m.name) });
+    logger.info('adapters open', { bus: bus.kind, store: 'duckdb', kv: 'memory', dataDir });
   } else {
     opened = await openAdapters(config, logger);
   }
+  if (pipeline) logger.info('pipeline thread started', { services: moved.map((m) => m.name) });
   // Every service uses the measured bus and store (their batches, publishes and calls in /metrics).
   const adapters: Adapters = { ...opened, bus: metrics.bus(opened.bus), store: metrics.store(opened.store) };
   const entries: Array<{ name: ServiceName; running: RunningService }> = [];

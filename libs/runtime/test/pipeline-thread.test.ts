@@ -6,7 +6,7 @@ import { createLogger } from '@spoor/log';
 import { StoreConflictError } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';
 import { runServices, type RunningProcess, type ServiceModule } from '../src/index.js';
-import { threadable } from '../src/pipeline-thread.js';
+import { ownAdapters, threadable } from '../src/pipeline-thread.js';
 import { PROBE_TOPIC, probeConsumerModule } from './fixtures/probe-consumer.js';
 
 /** A front door: serves one route that reads the KV through the process' adapters. */
@@ -37,12 +37,18 @@ describe('the pipeline thread of an embedded all-in-one process (issue 14)', fun
     it('moves the consumers that name their file, when the process also serves HTTP and runs embedded', () => {
       expect(threadable(loadConfig(base), [frontDoor, probeConsumerModule])).to.deep.equal([probeConsumerModule]);
     });
-    it('keeps one thread with SPOOR_PIPELINE_THREAD=main, with Kafka, ClickHouse or Redis, or with nothing left for HTTP', () => {
+    it('keeps one thread with SPOOR_PIPELINE_THREAD=main, with embedded and network adapters mixed, or with nothing left for HTTP', () => {
       expect(threadable(loadConfig({ ...base, SPOOR_PIPELINE_THREAD: 'main' }), [frontDoor, probeConsumerModule])).to.deep.equal([]);
       expect(threadable(loadConfig({ ...base, SPOOR_KAFKA_BROKERS: '127.0.0.1:9092' }), [frontDoor, probeConsumerModule])).to.deep.equal([]);
       expect(threadable(loadConfig({ ...base, SPOOR_CLICKHOUSE_URL: 'http://127.0.0.1:8123' }), [frontDoor, probeConsumerModule])).to.deep.equal([]);
       expect(threadable(loadConfig({ ...base, SPOOR_REDIS_URL: 'redis://127.0.0.1:6379' }), [frontDoor, probeConsumerModule])).to.deep.equal([]);
       expect(threadable(loadConfig(base), [probeConsumerModule])).to.deep.equal([]);
+    });
+    it('moves them too on Kafka, ClickHouse and Redis together, where each thread opens its own clients', () => {
+      const network = loadConfig({ ...base, SPOOR_KAFKA_BROKERS: '127.0.0.1:9092', SPOOR_CLICKHOUSE_URL: 'http://127.0.0.1:8123', SPOOR_REDIS_URL: 'redis://127.0.0.1:6379' });
+      expect(threadable(network, [frontDoor, probeConsumerModule])).to.deep.equal([probeConsumerModule]);
+      expect(ownAdapters(network)).to.equal(true);
+      expect(ownAdapters(loadConfig(base))).to.equal(false);
     });
     it('refuses an unknown SPOOR_PIPELINE_THREAD', () => {
       expect(() => loadConfig({ ...base, SPOOR_PIPELINE_THREAD: 'both' })).to.throw(/SPOOR_PIPELINE_THREAD/);
