@@ -18,15 +18,22 @@ export interface Adapters {
 /**
  * Opens what the configuration names; each unset URL falls back to its embedded counterpart
  * under the data directory (DESIGN.md, Architecture). Migrations run before anything serves.
+ * `elsewhere`: the store and KV live on another thread, which gets the bus first
+ * (pipeline-thread.ts).
  */
-export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
+export async function openAdapters(config: Config, logger: Logger, elsewhere?: (bus: Bus) => Promise<{ store: Store; kv: Kv }>): Promise<Adapters> {
   const dataDir = resolve(config.dataDir);
   await secureDataDir(dataDir, logger);
   const bus = await openBusOf(config, logger);
-  const store = await openStoreOf(config);
-  const kv = await openKvOf(config);
-  logger.info('adapters open', { bus: bus.kind, store: store.kind, kv: kv.kind, dataDir });
-  return assembleAdapters(config, bus, store, kv);
+  let rest: { store: Store; kv: Kv };
+  try {
+    rest = elsewhere ? await elsewhere(bus) : { store: await openStoreOf(config), kv: await openKvOf(config) };
+  } catch (err) {
+    await bus.close();
+    throw err;
+  }
+  logger.info('adapters open', { bus: bus.kind, store: rest.store.kind, kv: rest.kv.kind, dataDir });
+  return assembleAdapters(config, bus, rest.store, rest.kv);
 }
 
 /** The bus the configuration names: Kafka, or the embedded log under the data directory. */

@@ -30,10 +30,13 @@ const bus: Bus = {
   kind: 'embedded',
   publish: (topic, messages, opts) => ep.call('bus', ['publish'], [topic, messages, opts]),
   lag: (topic, group) => ep.call('bus', ['lag'], [topic, group]),
-  async subscribe(opts: SubscribeOptions) {
+  async subscribe({ handler, ...opts }: SubscribeOptions) {
     const id = String(nextSubscription++);
-    handlers.set(id, opts.handler);
-    await ep.call('bus', ['subscribe'], [id, { topic: opts.topic, group: opts.group, maxBatch: opts.maxBatch, lingerMs: opts.lingerMs }]);
+    handlers.set(id, handler);
+    await ep.call('bus', ['subscribe'], [id, opts]).catch((err: unknown) => {
+      handlers.delete(id);
+      throw err;
+    });
     return {
       stop: async () => {
         await ep.call('bus', ['unsubscribe'], [id]);
@@ -65,7 +68,7 @@ async function boot(): Promise<void> {
     ep.expose('kv', kv);
     ep.expose('funnels', {
       query: (projectId: string, spec: FunnelSpec) =>
-        store.funnels.query(projectId, { ...spec, steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher((step as { logic?: unknown }).logic) })) }),
+        store.funnels.query(projectId, { ...spec, steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher(step.logic) })) }),
     });
     const parts = assembleAdapters(config, bus, store, kv);
     adapters = { ...parts, bus: metrics.bus(bus), store: metrics.store(store), close: async () => { await kv.close(); await store.close(); } };

@@ -1,19 +1,18 @@
-// The embedded all-in-one process on two threads (issue 14; docs/ARCHITECTURE.md, "The pipeline
-// thread"). The HTTP thread keeps the front door (ingest, gateway), the embedded log and the
+// An all-in-one process on two threads (issue 14; docs/ARCHITECTURE.md, "The pipeline thread").
+// Embedded: The HTTP thread keeps the front door (ingest, gateway), the embedded log and the
 // rate counters; a worker thread owns DuckDB, the memory KV and the consumer services (enricher,
 // sessionizer, classifier, worker). DuckDB lets one instance own its file and its objects cannot
 // cross threads, so the store lives wholly on the pipeline thread and the HTTP thread reaches it
 // by message; the log stays with ingest, whose 200 waits for the append, and its consumers'
 // batches cross the other way. One command, one data directory, as before.
-import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Bus } from '@spoor/bus';
+import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '@spoor/bus';
 import type { Config, ServiceName } from '@spoor/config';
 import { MemoryKv, type Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/log';
-import { DuckDbExportRepository, type ExportRepository, type Store } from '@spoor/store';
+import { exportDirBeside, openExportFile, type Store } from '@spoor/store';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
-import { duckdbPath } from './adapters.js';
+import { duckdbPath, openAdapters, type Adapters } from './adapters.js';
 import type { RunningService, ServiceModule } from './service-module.js';
 import { RpcEndpoint } from './thread-rpc.js';
 
@@ -66,27 +65,53 @@ export interface PipelineThread {
 }
 
 /**
- * Starts the pipeline thread and waits until it has opened (and migrated) the store. `bus` is
- * this thread's log: the pipeline thread publishes and subscribes through it.
+ * This thread's adapters with the pipeline thread beside them. Embedded: the log opens here, the
+ * pipeline thread opens (and migrates) the store and KV and this thread reaches them by message.
+ * Network clients: each thread opens its own. Closing the adapters stops the thread first.
  */
-export async function openPipelineThread(config: Config, modules: ServiceModule[], bus: Bus, logger: Logger): Promise<PipelineThread> {
+export async function openAdaptersWithPipeline(config: Config, moved: ServiceModule[], logger: Logger): Promise<{ adapters: Adapters; pipeline: PipelineThread }> {
+  const made: { thread?: PipelineThread } = {};
+  const own = await openAdapters(config, logger, ownAdapters(config) ? undefined : async (bus) => {
+    made.thread = await openPipelineThread(config, moved, bus, logger);
+    return made.thread.shared!;
+  });
+  if (!made.thread) {
+    try {
+      made.thread = await openPipelineThread(config, moved, null, logger);
+    } catch (err) {
+      await own.close();
+      throw err;
+    }
+  }
+  const pipeline = made.thread;
+  logger.info('pipeline thread started', { services: moved.map((m) => m.name) });
+  return { pipeline, adapters: { ...own, close: async () => { await pipeline.stop(); await own.close(); } } };
+}
+
+/**
+ * Starts the pipeline thread and waits until it has opened its adapters. `bus`: this thread's
+ * embedded log, through which the pipeline thread publishes and subscribes, its store and KV then
+ * `shared`; null when the pipeline thread opens its own.
+ */
+async function openPipelineThread(config: Config, modules: ServiceModule[], bus: Bus | null, logger: Logger): Promise<PipelineThread> {
   const data: PipelineThreadData = { config, modules: modules.map((m) => ({ name: m.name, source: m.source! })) };
   const worker = new Worker(new URL('./pipeline-thread-main.js', import.meta.url), { workerData: data, name: 'spoor-pipeline' });
   const ep = new RpcEndpoint(worker);
   let stopping = false;
-  const subscriptions = new Map<string, { stop(): Promise<void> }>();
-  ep.expose('bus', {
-    publish: (topic: string, messages: Parameters<Bus['publish']>[1], opts: Parameters<Bus['publish']>[2]) => bus.publish(topic, messages, opts),
-    lag: (topic: string, group: string) => bus.lag(topic, group),
-    async subscribe(id: string, opts: { topic: string; group: string; maxBatch?: number; lingerMs?: number }) {
-      const sub = await bus.subscribe({ ...opts, handler: (batch) => ep.call('handlers', ['handle'], [id, batch]) });
-      subscriptions.set(id, sub);
-    },
-    async unsubscribe(id: string) {
-      await subscriptions.get(id)?.stop();
-      subscriptions.delete(id);
-    },
-  });
+  const subscriptions = new Map<string, Subscription>();
+  if (bus) {
+    ep.expose('bus', {
+      publish: (topic: string, messages: OutgoingMessage[], opts: PublishOptions | undefined) => bus.publish(topic, messages, opts),
+      lag: (topic: string, group: string) => bus.lag(topic, group),
+      async subscribe(id: string, opts: Omit<SubscribeOptions, 'handler'>) {
+        subscriptions.set(id, await bus.subscribe({ ...opts, handler: (batch) => ep.call('handlers', ['handle'], [id, batch]) }));
+      },
+      async unsubscribe(id: string) {
+        await subscriptions.get(id)?.stop();
+        subscriptions.delete(id);
+      },
+    });
+  }
   let figures: ServiceFigures = {};
   ep.onNote('figures', (f) => (figures = f as ServiceFigures));
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
@@ -111,14 +136,45 @@ export async function openPipelineThread(config: Config, modules: ServiceModule[
     process.exit(1);
   });
 
+  let stopped: Promise<void> | null = null;
+  const stop = () =>
+    (stopped ??= (async () => {
+      stopping = true;
+      try {
+        await ep.call('pipeline', ['stop'], []);
+      } catch (err) {
+        logger.error('pipeline thread stopped uncleanly', { err });
+      }
+      for (const sub of subscriptions.values()) await sub.stop();
+      subscriptions.clear();
+      await worker.terminate();
+      ep.close();
+    })());
+
+  return {
+    shared: bus ? sharedAdapters(ep, config) : null,
+    async start(publicUrl) {
+      const started = await ep.call<Array<{ name: ServiceName; consumes?: Array<{ topic: string; group: string }> }>>('pipeline', ['start'], [publicUrl]);
+      return started.map(({ name, consumes }) => ({
+        name,
+        running: {
+          consumes,
+          stats: () => figures[name]?.stats ?? {},
+          drops: () => figures[name]?.drops ?? {},
+          stop,
+        },
+      }));
+    },
+    metrics: () => ep.call('pipeline', ['metrics'], []),
+    stop,
+  };
+}
+
+/** The pipeline thread's DuckDB store and memory KV as this thread reaches them. */
+function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv } {
   const repo = <K extends keyof Store>(name: K) => ep.remote<Store[K]>('store', [name]);
   const exportsThere = repo('exports');
-  const files = new DuckDbExportRepository(`${dirname(duckdbPath(config))}/exports`, () => Promise.reject(new Error('exports are written on the pipeline thread')));
-  const exportsHere: ExportRepository = {
-    write: (spec) => exportsThere.write(spec),
-    open: (id) => files.open(id),
-    purge: (before) => exportsThere.purge(before),
-  };
+  const exportDir = exportDirBeside(duckdbPath(config));
   const store: Store = {
     kind: 'duckdb',
     migrate: async () => {},
@@ -138,7 +194,8 @@ export async function openPipelineThread(config: Config, modules: ServiceModule[
     // A step's exact test is a function: its JSONLogic crosses, and the pipeline thread rebuilds it.
     funnels: { query: (projectId, spec) => ep.call('funnels', ['query'], [projectId, { ...spec, steps: spec.steps.map(({ matches: _, ...step }) => step) }]) },
     retention: repo('retention'),
-    exports: exportsHere,
+    // Downloads stream from disk here; writes and purges are the pipeline thread's.
+    exports: { write: (spec) => exportsThere.write(spec), open: (id) => openExportFile(exportDir, id), purge: (before) => exportsThere.purge(before) },
     erasure: repo('erasure'),
     sizeBytes: () => ep.call('store', ['sizeBytes'], []),
     close: async () => {},
@@ -158,37 +215,5 @@ export async function openPipelineThread(config: Config, modules: ServiceModule[
     rateCounter: (opts) => counters.rateCounter(opts),
     close: () => counters.close(),
   };
-
-  let stopped: Promise<void> | null = null;
-  const stop = () =>
-    (stopped ??= (async () => {
-      stopping = true;
-      try {
-        await ep.call('pipeline', ['stop'], []);
-      } catch (err) {
-        logger.error('pipeline thread stopped uncleanly', { err });
-      }
-      for (const id of [...subscriptions.keys()]) await subscriptions.get(id)?.stop();
-      subscriptions.clear();
-      await worker.terminate();
-      ep.close();
-    })());
-
-  return {
-    shared: ownAdapters(config) ? null : { store, kv },
-    async start(publicUrl) {
-      const started = await ep.call<Array<{ name: ServiceName; consumes?: Array<{ topic: string; group: string }> }>>('pipeline', ['start'], [publicUrl]);
-      return started.map(({ name, consumes }) => ({
-        name,
-        running: {
-          consumes,
-          stats: () => figures[name]?.stats ?? {},
-          drops: () => figures[name]?.drops ?? {},
-          stop,
-        },
-      }));
-    },
-    metrics: () => ep.call('pipeline', ['metrics'], []),
-    stop,
-  };
+  return { store, kv };
 }

@@ -2,10 +2,8 @@ import { Router } from 'express';
 import { loadConfig, ConfigError, type Config, type ServiceName } from '@spoor/config';
 import { createLogger, type Logger } from '@spoor/log';
 import { createHttpApp, errors, FastLane, listen, type RunningServer } from '@spoor/http';
-import { assembleAdapters, openAdapters, openBusOf, type Adapters } from './adapters.js';
-import { resolve } from 'node:path';
-import { secureDataDir } from './data-dir-permissions.js';
-import { openPipelineThread, ownAdapters, threadable, type PipelineThread } from './pipeline-thread.js';
+import { openAdapters, type Adapters } from './adapters.js';
+import { openAdaptersWithPipeline, threadable } from './pipeline-thread.js';
 import { hostname } from 'node:os';
 import { buildVersion } from './build-version.js';
 import { healthRouter } from './health-router.js';
@@ -31,58 +29,28 @@ export interface RunningProcess {
 export async function runServices(config: Config, modules: ServiceModule[], logger: Logger, clock: () => number = Date.now): Promise<RunningProcess> {
   const selected = modules.filter((m) => config.services.includes(m.name));
   const metrics = new ProcessMetrics();
-  // Embedded all-in-one: the consumers and the store on a thread of their own (pipeline-thread.ts).
-  // A test's own clock cannot cross to another thread: such a process keeps one thread.
+  // All-in-one: the consumers on a thread of their own (pipeline-thread.ts). A test's own clock
+  // cannot cross to another thread: such a process keeps one thread.
   const moved = clock === Date.now ? threadable(config, selected) : [];
   const onMain = selected.filter((m) => !moved.includes(m));
-  let pipeline: PipelineThread | null = null;
-  let opened: Adapters;
-  if (moved.length > 0 && ownAdapters(config)) {
-    // Network clients: this thread's adapters as usual, the pipeline thread opens its own.
-    opened = await openAdapters(config, logger);
-    try {
-      pipeline = await openPipelineThread(config, moved, opened.bus, logger);
-    } catch (err) {
-      await opened.close();
-      throw err;
-    }
-    const thread = pipeline;
-    const own = opened;
-    opened = { ...own, close: async () => { await thread.stop(); await own.close(); } };
-  } else if (moved.length > 0) {
-    const dataDir = resolve(config.dataDir);
-    await secureDataDir(dataDir, logger);
-    const bus = await openBusOf(config, logger);
-    try {
-      pipeline = await openPipelineThread(config, moved, bus, logger);
-    } catch (err) {
-      await bus.close();
-      throw err;
-    }
-    const thread = pipeline;
-    const parts = assembleAdapters(config, bus, thread.shared!.store, thread.shared!.kv);
-    opened = { ...parts, close: async () => { await thread.stop(); await parts.close(); } };
-    logger.info('adapters open', { bus: bus.kind, store: 'duckdb', kv: 'memory', dataDir });
-  } else {
-    opened = await openAdapters(config, logger);
-  }
-  if (pipeline) logger.info('pipeline thread started', { services: moved.map((m) => m.name) });
+  const { adapters: opened, pipeline } = moved.length > 0
+    ? await openAdaptersWithPipeline(config, moved, logger)
+    : { adapters: await openAdapters(config, logger), pipeline: null };
   // Every service uses the measured bus and store (their batches, publishes and calls in /metrics).
   const adapters: Adapters = { ...opened, bus: metrics.bus(opened.bus), store: metrics.store(opened.store) };
   const entries: Array<{ name: ServiceName; running: RunningService }> = [];
-  const services: RunningService[] = [];
+  const services = () => entries.map((e) => e.running);
   const root = Router();
   // A process of consumers alone listens only when asked (SPOOR_HEALTH_HTTP), for probes and metrics.
   const app = selected.some((m) => m.serves) || config.healthHttp ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) }) : null;
   const lane = app ? new FastLane(app, logger.child('http'), (route, status, seconds) => metrics.fastRequest(route, status, seconds)) : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
-  const named = () => entries;
-  const lagSampler = new LagSampler(adapters.bus, () => services.flatMap((s) => s.consumes ?? []), clock, config.lagSampleMs, logger);
+  const lagSampler = new LagSampler(adapters.bus, () => services().flatMap((s) => s.consumes ?? []), clock, config.lagSampleMs, logger);
   if (http) {
     root.use(metrics.http());
     root.use(healthRouter(adapters, services, clock, () => started, lagSampler));
-    root.use(metricsRouter(adapters, named, metrics.registry, lagSampler, pipeline ? () => pipeline.metrics() : undefined));
+    root.use(metricsRouter(adapters, () => entries, metrics.registry, lagSampler, pipeline ? () => pipeline.metrics() : undefined));
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
@@ -90,25 +58,21 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const handoff = new LocalHandoff();
   const here = new Set(onMain.map((m) => m.name));
   const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
-  const add = (name: ServiceName, running: RunningService) => {
-    entries.push({ name, running });
-    services.push(running);
-  };
   for (const m of onMain) {
     const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo, metrics });
-    add(m.name, service);
+    entries.push({ name: m.name, running: service });
     if (service.router) root.use(service.router);
   }
-  for (const { name, running } of (await pipeline?.start(publicUrl)) ?? []) add(name, running);
+  entries.push(...((await pipeline?.start(publicUrl)) ?? []));
   // Fast routes open with the rest: until then express answers 503 for them too.
-  for (const r of services.flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
+  for (const r of services().flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
   // Ready with a first lag reading in hand, never with an empty one.
   await lagSampler.refresh();
   lagSampler.start();
   started = true;
   const heartbeats = startHeartbeats({
     store: adapters.store, clock, logger, everyMs: config.heartbeatMs, instance: `${hostname()}:${process.pid}:${clock()}`, version: buildVersion(),
-    sources: () => named().map(({ name, running }) => ({ name, stats: running.stats, drops: running.drops, consumes: running.consumes })),
+    sources: () => entries.map(({ name, running }) => ({ name, stats: running.stats, drops: running.drops, consumes: running.consumes })),
   });
   await heartbeats.beat();
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });
@@ -116,13 +80,13 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   return {
     adapters,
     http,
-    services,
+    services: services(),
     stop: () =>
       (stopping ??= (async () => {
         await http?.close();
         await lagSampler.stop();
         await heartbeats.stop();
-        for (const s of [...services].reverse()) await s.stop();
+        for (const s of services().reverse()) await s.stop();
         await adapters.close();
       })()),
   };

@@ -5,6 +5,8 @@ import type { EnrichedEvent, EventPredicate, FunnelBreakdown } from '@spoor/sche
 import type { Window } from './store.js';
 
 export interface FunnelStepSpec {
+  /** The step's JSONLogic, which `matches` tests: what crosses to a store on another thread, which rebuilds `matches` from it. */
+  logic: unknown;
   /** The step's SQL form, or null when only `matches` can decide it. */
   predicate: EventPredicate | null;
   /** Holds for every event the step matches: SQL's filter before TypeScript decides. */

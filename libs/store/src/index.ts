@@ -5,7 +5,7 @@ export { firstReaches, medianOf, type UnitEvent } from './funnel-tally.js';
 export { BUILT_IN_ISSUER } from './account-row.js';
 export { openStore, type StoreOptions } from './open-store.js';
 export { DuckDbStore, type DuckDbStoreOptions } from './duckdb/duckdb-store.js';
-export { DuckDbExportRepository } from './duckdb/export-repository.js';
+export { exportDirBeside, openExportFile } from './duckdb/export-repository.js';
 export { ClickHouseStore, type ClickHouseStoreOptions } from './clickhouse/clickhouse-store.js';
 export { checkIdentifier } from './clickhouse/clickhouse-connection.js';
 export { duckdbMigrations, type DuckMigration } from './duckdb/migrations.js';

@@ -29,7 +29,7 @@ import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
 import { DuckDbConnection, DuckDbReaderPool } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
-import { DuckDbExportRepository } from './export-repository.js';
+import { DuckDbExportRepository, exportDirBeside } from './export-repository.js';
 import { DuckDbProjectErasure } from './project-erasure.js';
 import { DuckDbJobRepository } from './job-repository.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
@@ -122,7 +122,7 @@ export class DuckDbStore implements Store {
       const writer = new DuckDbConnection(await instance.connect());
       const readers = await Promise.all(Array.from({ length: Math.max(1, opts.readers ?? 2) }, async () => new DuckDbConnection(await instance.connect(), true)));
       const jobReader = new DuckDbConnection(await instance.connect(), true);
-      const exportDir = opts.exportDir ?? (key !== null ? join(dirname(key), 'exports') : join(tmpdir(), `spoor-exports-${randomUUID()}`));
+      const exportDir = opts.exportDir ?? (key !== null ? exportDirBeside(key) : join(tmpdir(), `spoor-exports-${randomUUID()}`));
       return new DuckDbStore(instance, writer, new DuckDbReaderPool(readers), jobReader, key, exportDir);
     } catch (err) {
       if (key !== null) openPaths.delete(key);

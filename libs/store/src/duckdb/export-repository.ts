@@ -4,7 +4,7 @@
 // so a download never sees half a file.
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EXPORT_EXTENSIONS, type ExportFormat } from '@spoor/schemas';
 import { MAX_MS, MIN_MS, toInt } from '../column-values.js';
@@ -18,6 +18,7 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
 };
 
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
+const exportFile = (dir: string, id: string, format: ExportFormat) => join(dir, `${id}.${EXPORT_EXTENSIONS[format]}`);
 
 export class DuckDbExportRepository implements ExportRepository {
   private conn: Promise<DuckDbConnection> | null = null;
@@ -49,14 +50,8 @@ export class DuckDbExportRepository implements ExportRepository {
     return { rows: toInt(rows[0]?.['Count'] ?? 0), bytes: (await stat(file)).size };
   }
 
-  async open(exportId: string): Promise<{ stream: ReturnType<typeof createReadStream>; bytes: number } | null> {
-    const id = checkExportId(exportId);
-    for (const format of Object.keys(EXPORT_EXTENSIONS) as ExportFormat[]) {
-      const file = this.path(id, format);
-      const found = await stat(file).catch(() => null);
-      if (found) return { stream: createReadStream(file), bytes: found.size };
-    }
-    return null;
+  open(exportId: string): Promise<{ stream: ReturnType<typeof createReadStream>; bytes: number } | null> {
+    return openExportFile(this.dir, exportId);
   }
 
   async purge(before: number): Promise<number> {
@@ -84,11 +79,30 @@ export class DuckDbExportRepository implements ExportRepository {
   }
 
   private path(id: string, format: ExportFormat): string {
-    return join(this.dir, `${id}.${EXPORT_EXTENSIONS[format]}`);
+    return exportFile(this.dir, id, format);
   }
 
   private connection(): Promise<DuckDbConnection> {
     this.conn ??= this.connect().then((c) => new DuckDbConnection(c));
     return this.conn;
   }
+}
+
+/** Where a store at `dbFile` keeps its export files unless told otherwise: `exports` beside it. */
+export function exportDirBeside(dbFile: string): string {
+  return join(dirname(dbFile), 'exports');
+}
+
+/**
+ * An export's file in `dir`, streamed; null when there is none. Needs no connection: the embedded
+ * process' HTTP thread serves downloads with it while DuckDB lives on the pipeline thread.
+ */
+export async function openExportFile(dir: string, exportId: string): Promise<{ stream: ReturnType<typeof createReadStream>; bytes: number } | null> {
+  const id = checkExportId(exportId);
+  for (const format of Object.keys(EXPORT_EXTENSIONS) as ExportFormat[]) {
+    const file = exportFile(dir, id, format);
+    const found = await stat(file).catch(() => null);
+    if (found) return { stream: createReadStream(file), bytes: found.size };
+  }
+  return null;
 }
