@@ -45,6 +45,17 @@ export interface SubscribeOptions {
    * steady trickle instead of once per request (issue 14). Default 0.
    */
   lingerMs?: number;
+  /**
+   * Batches handed to the handler before the oldest one resolved (embedded log; Kafka hands one
+   * batch per partition at a time and ignores it). Default 1. Above 1 the handler is called with
+   * batch N+1 while N is still running, so it can prepare N+1 while N waits on its store
+   * (issue 14). Offsets still commit in order, each only after its own batch and every earlier
+   * one resolved. When a batch fails, the bus waits for the later ones to settle, ignores their
+   * outcome and delivers again from the failed batch. The handler must therefore keep its
+   * effects in batch order: a call must not write anything before every earlier call still in
+   * flight resolved, and must reject when one of them rejected.
+   */
+  inFlight?: number;
 }
 
 export interface Subscription {

@@ -51,16 +51,41 @@ interface Enriched extends Candidate {
  */
 export class EnricherService {
   private readonly counters: Record<string, number> = { duplicate: 0, malformed: 0 };
+  /** Calls not yet settled: the bus may hand over the next batch before this one resolved. */
+  private pending = 0;
+  /** The latest call's three steps: the next call's steps each wait on theirs. */
+  private prepared: Promise<unknown> = Promise.resolve();
+  private written: Promise<unknown> = Promise.resolve();
+  private passed: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: EnricherDeps) {}
 
-  async handle(batch: DeliveredMessage[]): Promise<void> {
-    const fresh = await this.dropDuplicates(await this.parse(batch));
-    const enriched = await this.enrich(fresh);
-    if (enriched.length === 0) return;
-    await assignSessions(enriched, this.deps.kv);
-    const events = await this.write(enriched);
-    await this.deps.output(events);
+  /**
+   * Handles one batch. Calls may overlap (the bus's `inFlight`, issue 14): a batch is parsed,
+   * deduplicated, enriched and given sessions while the previous one is still being written,
+   * and written while the previous one is being sessionized, so the thread works while the
+   * store commits. Each step still runs in batch order: a batch's step starts after the same
+   * step of the previous batch succeeded, and not at all when that failed (the bus then delivers
+   * both again; dedup lets a message through again at its own position, a stored row is kept).
+   */
+  handle(batch: DeliveredMessage[]): Promise<void> {
+    if (this.pending === 0) this.prepared = this.written = this.passed = Promise.resolve();
+    this.pending++;
+    const prepared = this.prepared.then(() => this.prepare(batch));
+    const written = Promise.all([prepared, this.written]).then(([enriched]) => this.write(enriched));
+    const passed = Promise.all([written, this.passed]).then(([events]) => (events.length > 0 ? this.deps.output(events) : undefined));
+    this.prepared = prepared;
+    this.written = written;
+    this.passed = passed;
+    // Seen by the next call or the bus; these keep a rejection from counting as unhandled meanwhile.
+    for (const step of [prepared, written, passed]) step.catch(() => undefined);
+    return passed.finally(() => this.pending--);
+  }
+
+  private async prepare(batch: DeliveredMessage[]): Promise<Enriched[]> {
+    const enriched = await this.enrich(await this.dropDuplicates(await this.parse(batch)));
+    if (enriched.length > 0) await assignSessions(enriched, this.deps.kv);
+    return enriched;
   }
 
   stats(): Record<string, number> {
@@ -135,7 +160,7 @@ export class EnricherService {
       pairs.push({ raw: c.raw, enriched: event });
       out.push({ event, source: c.source, offset: c.offset });
     }
-    await this.deps.store.events.insertEvents(pairs);
+    if (pairs.length > 0) await this.deps.store.events.insertEvents(pairs);
     return out;
   }
 }

@@ -30,6 +30,11 @@ describe('EnricherService', function () {
   let store: Store;
   let passedOn: SessionInput[];
   let failWrite: number | null;
+  let writes: number;
+  /** While set, a write waits for it before it starts (a slow commit). */
+  let gate: Promise<void> | null;
+  /** The next hand-over to the sessionizer fails once. */
+  let failOutput: boolean;
   let service: EnricherService;
 
   beforeEach(async function () {
@@ -38,17 +43,27 @@ describe('EnricherService', function () {
     await store.migrate();
     passedOn = [];
     failWrite = null;
+    gate = null;
+    failOutput = false;
     // The fault: the n-th write of the store fails once (a full disk, a lost connection).
-    let writes = 0;
+    writes = 0;
     const insertEvents = store.events.insertEvents.bind(store.events);
     store.events.insertEvents = async (pairs) => {
-      if (++writes === failWrite) throw new Error('injected write failure');
+      const n = ++writes;
+      await gate;
+      if (n === failWrite) throw new Error('injected write failure');
       return insertEvents(pairs);
     };
     service = new EnricherService({
       store, kv: new MemoryKv(), dedup: localDedupWindow(),
       pipeline: createEnrichmentPipeline({ ipMode: 'full', ipSalt: 'salt', geo: EMPTY_GEO_LOOKUP, clock: () => T0 }),
-      output: async (events) => { passedOn.push(...events); },
+      output: async (events) => {
+        if (failOutput) {
+          failOutput = false;
+          throw new Error('injected hand-over failure');
+        }
+        passedOn.push(...events);
+      },
       logger: createLogger('test', 'error', () => {}),
     });
   });
@@ -80,5 +95,52 @@ describe('EnricherService', function () {
     expect(await store.events.countRaw('p-1')).to.equal(2500);
     expect(await store.events.countEnriched('p-1')).to.equal(2500);
     expect(passedOn.map((p) => p.offset)).to.deep.equal(batch.map((m) => Number(m.offset)));
+  });
+
+  describe('with the next batch handed over before this one resolved (the bus\'s inFlight)', function () {
+    const first = Array.from({ length: 2500 }, (_, i) => message(i));
+    const second = Array.from({ length: 2500 }, (_, i) => message(2500 + i));
+
+    it('enriches the next batch while this one is written, and writes and passes both on in bus order', async function () {
+      let release!: () => void;
+      gate = new Promise((resolve) => (release = resolve));
+      const handled = [service.handle(first), service.handle(second)];
+      // The first write is held: the second batch gets enriched meanwhile, but not written.
+      while (service.stats()['enriched']! < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(writes).to.equal(1);
+      expect(passedOn).to.have.length(0);
+      release();
+      await Promise.all(handled);
+      expect(writes).to.equal(2);
+      expect(await store.events.countEnriched('p-1')).to.equal(5000);
+      expect(passedOn.map((p) => p.offset)).to.deep.equal([...first, ...second].map((m) => Number(m.offset)));
+    });
+
+    it('fails the batch after a failed one without writing it, and both replay whole', async function () {
+      failWrite = 1;
+      const outcomes = await Promise.allSettled([service.handle(first), service.handle(second)]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
+      expect(writes).to.equal(1);
+      expect(passedOn).to.have.length(0);
+      expect(await store.events.countRaw('p-1')).to.equal(0);
+
+      // The bus delivers both again from the failed one, overlapping as before.
+      await Promise.all([service.handle(first), service.handle(second)]);
+      expect(await store.events.countRaw('p-1')).to.equal(5000);
+      expect(await store.events.countEnriched('p-1')).to.equal(5000);
+      expect(passedOn.map((p) => p.offset)).to.deep.equal([...first, ...second].map((m) => Number(m.offset)));
+    });
+
+    it('when passing a batch on fails, the next one (written meanwhile) is not passed on, and both replay once', async function () {
+      failOutput = true;
+      const outcomes = await Promise.allSettled([service.handle(first), service.handle(second)]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
+      expect(passedOn).to.have.length(0);
+
+      await Promise.all([service.handle(first), service.handle(second)]);
+      expect(await store.events.countRaw('p-1')).to.equal(5000);
+      expect(await store.events.countEnriched('p-1')).to.equal(5000);
+      expect(passedOn.map((p) => p.offset)).to.deep.equal([...first, ...second].map((m) => Number(m.offset)));
+    });
   });
 });

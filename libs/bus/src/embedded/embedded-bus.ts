@@ -107,39 +107,84 @@ class EmbeddedSubscription {
     await this.loop;
   }
 
+  /**
+   * Reads ahead up to `inFlight` batches (default 1), hands each to the handler as soon as it
+   * is read, and commits their offsets in order as they resolve. A failed batch is delivered
+   * again from its first record after a backoff, once the batches after it have settled.
+   */
   private async consume(): Promise<void> {
-    while (!this.stopped) {
-      const max = this.opts.maxBatch ?? 1000;
-      let { records, next } = await this.log.read(this.offset, max);
-      if (records.length === 0) {
-        await this.log.waitForData(this.offset);
-        continue;
+    const depth = Math.max(1, this.opts.inFlight ?? 1);
+    const inFlight: InFlightBatch[] = [];
+    let readAt = this.offset;
+    let failures = 0;
+    try {
+      while (!this.stopped) {
+        if (inFlight.length < depth) {
+          const batch = await this.readBatch(readAt, inFlight.length === 0);
+          if (batch) {
+            inFlight.push({ next: batch.next, outcome: settle(async () => this.opts.handler(batch.messages, NO_HEARTBEAT)) });
+            readAt = batch.next;
+            continue;
+          }
+          if (inFlight.length === 0) {
+            await this.log.waitForData(readAt);
+            continue;
+          }
+        }
+        const head = inFlight.shift()!;
+        const outcome = await head.outcome;
+        if (outcome.ok) {
+          failures = 0;
+          await this.committed(head.next);
+          continue;
+        }
+        // Later batches were handed over on the assumption that this one would pass: drop them.
+        await Promise.all(inFlight.map((b) => b.outcome));
+        inFlight.length = 0;
+        readAt = this.offset;
+        this.logger.warn('handler failed; retrying the batch', { err: outcome.err, topic: this.topic, group: this.group, attempt: failures });
+        await sleep(backoffDelay(failures++));
       }
-      if (records.length < max / 4 && (this.opts.lingerMs ?? 0) > 0 && !this.stopped) {
-        await sleep(this.opts.lingerMs!);
-        ({ records, next } = await this.log.read(this.offset, max));
+    } finally {
+      // Stopping: what resolved, in order, is committed; the rest is delivered again next time.
+      for (const b of inFlight) {
+        if (!(await b.outcome).ok) break;
+        await this.committed(b.next);
       }
-      const batch: DeliveredMessage[] = records.map((r) => ({ topic: this.topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value }));
-      if (!(await this.handleWithRetry(batch))) return;
-      this.offset = next;
-      await this.offsets.commit(this.group, this.topic, next);
-      await this.log.deleteBelow(Math.min(...this.offsets.knownGroups(this.topic)));
     }
   }
 
-  /** Retries a failing batch with backoff until it succeeds or the subscription stops. */
-  private async handleWithRetry(batch: DeliveredMessage[]): Promise<boolean> {
-    for (let attempt = 0; !this.stopped; attempt++) {
-      try {
-        await this.opts.handler(batch, NO_HEARTBEAT);
-        return true;
-      } catch (err) {
-        this.logger.warn('handler failed; retrying the batch', { err, topic: this.topic, group: this.group, attempt });
-        await sleep(backoffDelay(attempt));
-      }
+  /** The next batch from `offset`, or null when none is waiting. Lingers only when nothing else is in flight. */
+  private async readBatch(offset: number, mayLinger: boolean): Promise<{ messages: DeliveredMessage[]; next: number } | null> {
+    const max = this.opts.maxBatch ?? 1000;
+    let { records, next } = await this.log.read(offset, max);
+    if (records.length === 0) return null;
+    if (mayLinger && records.length < max / 4 && (this.opts.lingerMs ?? 0) > 0 && !this.stopped) {
+      await sleep(this.opts.lingerMs!);
+      ({ records, next } = await this.log.read(offset, max));
     }
-    return false;
+    return { messages: records.map((r) => ({ topic: this.topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value })), next };
   }
+
+  private async committed(next: number): Promise<void> {
+    this.offset = next;
+    await this.offsets.commit(this.group, this.topic, next);
+    await this.log.deleteBelow(Math.min(...this.offsets.knownGroups(this.topic)));
+  }
+}
+
+interface InFlightBatch {
+  /** The offset after the batch's last record. */
+  next: number;
+  outcome: Promise<{ ok: true } | { ok: false; err: unknown }>;
+}
+
+/** A call's outcome as a value: never rejects, so a batch's failure is seen when its turn comes. */
+function settle(call: () => Promise<void>): InFlightBatch['outcome'] {
+  return call().then(
+    () => ({ ok: true as const }),
+    (err: unknown) => ({ ok: false as const, err }),
+  );
 }
 
 /** One process, no group membership to keep alive. */
