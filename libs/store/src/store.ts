@@ -60,8 +60,13 @@ export interface EventRepository {
   /** Oldest first by timestamp, then event_id; window on timestamp, end exclusive. */
   listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]>;
   listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]>;
-  /** Every enriched event of one session, oldest first. */
-  sessionEvents(projectId: string, sessionId: string): Promise<EnrichedEvent[]>;
+  /**
+   * Every enriched event of one session, oldest first. `within` — the session's first and last
+   * event time from its summary, both inclusive — lets an engine skip the blocks of other times
+   * (DuckDB's zone maps: events are stored in about the order they arrive; issue 15); events
+   * outside it are not returned.
+   */
+  sessionEvents(projectId: string, sessionId: string, within?: { from: number; to: number }): Promise<EnrichedEvent[]>;
   /** Every enriched event of these sessions, oldest first (then event_id); for backfills. */
   eventsOfSessions(projectId: string, sessionIds: string[]): Promise<EnrichedEvent[]>;
   countRaw(projectId: string): Promise<number>;

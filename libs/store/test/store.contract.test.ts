@@ -215,6 +215,9 @@ for (const backend of backends) {
         expect(ids(await store.events.sessionEvents(p, 'S'))).to.deep.equal(['a', 'b1', 'b2', 'c']);
         expect(ids(await store.events.sessionEvents(p, 'OTHER'))).to.deep.equal(['o']);
         expect(await store.events.sessionEvents(p, 'none')).to.deep.equal([]);
+        // Within the summary's time range, both ends included: the same events; a narrower range, fewer.
+        expect(ids(await store.events.sessionEvents(p, 'S', { from: T0 + 10, to: T0 + 30 }))).to.deep.equal(['a', 'b1', 'b2', 'c']);
+        expect(ids(await store.events.sessionEvents(p, 'S', { from: T0 + 11, to: T0 + 29 }))).to.deep.equal(['b1', 'b2']);
       });
     });
 

@@ -20,13 +20,30 @@ export interface ClickHouseConnectionOptions {
   database?: string | undefined;
   username?: string | undefined;
   password?: string | undefined;
+  /**
+   * Called with the engine's own account of each SELECT (`X-ClickHouse-Summary`): how many rows
+   * and bytes it read. Set, every SELECT waits for the end of the query before its answer
+   * starts, so the summary is complete (issue 15: tests that prove a read stays a point read).
+   */
+  onSummary?: ((summary: QuerySummary) => void) | undefined;
+}
+
+export interface QuerySummary {
+  query: string;
+  params: Params;
+  read_rows: number;
+  read_bytes: number;
 }
 
 /** A thin layer over @clickhouse/client: JSONEachRow in and out, tables qualified by database. */
 export class ClickHouseConnection {
   readonly database: string;
 
-  private constructor(private readonly client: ClickHouseClient, database: string) {
+  private constructor(
+    private readonly client: ClickHouseClient,
+    database: string,
+    private readonly onSummary?: (summary: QuerySummary) => void,
+  ) {
     this.database = database;
   }
 
@@ -43,7 +60,7 @@ export class ClickHouseConnection {
       use_multipart_params_auto: true,
       clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     });
-    return new ClickHouseConnection(client, database);
+    return new ClickHouseConnection(client, database, opts.onSummary);
   }
 
   /** `<database>.<table>`; table names are constants of this package. */
@@ -52,7 +69,13 @@ export class ClickHouseConnection {
   }
 
   async rows(query: string, params: Params = {}): Promise<Row[]> {
-    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow' });
+    const observe = this.onSummary;
+    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow', ...(observe ? { clickhouse_settings: { wait_end_of_query: 1 } } : {}) });
+    if (observe) {
+      const header = result.response_headers['x-clickhouse-summary'];
+      const summary = JSON.parse(String(Array.isArray(header) ? header[0] : header ?? '{}')) as Record<string, string>;
+      observe({ query, params, read_rows: Number(summary['read_rows'] ?? NaN), read_bytes: Number(summary['read_bytes'] ?? NaN) });
+    }
     return result.json<Row>();
   }
 

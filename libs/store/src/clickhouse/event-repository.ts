@@ -47,7 +47,7 @@ export class ClickHouseEventRepository implements EventRepository {
     return rows.map(rowToEnrichedEvent);
   }
 
-  async sessionEvents(projectId: string, sessionId: string): Promise<EnrichedEvent[]> {
+  async sessionEvents(projectId: string, sessionId: string, within?: { from: number; to: number }): Promise<EnrichedEvent[]> {
     // The index table narrows to this session's event ids (a primary-key range); the final
     // session_id check drops index entries left by a duplicate that lost to an earlier copy.
     const rows = await this.ch.rows(
@@ -57,8 +57,9 @@ export class ClickHouseEventRepository implements EventRepository {
            SELECT event_id FROM ${this.ch.table('enriched_events_by_session')}
            WHERE project_id = {project_id:String} AND session_id = {session_id:String})
          AND session_id = {session_id:String}
+         ${within ? 'AND timestamp BETWEEN {from:Int64} AND {to:Int64}' : ''}
        ORDER BY timestamp, event_id`,
-      { project_id: projectId, session_id: sessionId },
+      { project_id: projectId, session_id: sessionId, ...(within ? { from: within.from, to: within.to } : {}) },
     );
     return rows.map(rowToEnrichedEvent);
   }
