@@ -1,11 +1,12 @@
 import type { Logger } from '@spoor/log';
 import type { Bus } from './bus.js';
 import { EmbeddedBus } from './embedded/embedded-bus.js';
+import type { FsyncMode } from './embedded/topic-log.js';
 import { KafkaBus } from './kafka/kafka-bus.js';
 
 export type BusOptions =
   | { kind: 'kafka'; brokers: string[]; clientId: string; logger: Logger; partitions?: number; replicationFactor?: number }
-  | { kind: 'embedded'; dir: string; logger: Logger; fsync?: boolean };
+  | { kind: 'embedded'; dir: string; logger: Logger; fsync?: FsyncMode; fsyncIntervalMs?: number };
 
 export function openBus(opts: BusOptions): Promise<Bus> {
   return opts.kind === 'kafka' ? KafkaBus.connect(opts) : EmbeddedBus.open(opts);

@@ -21,12 +21,12 @@ describe('EmbeddedBus durability', () => {
 
   it('cuts a torn tail on recovery and keeps appending after it', async () => {
     const dir = await makeTempDir('log');
-    const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: false });
+    const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
     await log.append([{ key: 'k', value: 'intact' }]);
     await log.close();
     const [segment] = await readdir(dir);
     await appendFile(join(dir, segment!), Buffer.from([0, 0, 0, 40, 1, 2, 3])); // a half-written record
-    const reopened = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: false });
+    const reopened = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
     await reopened.append([{ key: 'k', value: 'after' }]);
     const { records } = await reopened.read(0, 10);
     expect(records.map((r) => r.value)).to.deep.equal(['intact', 'after']);
@@ -35,7 +35,7 @@ describe('EmbeddedBus durability', () => {
 
   it('serves the newest records from memory exactly as the files hold them, across segments and batch limits', async () => {
     const dir = await makeTempDir('log');
-    const log = await TopicLog.open(dir, { segmentBytes: 2048, fsync: false });
+    const log = await TopicLog.open(dir, { segmentBytes: 2048, fsync: 'never' });
     const values = Array.from({ length: 120 }, (_, i) => `${i}:${'é'.repeat(i % 7)}${'y'.repeat(i)}`);
     for (let i = 0; i < values.length; i += 9) await log.append(values.slice(i, i + 9).map((value) => ({ key: `k${i}`, value })));
     const walk = async (l: TopicLog) => {
@@ -50,7 +50,7 @@ describe('EmbeddedBus durability', () => {
     const fromMemory = await walk(log);
     expect(await log.count(0, log.end)).to.equal(values.length);
     await log.close();
-    const reopened = await TopicLog.open(dir, { segmentBytes: 2048, fsync: false });
+    const reopened = await TopicLog.open(dir, { segmentBytes: 2048, fsync: 'never' });
     const fromFiles = await walk(reopened);
     expect(fromMemory.flatMap((p) => p.values)).to.deep.equal(values);
     expect(fromMemory.flatMap((p) => p.offsets)).to.deep.equal(fromFiles.flatMap((p) => p.offsets));
@@ -67,7 +67,7 @@ describe('EmbeddedBus durability', () => {
 
   it('reads back from the files what memory no longer holds, and still counts from its index', async () => {
     const dir = await makeTempDir('log');
-    const log = await TopicLog.open(dir, { segmentBytes: 4096, fsync: false, tailBytes: 600 });
+    const log = await TopicLog.open(dir, { segmentBytes: 4096, fsync: 'never', tailBytes: 600 });
     const values = Array.from({ length: 60 }, (_, i) => `${i}:${'z'.repeat(40)}`);
     for (let i = 0; i < values.length; i += 6) await log.append(values.slice(i, i + 6).map((value) => ({ key: 'k', value })));
     const read: string[] = [];

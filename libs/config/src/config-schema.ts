@@ -134,6 +134,14 @@ export const ConfigSchema = z.object({
    */
   SPOOR_PIPELINE_THREAD: optionalText.pipe(z.enum(['thread', 'main']).optional()).transform((v) => v ?? 'thread'),
   /**
+   * When the embedded log is forced to the disk before or after a 200 (issue 16; docs/faults.md,
+   * "Power loss"): `always` fdatasyncs each group commit before its appends are answered;
+   * `interval` (default) every SPOOR_BUS_FSYNC_INTERVAL_MS in the background; `never` leaves it
+   * to the kernel. A killed process loses nothing acknowledged in any mode.
+   */
+  SPOOR_BUS_FSYNC: optionalText.pipe(z.enum(['always', 'interval', 'never']).optional()).transform((v) => v ?? 'interval'),
+  SPOOR_BUS_FSYNC_INTERVAL_MS: millis(1000, 10, 60_000),
+  /**
    * Partitions and replication factor of the topics Spoor creates at start-up (issue 19): the
    * partition count caps how many copies of one consumer share a topic (KEDA's maxReplicaCount).
    * Applied when a topic is created; an existing topic keeps its own (a warning says so).

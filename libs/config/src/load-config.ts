@@ -25,6 +25,10 @@ export interface Config {
   handoff: 'local' | 'bus';
   /** SPOOR_PIPELINE_THREAD: an all-in-one process runs its consumers on a worker thread (`thread`) or on the HTTP thread (`main`). */
   pipelineThread: 'thread' | 'main';
+  /** SPOOR_BUS_FSYNC: when the embedded log reaches the disk (`always` before each 200, `interval`, `never`). */
+  busFsync: 'always' | 'interval' | 'never';
+  /** SPOOR_BUS_FSYNC_INTERVAL_MS: `interval`'s period. */
+  busFsyncIntervalMs: number;
   trustProxy: boolean | number | string[];
   geoipDb: string | null;
   ipMode: 'full' | 'truncate' | 'hash';
@@ -123,6 +127,8 @@ function toConfig(p: Parsed): Config {
     healthHttp: p.SPOOR_HEALTH_HTTP,
     handoff: p.SPOOR_HANDOFF,
     pipelineThread: p.SPOOR_PIPELINE_THREAD,
+    busFsync: p.SPOOR_BUS_FSYNC,
+    busFsyncIntervalMs: p.SPOOR_BUS_FSYNC_INTERVAL_MS,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,
     ipMode: p.SPOOR_IP_MODE,

@@ -47,7 +47,7 @@ export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
         partitions: config.kafkaPartitions,
         replicationFactor: config.kafkaReplicationFactor ?? undefined,
       })
-    : openBus({ kind: 'embedded', dir: join(resolve(config.dataDir), 'bus'), logger: logger.child('bus') });
+    : openBus({ kind: 'embedded', dir: join(resolve(config.dataDir), 'bus'), logger: logger.child('bus'), fsync: config.busFsync, fsyncIntervalMs: config.busFsyncIntervalMs });
 }
 
 /** The store the configuration names, migrated: ClickHouse, or DuckDB under the data directory. */

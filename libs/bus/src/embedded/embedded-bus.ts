@@ -3,14 +3,15 @@ import type { Logger } from '@spoor/log';
 import type { Bus, DeliveredMessage, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { OffsetStore } from './offset-store.js';
-import { TopicLog } from './topic-log.js';
+import { TopicLog, type FsyncMode } from './topic-log.js';
 
 export interface EmbeddedBusOptions {
   /** Directory holding one folder per topic and the committed offsets. */
   dir: string;
   logger: Logger;
-  /** fdatasync each group commit: survives power loss, not only a killed process. */
-  fsync?: boolean;
+  /** When the log is forced to the disk (TopicLog's FsyncMode); default `interval`. */
+  fsync?: FsyncMode;
+  fsyncIntervalMs?: number;
   segmentBytes?: number;
 }
 
@@ -44,7 +45,13 @@ export class EmbeddedBus implements Bus {
       if (s.topic === opts.topic && s.group === opts.group) throw new Error(`group ${opts.group} already consumes ${opts.topic} in this process`);
     }
     const log = await this.log(opts.topic);
-    const start = (await this.offsets.committed(opts.group, opts.topic)) ?? log.start;
+    let start = (await this.offsets.committed(opts.group, opts.topic)) ?? log.start;
+    if (start > log.end) {
+      // A power loss took the log's unsynced tail but not the offsets file written after it
+      // (SPOOR_BUS_FSYNC=interval|never): what was lost had been consumed; go on from the end.
+      this.opts.logger.warn('committed offset beyond the end of the log; resuming at its end', { topic: opts.topic, group: opts.group, committed: start, end: log.end });
+      start = log.end;
+    }
     const sub = new EmbeddedSubscription(opts, log, this.offsets, start, this.opts.logger);
     this.subscriptions.add(sub);
     sub.run();
@@ -72,7 +79,8 @@ export class EmbeddedBus implements Bus {
     if (!log) {
       log = TopicLog.open(join(this.opts.dir, 'topics', topic), {
         segmentBytes: this.opts.segmentBytes ?? 64 * 1024 * 1024,
-        fsync: this.opts.fsync ?? false,
+        fsync: this.opts.fsync ?? 'interval',
+        fsyncIntervalMs: this.opts.fsyncIntervalMs,
       });
       this.logs.set(topic, log);
     }

@@ -29,13 +29,40 @@ const TAIL_BYTES = 32 * 1024 * 1024;
  */
 const INDEX_RECORDS = 1_000_000;
 
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
 const SEGMENT_NAME = /^(\d{20})\.log$/;
 const segmentPath = (dir: string, base: number) => join(dir, `${String(base).padStart(20, '0')}.log`);
 
 /**
+ * When the log's bytes are forced to the disk (SPOOR_BUS_FSYNC, issue 16). An append always
+ * resolves after its bytes reached the kernel, which is enough for a killed process. Against a
+ * power loss: `always` resolves it only after an fdatasync (one per group commit, not per
+ * event); `interval` syncs in the background every `fsyncIntervalMs`, so at most that much
+ * acknowledged data is at risk; `never` leaves it to the kernel (tens of seconds).
+ */
+export type FsyncMode = 'always' | 'interval' | 'never';
+
+export interface TopicLogOptions {
+  segmentBytes: number;
+  fsync: FsyncMode;
+  /** `interval`'s period; default 1,000 ms. */
+  fsyncIntervalMs?: number;
+  tailBytes?: number;
+}
+
+/**
  * An append-only log for one topic, in segment files named by the byte offset they start at.
- * An append resolves only after its bytes reached the kernel (and the disk, with `fsync`), so a
- * SIGKILL never loses an acknowledged record; concurrent appends share one write (GroupCommit).
+ * An append resolves only after its bytes reached the kernel (and the disk, with `fsync:
+ * 'always'`), so a SIGKILL never loses an acknowledged record; concurrent appends share one
+ * write (GroupCommit).
  */
 export class TopicLog {
   private segments: Segment[] = [];
@@ -51,21 +78,52 @@ export class TopicLog {
   /** The last count() that read files, reused by the next one. */
   private counted: { from: number; to: number; n: number } | null = null;
   private readonly writer: GroupCommit<OutgoingMessage>;
+  /** Offset up to which the log is known to be on the disk (see `synced`). */
+  private syncedTo = 0;
+  private syncing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly dir: string,
     private readonly segmentBytes: number,
-    private readonly fsync: boolean,
+    private readonly fsync: FsyncMode,
     private readonly tailBytes: number,
   ) {
     this.writer = new GroupCommit((items) => this.write(items), 10_000);
   }
 
-  static async open(dir: string, opts: { segmentBytes: number; fsync: boolean; tailBytes?: number }): Promise<TopicLog> {
+  static async open(dir: string, opts: TopicLogOptions): Promise<TopicLog> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const log = new TopicLog(dir, opts.segmentBytes, opts.fsync, opts.tailBytes ?? TAIL_BYTES);
     await log.recover();
+    if (opts.fsync !== 'never') {
+      await log.active?.datasync();
+      log.syncedTo = log.end;
+    }
+    if (opts.fsync === 'interval') log.timer = setInterval(() => void log.sync(), opts.fsyncIntervalMs ?? 1000).unref();
     return log;
+  }
+
+  /**
+   * Offset up to which every record is known to be on the disk, not only in the kernel: what a
+   * power loss leaves at least. With `always` it is `end` whenever no append is in flight;
+   * with `never` it does not move after open.
+   */
+  get synced(): number {
+    return this.syncedTo;
+  }
+
+  /** Forces what was appended so far to the disk (the `interval` timer; close). */
+  private sync(): Promise<void> {
+    if (this.syncing) return this.syncing;
+    const fh = this.active;
+    const target = this.end;
+    if (!fh || target <= this.syncedTo) return Promise.resolve();
+    this.syncing = fh.datasync().then(
+      () => void (this.syncedTo = Math.max(this.syncedTo, target)),
+      () => undefined, // closed meanwhile: roll() and close() sync themselves
+    ).finally(() => (this.syncing = null));
+    return this.syncing;
   }
 
   /** First offset still stored. */
@@ -167,6 +225,12 @@ export class TopicLog {
 
   async close(): Promise<void> {
     this.wakeAll();
+    clearInterval(this.timer);
+    await this.syncing;
+    if (this.fsync !== 'never' && this.active) {
+      await this.active.datasync();
+      this.syncedTo = this.end;
+    }
     await this.active?.close();
     this.active = null;
   }
@@ -249,17 +313,26 @@ export class TopicLog {
       const { bytesWritten } = await fh.write(buf, written, buf.length - written, seg.size + written);
       written += bytesWritten;
     }
-    if (this.fsync) await fh.datasync();
+    if (this.fsync === 'always') await fh.datasync();
     this.remember(seg.base + seg.size, messages, encoded.map((b) => b.length));
     seg.size += buf.length;
+    if (this.fsync === 'always') this.syncedTo = this.end;
     this.wakeAll();
   }
 
   private async roll(): Promise<Segment> {
     const base = this.end;
+    if (this.active && this.fsync !== 'never') {
+      // The segment being closed is complete: on the disk before the next one starts.
+      await this.syncing;
+      await this.active.datasync();
+      this.syncedTo = base;
+    }
     await this.active?.close();
     const seg = { base, size: 0, path: segmentPath(this.dir, base) };
     this.active = await open(seg.path, 'w+', 0o600);
+    // The new file's name must survive a power loss too, or its records would vanish with it.
+    if (this.fsync !== 'never') await syncDir(this.dir);
     this.segments.push(seg);
     return seg;
   }
