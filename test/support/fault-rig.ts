@@ -113,6 +113,11 @@ export class SpoorProcess {
     await waitFor(() => fetch(`${this.url}/healthz`).then((r) => r.ok, () => false), (up) => up, 60_000, 'spoor to start');
   }
 
+  /** The running child's pid (undefined when stopped). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** The end of its stderr (its JSON log lines), for a failure message. */
   async logTail(lines = 15): Promise<string> {
     const text = await readFile(join(this.env['SPOOR_DATA_DIR']!, 'spoor.stderr.log'), 'utf8').catch(() => '');

@@ -187,6 +187,12 @@ export const ConfigSchema = z.object({
    * Retry-After (issue 16, docs/faults.md): a broker that is away never makes a request hang.
    */
   SPOOR_INGEST_PUBLISH_TIMEOUT_MS: millis(5_000, 100, 120_000),
+  /**
+   * Backpressure (issue 16, docs/faults.md): once the enricher has this many raw events published
+   * but not yet handled, ingest answers 503 with Retry-After instead of taking more, until the
+   * backlog is under the bound again (read every SPOOR_LAG_SAMPLE_MS). 0: never.
+   */
+  SPOOR_INGEST_MAX_LAG: count(1_000_000, 0, 1_000_000_000),
   /** How long a job's claim outlives a worker that stopped renewing it (a killed one). */
   SPOOR_JOB_LEASE_MS: millis(15_000, 1000, 600_000),
   // Rate limits (docs/security.md); 0 turns one off. Events per second for ingest, per hour for

@@ -50,6 +50,8 @@ export interface Config {
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   jobLeaseMs: number;
+  /** SPOOR_INGEST_MAX_LAG: raw events behind the enricher at which ingest answers 503 (0: never). */
+  ingestMaxLag: number;
   /** SPOOR_INGEST_PUBLISH_TIMEOUT_MS: ingest's wait for the bus before a 503 (docs/faults.md). */
   ingestPublishTimeoutMs: number;
   unsafeAckBeforeWrite: boolean;
@@ -149,6 +151,7 @@ function toConfig(p: Parsed): Config {
     logLevel: p.SPOOR_LOG_LEVEL,
     jobLeaseMs: p.SPOOR_JOB_LEASE_MS,
     ingestPublishTimeoutMs: p.SPOOR_INGEST_PUBLISH_TIMEOUT_MS,
+    ingestMaxLag: p.SPOOR_INGEST_MAX_LAG,
     unsafeAckBeforeWrite: p.SPOOR_UNSAFE_ACK_BEFORE_WRITE,
     channelCaps: {
       channelsPerProject: p.SPOOR_MAX_CHANNELS,

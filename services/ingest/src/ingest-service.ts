@@ -19,6 +19,11 @@ export interface IngestDeps {
    * (SPOOR_INGEST_PUBLISH_TIMEOUT_MS, issue 16): a broker that is away never holds a client.
    */
   publishTimeoutMs?: number;
+  /**
+   * Backpressure (SPOOR_INGEST_MAX_LAG, issue 16): true while the consumers are too far behind;
+   * events are then refused with 503 and Retry-After rather than piled onto the backlog.
+   */
+  behind?: () => boolean;
   /** Test-only fault (config SPOOR_UNSAFE_ACK_BEFORE_WRITE): answer before the bus acknowledged. */
   unsafeAckBeforeWrite?: boolean;
 }
@@ -28,12 +33,15 @@ export interface IngestResult {
   event_ids: string[];
 }
 
+/** Seconds a refused client waits: the logger retries after Retry-After, with its own back-off. */
+const BACKPRESSURE_RETRY_AFTER_S = 5;
+
 /**
  * The ingest use case, free of express: validate every event (all or nothing), resolve and check
  * its project, stamp it, and resolve only after the bus acknowledged the write.
  */
 export class IngestService {
-  private readonly counters = { accepted: 0, rejected: 0, publish_failures: 0 };
+  private readonly counters = { accepted: 0, rejected: 0, publish_failures: 0, backpressure: 0 };
   /** Refused events by reason: 429 rate_limited, 503 unavailable, any other refusal invalid. */
   private readonly refused = { invalid: 0, rate_limited: 0, unavailable: 0 };
   private unsafeBuffer: RawEvent[] = [];
@@ -62,6 +70,10 @@ export class IngestService {
         raw.push(stamped);
       }
       await this.spendPerProject(raw);
+      if (this.deps.behind?.()) {
+        this.counters.backpressure += raw.length;
+        throw errors.unavailable('The pipeline is behind; retry later', BACKPRESSURE_RETRY_AFTER_S);
+      }
       await this.publish(raw);
       this.counters.accepted += raw.length;
       return { accepted: raw.length, event_ids: raw.map((e) => e.event_id) };

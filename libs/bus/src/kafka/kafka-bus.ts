@@ -86,6 +86,10 @@ export class KafkaBus implements Bus {
   }
 
   async lag(topic: string, group: string): Promise<number> {
+    // Asking a broker for the offsets of a topic nobody created yet raced its creation by the
+    // first publish, and that publish then failed for as long as the reads went on
+    // ("This server does not host this topic-partition"; ingest alone, issue 16's backpressure test).
+    await this.ensureTopic(topic);
     const [ends, committed] = await Promise.all([
       this.admin.fetchTopicOffsets(topic),
       this.admin.fetchOffsets({ groupId: group, topics: [topic] }),
