@@ -129,13 +129,21 @@ export class SpoorProcess {
     return fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.json(), (err: Error) => err.message);
   }
 
-  kill(signal: NodeJS.Signals): Promise<void> {
+  /** How the last child stopped by kill() exited. */
+  lastExit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+
+  /** Sends `signal` and resolves once the child exited (SIGKILL after `forceMs`). */
+  kill(signal: NodeJS.Signals, forceMs = 15_000): Promise<void> {
     const child = this.child;
     this.child = null;
     return new Promise((resolve) => {
       if (!child || child.exitCode !== null) return resolve();
-      const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      child.once('exit', () => (clearTimeout(force), resolve()));
+      const force = setTimeout(() => child.kill('SIGKILL'), forceMs);
+      child.once('exit', (code, sig) => {
+        clearTimeout(force);
+        this.lastExit = { code, signal: sig };
+        resolve();
+      });
       child.kill(signal);
     });
   }

@@ -193,6 +193,12 @@ export const ConfigSchema = z.object({
    * backlog is under the bound again (read every SPOOR_LAG_SAMPLE_MS). 0: never.
    */
   SPOOR_INGEST_MAX_LAG: count(1_000_000, 0, 1_000_000_000),
+  /**
+   * SIGTERM (issue 16, docs/faults.md): requests under way get this long to finish before their
+   * connections are cut; the consumers then finish their batches and commit, and the bus is
+   * flushed. The whole stop is bounded by this plus 20 s, after which the process exits 1.
+   */
+  SPOOR_SHUTDOWN_GRACE_MS: millis(10_000, 0, 600_000),
   /** How long a job's claim outlives a worker that stopped renewing it (a killed one). */
   SPOOR_JOB_LEASE_MS: millis(15_000, 1000, 600_000),
   // Rate limits (docs/security.md); 0 turns one off. Events per second for ingest, per hour for

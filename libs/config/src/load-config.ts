@@ -50,6 +50,8 @@ export interface Config {
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   jobLeaseMs: number;
+  /** SPOOR_SHUTDOWN_GRACE_MS: how long requests under way may take to finish after a SIGTERM. */
+  shutdownGraceMs: number;
   /** SPOOR_INGEST_MAX_LAG: raw events behind the enricher at which ingest answers 503 (0: never). */
   ingestMaxLag: number;
   /** SPOOR_INGEST_PUBLISH_TIMEOUT_MS: ingest's wait for the bus before a 503 (docs/faults.md). */
@@ -152,6 +154,7 @@ function toConfig(p: Parsed): Config {
     jobLeaseMs: p.SPOOR_JOB_LEASE_MS,
     ingestPublishTimeoutMs: p.SPOOR_INGEST_PUBLISH_TIMEOUT_MS,
     ingestMaxLag: p.SPOOR_INGEST_MAX_LAG,
+    shutdownGraceMs: p.SPOOR_SHUTDOWN_GRACE_MS,
     unsafeAckBeforeWrite: p.SPOOR_UNSAFE_ACK_BEFORE_WRITE,
     channelCaps: {
       channelsPerProject: p.SPOOR_MAX_CHANNELS,

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { FastLane } from './fast-lane.js';
-import { STATUS_CODES, createServer, type Server } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createError } from './http-errors.js';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -9,12 +9,25 @@ export interface RunningServer {
   server: Server;
   port: number;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, closes the idle ones, and lets requests under way finish for up
+   * to `graceMs` (a SIGTERM, issue 16) before it cuts what is left. Default 0: cut at once.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Starts `app` on host:port (0 picks a free port) and resolves once it listens; `lane` sees each request first. */
 export async function listen(app: Express, port: number, host: string, lane?: FastLane): Promise<RunningServer> {
-  const server = createServer(lane ? (req, res) => void (lane.handle(req, res) || app(req, res)) : app);
+  // Answers under way, so a graceful close can tell them to end their connection; tracked
+  // before the app sees the request.
+  const underWay = new Set<ServerResponse>();
+  let closing = false;
+  const server = createServer((_req: IncomingMessage, res: ServerResponse) => {
+    if (closing) res.shouldKeepAlive = false;
+    underWay.add(res);
+    res.once('close', () => underWay.delete(res));
+  });
+  server.on('request', lane ? (req, res) => void (lane.handle(req, res) || app(req, res)) : app);
   server.on('clientError', answerClientError);
   // Keep-alive longer than common proxies' idle timeouts so they never reuse a closed socket.
   server.keepAliveTimeout = 65_000;
@@ -31,10 +44,18 @@ export async function listen(app: Express, port: number, host: string, lane?: Fa
     server,
     port: actual,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}`,
-    close: () =>
+    close: (graceMs = 0) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        closing = true;
+        // Answers still to come say `Connection: close`, so no client sends another request on
+        // a socket about to go; a keep-alive connection between two requests has nothing to finish.
+        for (const res of underWay) if (!res.headersSent) res.shouldKeepAlive = false;
+        server.closeIdleConnections();
+        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       }),
   };
 }

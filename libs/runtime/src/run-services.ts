@@ -83,14 +83,24 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
     services: services(),
     stop: () =>
       (stopping ??= (async () => {
-        await http?.close();
+        // Graceful (issue 16): no new connections, requests under way finish, then the consumers
+        // finish their batches and commit, then the bus and the store are flushed and closed.
+        const step = async (what: string, work: () => Promise<unknown>) => {
+          const started = Date.now();
+          await work();
+          logger.info('stopped', { what, ms: Date.now() - started });
+        };
+        await step('http', async () => http?.close(config.shutdownGraceMs));
         await lagSampler.stop();
         await heartbeats.stop();
-        for (const s of services().reverse()) await s.stop();
-        await adapters.close();
+        for (const { name, running } of [...entries].reverse()) await step(name, () => running.stop());
+        await step('adapters', () => adapters.close());
       })()),
   };
 }
+
+/** How long the consumers, the bus and the store get to stop after the requests' grace. */
+const STOP_BOUND_MS = 20_000;
 
 /** A process entry point: reads the environment, starts, and stops cleanly on SIGINT/SIGTERM. */
 export async function main(modules: ServiceModule[], only?: ServiceName[]): Promise<void> {
@@ -113,6 +123,11 @@ export async function main(modules: ServiceModule[], only?: ServiceName[]): Prom
   const running = await runServices(config, modules, logger);
   const shutdown = (signal: string) => {
     logger.info('stopping', { signal });
+    // Bounded: a stop that hangs (a broker away, a batch that never ends) still ends the process.
+    setTimeout(() => {
+      logger.error('stop took too long; exiting', { signal, bound_ms: config.shutdownGraceMs + STOP_BOUND_MS });
+      process.exit(1);
+    }, config.shutdownGraceMs + STOP_BOUND_MS).unref();
     running.stop().then(
       () => process.exit(0),
       (err) => {

@@ -72,6 +72,9 @@ export class KafkaBus implements Bus {
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
       rebalanceTimeout: 20_000,
+      // A disconnect waits for the fetch under way: at kafkajs' 5 s default, stopping a process
+      // with a dozen idle consumers took 20 s and more (issue 16, graceful shutdown).
+      maxWaitTimeInMs: 1_000,
       maxBytesPerPartition: 4 * 1024 * 1024,
       retry: { retries: 10 },
     });

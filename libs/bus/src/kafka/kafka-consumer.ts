@@ -16,12 +16,12 @@ export async function runKafkaConsumer(consumer: Consumer, opts: SubscribeOption
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: 2,
-    eachBatch: (payload) => handleBatch(consumer, payload, opts, maxBatch, logger),
+    eachBatch: (payload) => handleBatch(payload, opts, maxBatch, logger),
   });
 }
 
-async function handleBatch(consumer: Consumer, payload: EachBatchPayload, opts: SubscribeOptions, maxBatch: number, logger: Logger): Promise<void> {
-  const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
+async function handleBatch(payload: EachBatchPayload, opts: SubscribeOptions, maxBatch: number, logger: Logger): Promise<void> {
+  const { batch, heartbeat, isRunning, isStale, resolveOffset, commitOffsetsIfNecessary } = payload;
   // kafkajs has no background heartbeat: a handler that runs long (a job) calls this, throttled.
   let lastBeat = Date.now();
   const ctx = {
@@ -53,7 +53,10 @@ async function handleBatch(consumer: Consumer, payload: EachBatchPayload, opts: 
     }
     const last = slice[slice.length - 1]!.offset;
     resolveOffset(last);
-    await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: String(BigInt(last) + 1n) }]);
+    // The batch's own commit, not consumer.commitOffsets: that one returns without committing once
+    // the consumer is stopping, so a slice handled during a graceful stop was handled again after
+    // the restart (issue 16, test/faults/graceful-shutdown.test.ts).
+    await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }] }] });
     await heartbeat();
   }
 }
