@@ -18,16 +18,14 @@ export interface RunningServer {
 
 /** Starts `app` on host:port (0 picks a free port) and resolves once it listens; `lane` sees each request first. */
 export async function listen(app: Express, port: number, host: string, lane?: FastLane): Promise<RunningServer> {
-  // Answers under way, so a graceful close can tell them to end their connection; tracked
-  // before the app sees the request.
-  const underWay = new Set<ServerResponse>();
+  // While closing, every answer says `Connection: close`: no client sends another request on a
+  // socket about to go. A boolean, not a list of responses: nothing on ingest's hot path.
   let closing = false;
-  const server = createServer((_req: IncomingMessage, res: ServerResponse) => {
+  const handle = lane ? (req: IncomingMessage, res: ServerResponse) => void (lane.handle(req, res) || app(req, res)) : app;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (closing) res.shouldKeepAlive = false;
-    underWay.add(res);
-    res.once('close', () => underWay.delete(res));
+    handle(req, res);
   });
-  server.on('request', lane ? (req, res) => void (lane.handle(req, res) || app(req, res)) : app);
   server.on('clientError', answerClientError);
   // Keep-alive longer than common proxies' idle timeouts so they never reuse a closed socket.
   server.keepAliveTimeout = 65_000;
@@ -46,15 +44,16 @@ export async function listen(app: Express, port: number, host: string, lane?: Fa
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}`,
     close: (graceMs = 0) =>
       new Promise<void>((resolve) => {
+        closing = true;
         server.close(() => {
+          clearInterval(sweep);
           clearTimeout(cut);
           resolve();
         });
-        closing = true;
-        // Answers still to come say `Connection: close`, so no client sends another request on
-        // a socket about to go; a keep-alive connection between two requests has nothing to finish.
-        for (const res of underWay) if (!res.headersSent) res.shouldKeepAlive = false;
+        // A keep-alive connection between two requests has nothing to finish; one whose answer
+        // was under way becomes idle when it is sent, and goes at the next sweep.
         server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       }),
   };
