@@ -79,7 +79,9 @@ export class EnricherService {
     this.passed = passed;
     // Seen by the next call or the bus; these keep a rejection from counting as unhandled meanwhile.
     for (const step of [prepared, written, passed]) step.catch(() => undefined);
-    return passed.finally(() => this.pending--);
+    // Settled only once every step of this batch has: a batch failed because the one before it
+    // did may still be writing, and the bus must not deliver again while it is.
+    return Promise.allSettled([prepared, written, passed]).then(() => passed).finally(() => this.pending--);
   }
 
   private async prepare(batch: DeliveredMessage[]): Promise<Enriched[]> {

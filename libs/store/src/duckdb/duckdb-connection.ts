@@ -192,6 +192,16 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
       appended = true;
     } finally {
       // After a failed append, closing fails too ("transaction is aborted"): the first error counts.
+      // Its rows still buffered are dropped first: left in it, the appender flushed them again
+      // whenever it was finalized, inside whatever transaction the connection had open then,
+      // and aborted it ("Current transaction is aborted" on the next batch, now and then).
+      if (!appended) {
+        try {
+          appender.clear();
+        } catch {
+          /* nothing buffered */
+        }
+      }
       try {
         appender.closeSync();
       } catch (err) {
