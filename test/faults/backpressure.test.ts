@@ -4,10 +4,8 @@
 // nothing acknowledged lost or counted twice. The slowest consumer there is: none (ingest alone).
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '@spoor/config';
-import { freePort, makeTempDir, requireEngine } from '@spoor/testkit';
-import { modeEnv, MODES } from '../support/engine-env.js';
-import { LoadClient, registerFaultProject, setCheck, sleep, SpoorProcess } from '../support/fault-rig.js';
+import { MODES } from '../support/engine-env.js';
+import { LoadClient, modeDeployment, setCheck, sleep, SpoorProcess } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
 const MAX_LAG = 2_000;
@@ -23,17 +21,9 @@ for (const mode of MODES) {
     this.timeout(300_000);
 
     it('refuses with 503 and Retry-After once the enricher is SPOOR_INGEST_MAX_LAG behind, holds its memory, and takes the clients back once it caught up', async function () {
-      const dataDir = await makeTempDir('backpressure');
-      const env = await modeEnv(mode, dataDir);
-      requireEngine(this, env ? 'ok' : null, `engines for ${mode} mode`);
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const base = { ...env!, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '100', SPOOR_INGEST_MAX_LAG: String(MAX_LAG), SPOOR_RATE_INGEST_IP: '0' };
-      const config = loadConfig(base);
-      const project = await registerFaultProject(config);
-
-      const ingest = new SpoorProcess({ ...base, SPOOR_SERVICES: 'ingest' }, url);
-      const spoor = new SpoorProcess(base, url);
+      const { url, env, config, project } = await modeDeployment(this, mode, { SPOOR_INGEST_MAX_LAG: String(MAX_LAG) });
+      const ingest = new SpoorProcess({ ...env, SPOOR_SERVICES: 'ingest' }, url);
+      const spoor = new SpoorProcess(env, url);
       const load = new LoadClient(url, 10_000, 5, 'bp');
       try {
         await ingest.start();

@@ -3,10 +3,8 @@
 // and exits 0 within its bound. Proof: no answer was a 5xx, the restarted process replays nothing
 // (no event seen twice by the enricher or the sessionizer), and the set check.
 import { expect } from 'chai';
-import { loadConfig } from '@spoor/config';
-import { freePort, makeTempDir, requireEngine } from '@spoor/testkit';
-import { modeEnv, MODES } from '../support/engine-env.js';
-import { LoadClient, registerFaultProject, setCheck, SpoorProcess } from '../support/fault-rig.js';
+import { MODES } from '../support/engine-env.js';
+import { LoadClient, modeDeployment, setCheck, SpoorProcess } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
 const GRACE_MS = 5_000;
@@ -20,15 +18,8 @@ for (const mode of MODES) {
     this.timeout(300_000);
 
     it('SIGTERM under load: requests under way answered, batches committed, exit 0 within the bound, nothing replayed', async function () {
-      const dataDir = await makeTempDir('graceful');
-      const env = await modeEnv(mode, dataDir);
-      requireEngine(this, env ? 'ok' : null, `engines for ${mode} mode`);
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const base = { ...env!, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '100', SPOOR_SHUTDOWN_GRACE_MS: String(GRACE_MS), SPOOR_RATE_INGEST_IP: '0' };
-      const config = loadConfig(base);
-      const project = await registerFaultProject(config);
-      const spoor = new SpoorProcess(base, url);
+      const { url, env, config, project } = await modeDeployment(this, mode, { SPOOR_SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+      const spoor = new SpoorProcess(env, url);
       const load = new LoadClient(url, 30_000, 5, 'gs');
       let stopMs = 0;
       let health: Health;

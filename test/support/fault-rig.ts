@@ -7,7 +7,8 @@ import { loadConfig, type Config } from '@spoor/config';
 import { createLogger } from '@spoor/log';
 import { openAdapters } from '@spoor/runtime';
 import type { ProjectRecord } from '@spoor/schemas';
-import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, restartableEngine, type RestartableEngine } from '@spoor/testkit';
+import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, requireEngine, restartableEngine, type RestartableEngine } from '@spoor/testkit';
+import { modeEnv, type Mode } from './engine-env.js';
 import { registerProject, waitFor } from './spoor-harness.js';
 
 // Fault tests (issue 16, docs/faults.md): the all-in-one process on Kafka, ClickHouse and Redis,
@@ -84,6 +85,22 @@ export async function deploymentEnv(brokers: string, clickhouse: string, redis: 
     // /healthz and /metrics show the lag as last read in the background: read it every 100 ms here.
     SPOOR_LAG_SAMPLE_MS: '100',
   };
+}
+
+/**
+ * A fresh deployment of `mode` (embedded, or Kafka, ClickHouse and Redis) for one test: its
+ * environment on a free port, its config and the registered project. Skips the test when the
+ * mode's engines cannot start. Rate limits off and lag read every 100 ms, as in deploymentEnv.
+ */
+export async function modeDeployment(ctx: Mocha.Context, mode: Mode, extraEnv: Record<string, string> = {}) {
+  const env = await modeEnv(mode, await makeTempDir(`faults-${mode}`));
+  requireEngine(ctx, env ? 'ok' : null, `engines for ${mode} mode`);
+  const port = await freePort();
+  const base: Record<string, string> = {
+    ...env!, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '100', SPOOR_RATE_INGEST_IP: '0', ...extraEnv,
+  };
+  const config = loadConfig(base);
+  return { url: `http://127.0.0.1:${port}`, env: base, config, project: await registerFaultProject(config) };
 }
 
 /** Registers the fault tests' project through the store, before any Spoor process starts. */

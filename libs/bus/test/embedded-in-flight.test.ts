@@ -44,6 +44,12 @@ describe('EmbeddedBus inFlight', function () {
     await bus.close();
   });
 
+  /** Waits (up to 1 s) for group g to commit everything published, and says so. */
+  async function committedAll(): Promise<void> {
+    for (let i = 0; (await bus.lag(TOPIC, 'g')) > 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(await bus.lag(TOPIC, 'g')).to.equal(0);
+  }
+
   /** Subscribes with batches of 10; each call waits on its own deferred, which the test settles. */
   async function subscribe(inFlight: number) {
     const calls: Array<{ batch: DeliveredMessage[]; done: ReturnType<typeof deferred> }> = [];
@@ -73,8 +79,7 @@ describe('EmbeddedBus inFlight', function () {
     expect(await bus.lag(TOPIC, 'g')).to.equal(20);
     calls[2]!.done.resolve();
     calls[3]!.done.resolve();
-    for (let i = 0; (await bus.lag(TOPIC, 'g')) > 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(await bus.lag(TOPIC, 'g')).to.equal(0);
+    await committedAll();
   });
 
   it('delivers a failed batch again from its first record, with the batch after it, and loses or doubles nothing', async () => {
@@ -89,8 +94,7 @@ describe('EmbeddedBus inFlight', function () {
     expect(values(calls[3]!.batch)).to.deep.equal(values(calls[1]!.batch));
     calls[2]!.done.resolve();
     calls[3]!.done.resolve();
-    for (let i = 0; (await bus.lag(TOPIC, 'g')) > 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(await bus.lag(TOPIC, 'g')).to.equal(0);
+    await committedAll();
   });
 
   it('on stop, commits the batches that resolved in order and leaves the rest for the next consumer', async () => {

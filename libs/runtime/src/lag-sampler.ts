@@ -6,6 +6,9 @@ export interface ConsumedTopic {
   group: string;
 }
 
+/** `topic/group`: the key of a reading in LagSample.lag. */
+const lagKey = (t: ConsumedTopic) => `${t.topic}/${t.group}`;
+
 export interface GroupLag extends ConsumedTopic {
   lag: number;
 }
@@ -29,6 +32,7 @@ export class LagSampler {
   private sample: LagSample = { lag: {}, groups: [], sampledAt: null };
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
+  private readonly watched: ConsumedTopic[] = [];
 
   constructor(
     private readonly bus: Bus,
@@ -40,6 +44,17 @@ export class LagSampler {
 
   current(): LagSample {
     return this.sample;
+  }
+
+  /**
+   * Reads `target`'s lag too, though this process does not consume it: a service that acts on
+   * another's backlog (ingest's backpressure, issue 16). The reader answers the latest reading,
+   * 0 before the first; reported in /healthz and /metrics with the rest.
+   */
+  watch(target: ConsumedTopic): () => number {
+    this.watched.push(target);
+    const key = lagKey(target);
+    return () => this.sample.lag[key] ?? 0;
   }
 
   /** One read now (a read already under way is joined, not doubled). */
@@ -63,8 +78,9 @@ export class LagSampler {
   private async read(): Promise<void> {
     const at = this.clock();
     try {
-      const groups = await Promise.all(this.consumed().map(async ({ topic, group }) => ({ topic, group, lag: await this.bus.lag(topic, group) })));
-      this.sample = { lag: Object.fromEntries(groups.map((g) => [`${g.topic}/${g.group}`, g.lag])), groups, sampledAt: at };
+      const targets = new Map([...this.consumed(), ...this.watched].map((t) => [lagKey(t), t]));
+      const groups = await Promise.all([...targets.values()].map(async ({ topic, group }) => ({ topic, group, lag: await this.bus.lag(topic, group) })));
+      this.sample = { lag: Object.fromEntries(groups.map((g) => [lagKey(g), g.lag])), groups, sampledAt: at };
     } catch (err) {
       this.logger.warn('could not read consumer lag; /healthz keeps the last values', { err });
     }

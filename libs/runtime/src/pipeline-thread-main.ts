@@ -10,7 +10,7 @@ import { assembleAdapters, openAdapters, openKvOf, openStoreOf, type Adapters } 
 import { LocalHandoff } from './local-handoff.js';
 import { ownAdapters, STATS_EVERY_MS, type PipelineThreadData, type ServiceFigures } from './pipeline-thread.js';
 import { ProcessMetrics } from './process-metrics.js';
-import type { RunningService, ServiceModule } from './service-module.js';
+import { stopTogether, type RunningService, type ServiceModule } from './service-module.js';
 import { RpcEndpoint } from './thread-rpc.js';
 
 const { config, modules: sources } = workerData as PipelineThreadData;
@@ -95,6 +95,10 @@ async function boot(): Promise<void> {
         const service = await m.start({
           config, logger: logger.child(m.name), adapters, clock: Date.now, publicUrl, handoff, metrics,
           handsOffTo: (consumer) => config.handoff === 'local' && here.has(consumer),
+          // Only services that serve routes watch lag, and those stay on the HTTP thread.
+          watchLag: () => {
+            throw new Error(`${m.name}: lag is watched on the HTTP thread, not the pipeline thread`);
+          },
         });
         running.push({ name: m.name, service });
       }
@@ -106,14 +110,7 @@ async function boot(): Promise<void> {
     stop: () =>
       (stopped ??= (async () => {
         clearInterval(timer);
-        // All at once: each waits for its batches under way and its consumers' leave (a Kafka
-        // disconnect waits for its fetch); a stage handing over in-process keeps answering its
-        // producer until the stores close below.
-        await Promise.all(running.map(async ({ name, service }) => {
-          const started = Date.now();
-          await service.stop();
-          logger.info('stopped', { what: name, ms: Date.now() - started });
-        }));
+        await stopTogether(running.map(({ name, service }) => ({ name, stop: () => service.stop() })), logger);
         pushFigures();
         await adapters.close();
       })()),

@@ -12,7 +12,7 @@ import { LagSampler } from './lag-sampler.js';
 import { LocalHandoff } from './local-handoff.js';
 import { metricsRouter } from './metrics-router.js';
 import { ProcessMetrics } from './process-metrics.js';
-import type { RunningService, ServiceModule } from './service-module.js';
+import { stopTogether, timed, type RunningService, type ServiceModule } from './service-module.js';
 
 export interface RunningProcess {
   adapters: Adapters;
@@ -59,7 +59,7 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const here = new Set(onMain.map((m) => m.name));
   const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
   for (const m of onMain) {
-    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo, metrics });
+    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo, metrics, watchLag: (t) => lagSampler.watch(t) });
     entries.push({ name: m.name, running: service });
     if (service.router) root.use(service.router);
   }
@@ -85,16 +85,11 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
       (stopping ??= (async () => {
         // Graceful (issue 16): no new connections, requests under way finish, then the consumers
         // finish their batches and commit, then the bus and the store are flushed and closed.
-        const step = async (what: string, work: () => Promise<unknown>) => {
-          const started = Date.now();
-          await work();
-          logger.info('stopped', { what, ms: Date.now() - started });
-        };
-        await step('http', async () => http?.close(config.shutdownGraceMs));
+        await timed(logger, 'http', async () => http?.close(config.shutdownGraceMs));
         await lagSampler.stop();
         await heartbeats.stop();
-        for (const { name, running } of [...entries].reverse()) await step(name, () => running.stop());
-        await step('adapters', () => adapters.close());
+        await stopTogether(entries.map(({ name, running }) => ({ name, stop: () => running.stop() })), logger);
+        await timed(logger, 'adapters', () => adapters.close());
       })()),
   };
 }

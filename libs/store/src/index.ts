@@ -7,6 +7,6 @@ export { openStore, type StoreOptions } from './open-store.js';
 export { DuckDbStore, type DuckDbStoreOptions } from './duckdb/duckdb-store.js';
 export { exportDirBeside, openExportFile } from './duckdb/export-repository.js';
 export { ClickHouseStore, type ClickHouseStoreOptions } from './clickhouse/clickhouse-store.js';
-export { checkIdentifier, type QuerySummary } from './clickhouse/clickhouse-connection.js';
+export { checkIdentifier } from './clickhouse/clickhouse-connection.js';
 export { duckdbMigrations, type DuckMigration } from './duckdb/migrations.js';
 export { clickhouseMigrations, type ClickHouseMigration } from './clickhouse/migrations.js';

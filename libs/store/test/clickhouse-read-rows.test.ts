@@ -1,11 +1,11 @@
 // Issue 15, target 3: on a big ClickHouse store a point read stays a point read. Proved by the
-// rows the engine says it read (X-ClickHouse-Summary), not by how fast the stand-in is, so a
-// schema change that turns one session's events into a scan fails here.
+// rows the engine plans to read for the very queries the store sends (EXPLAIN ESTIMATE), not by
+// how fast the stand-in is, so a schema change that turns one session's events into a scan fails here.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { clickhouseUrl, requireEngine } from '@spoor/testkit';
-import { openStore, type QuerySummary, type Store } from '../src/index.js';
+import { openStore, type Store } from '../src/index.js';
 import { enriched, session, T0 } from './store-fixtures.js';
 
 const P = 'p-big';
@@ -27,20 +27,20 @@ describe('ClickHouse reads on 1,000,000 events: rows the engine read', function 
   let database: string;
   let admin: ClickHouseClient;
   let store: Store;
-  const summaries: QuerySummary[] = [];
+  const selects: Array<{ query: string; params: Record<string, unknown> }> = [];
 
   /**
    * Rows the SELECTs that `fn` makes read, by the engine's own plan: `EXPLAIN ESTIMATE` of each
    * query as it was sent (its rows to read once the primary keys and skip indexes pruned the
-   * parts). The chDB stand-in's summary header counts result rows, not rows read; a real
-   * server's read_rows is printed beside it.
+   * parts). The chDB stand-in's X-ClickHouse-Summary counts result rows, not rows read, so the
+   * plan is the proof that holds on both.
    */
   async function rowsRead(fn: () => Promise<unknown>): Promise<number> {
-    summaries.length = 0;
+    selects.length = 0;
     await fn();
-    expect(summaries.length).to.be.greaterThan(0);
+    expect(selects.length).to.be.greaterThan(0);
     let rows = 0;
-    for (const s of [...summaries]) rows += await estimate(s.query, s.params);
+    for (const s of [...selects]) rows += await estimate(s.query, s.params);
     return rows;
   }
 
@@ -53,7 +53,7 @@ describe('ClickHouse reads on 1,000,000 events: rows the engine read', function 
     url = await clickhouseUrl();
     requireEngine(this, url, 'clickhouse');
     database = `spoor_rows_${randomBytes(6).toString('hex')}`;
-    store = await openStore({ kind: 'clickhouse', url: url!, database, onSummary: (s) => summaries.push(s) });
+    store = await openStore({ kind: 'clickhouse', url: url!, database, onSelect: (query, params) => selects.push({ query, params }) });
     await store.migrate();
     admin = createClient({ url: url!, compression: { request: false, response: false } });
     // 100 sessions through the store, then 500 copies of them shifted in time by SQL: 1,000,000

@@ -21,18 +21,10 @@ export interface ClickHouseConnectionOptions {
   username?: string | undefined;
   password?: string | undefined;
   /**
-   * Called with the engine's own account of each SELECT (`X-ClickHouse-Summary`): how many rows
-   * and bytes it read. Set, every SELECT waits for the end of the query before its answer
-   * starts, so the summary is complete (issue 15: tests that prove a read stays a point read).
+   * Called with each SELECT as sent, text and parameters (issue 15: a test asks the engine for its
+   * plan of exactly the queries the store makes, to prove a read stays a point read).
    */
-  onSummary?: ((summary: QuerySummary) => void) | undefined;
-}
-
-export interface QuerySummary {
-  query: string;
-  params: Params;
-  read_rows: number;
-  read_bytes: number;
+  onSelect?: ((query: string, params: Params) => void) | undefined;
 }
 
 /** A thin layer over @clickhouse/client: JSONEachRow in and out, tables qualified by database. */
@@ -42,7 +34,7 @@ export class ClickHouseConnection {
   private constructor(
     private readonly client: ClickHouseClient,
     database: string,
-    private readonly onSummary?: (summary: QuerySummary) => void,
+    private readonly onSelect?: (query: string, params: Params) => void,
   ) {
     this.database = database;
   }
@@ -60,7 +52,7 @@ export class ClickHouseConnection {
       use_multipart_params_auto: true,
       clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     });
-    return new ClickHouseConnection(client, database, opts.onSummary);
+    return new ClickHouseConnection(client, database, opts.onSelect);
   }
 
   /** `<database>.<table>`; table names are constants of this package. */
@@ -69,13 +61,8 @@ export class ClickHouseConnection {
   }
 
   async rows(query: string, params: Params = {}): Promise<Row[]> {
-    const observe = this.onSummary;
-    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow', ...(observe ? { clickhouse_settings: { wait_end_of_query: 1 } } : {}) });
-    if (observe) {
-      const header = result.response_headers['x-clickhouse-summary'];
-      const summary = JSON.parse(String(Array.isArray(header) ? header[0] : header ?? '{}')) as Record<string, string>;
-      observe({ query, params, read_rows: Number(summary['read_rows'] ?? NaN), read_bytes: Number(summary['read_bytes'] ?? NaN) });
-    }
+    this.onSelect?.(query, params);
+    const result = await this.client.query({ query, query_params: params, format: 'JSONEachRow' });
     return result.json<Row>();
   }
 

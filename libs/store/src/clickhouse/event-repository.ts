@@ -57,9 +57,9 @@ export class ClickHouseEventRepository implements EventRepository {
            SELECT event_id FROM ${this.ch.table('enriched_events_by_session')}
            WHERE project_id = {project_id:String} AND session_id = {session_id:String})
          AND session_id = {session_id:String}
-         ${within ? 'AND timestamp BETWEEN {from:Int64} AND {to:Int64}' : ''}
+         AND timestamp BETWEEN {from:Int64} AND {to:Int64}
        ORDER BY timestamp, event_id`,
-      { project_id: projectId, session_id: sessionId, ...(within ? { from: within.from, to: within.to } : {}) },
+      { project_id: projectId, session_id: sessionId, from: within?.from ?? MIN_MS, to: within?.to ?? MAX_MS },
     );
     return rows.map(rowToEnrichedEvent);
   }

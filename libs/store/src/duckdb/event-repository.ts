@@ -69,17 +69,11 @@ export class DuckDbEventRepository implements EventRepository {
     // Without an index on the session (it would slow every append), a session's rows are found
     // by a scan; the time range prunes it to the row groups of the session's minutes (1 M events:
     // one row group of ~8).
-    const rows = within
-      ? await this.reader.all(
-        `SELECT ${ENRICHED_LIST} FROM enriched_events WHERE project_id = $1 AND session_id = $2 AND "timestamp" BETWEEN $3 AND $4
-         ORDER BY "timestamp", event_id`,
-        [projectId, sessionId, within.from, within.to],
-      )
-      : await this.reader.all(
-        `SELECT ${ENRICHED_LIST} FROM enriched_events WHERE project_id = $1 AND session_id = $2
-         ORDER BY "timestamp", event_id`,
-        [projectId, sessionId],
-      );
+    const rows = await this.reader.all(
+      `SELECT ${ENRICHED_LIST} FROM enriched_events WHERE project_id = $1 AND session_id = $2 AND "timestamp" BETWEEN $3 AND $4
+       ORDER BY "timestamp", event_id`,
+      [projectId, sessionId, within?.from ?? MIN_MS, within?.to ?? MAX_MS],
+    );
     return rows.map(rowToEnrichedEvent);
   }
 
