@@ -44,4 +44,19 @@ describe('localDedupWindow', () => {
     // 'a' fell out of the window: its repeat passes here (the store's key keeps it stored once).
     expect(await window.claim([{ projectId: 'p', eventId: 'a', position: 'raw/0/9' }, { projectId: 'p', eventId: 'd', position: 'raw/0/9' }])).to.deep.equal([true, false]);
   });
+
+  it('holds the same event id in two projects apart', async () => {
+    const window = localDedupWindow(10);
+    expect(await window.claim([{ projectId: 'p', eventId: 'e', position: 'raw/0/1' }, { projectId: 'q', eventId: 'e', position: 'raw/1/1' }])).to.deep.equal([true, true]);
+    expect(await window.claim([{ projectId: 'q', eventId: 'e', position: 'raw/1/2' }])).to.deep.equal([false]);
+  });
+
+  it('forgets the oldest id once full, however many times it went round', async () => {
+    const window = localDedupWindow(4);
+    const ids = Array.from({ length: 23 }, (_, i) => `e${i}`);
+    for (const [i, id] of ids.entries()) await window.claim([{ projectId: i % 2 ? 'p' : 'q', eventId: id, position: `raw/0/${i}` }]);
+    // Newest first (a claim that passes takes a slot): the latest four are held, e18 is not.
+    const again = await window.claim(['e22', 'e21', 'e20', 'e19', 'e18'].map((id) => ({ projectId: Number(id.slice(1)) % 2 ? 'p' : 'q', eventId: id, position: 'raw/0/99' })));
+    expect(again).to.deep.equal([false, false, false, false, true]);
+  });
 });
