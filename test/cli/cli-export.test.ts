@@ -1,4 +1,4 @@
-// `spoor export` and `spoor projects delete` (issue 17) through the real binary, embedded mode:
+// `spoor export`, `spoor projects delete` and `spoor account delete` (issue 17) through the real binary, embedded mode:
 // the exported file is read back independently; the deletion wants its typed confirmation.
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
@@ -7,7 +7,7 @@ import { makeTempDir, readExport, requireEngine } from '@spoor/testkit';
 import { cliUser, type CliUser } from '../support/cli-runner.js';
 import { postAsBrowser, startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 
-describe('spoor CLI: export and projects delete', function () {
+describe('spoor CLI: export, projects delete and account delete', function () {
   this.timeout(120_000);
   let spoor: Harness;
   let user: CliUser;
@@ -63,5 +63,24 @@ describe('spoor CLI: export and projects delete', function () {
     const gone = await user.run(['sessions', 'list']);
     expect(gone.code).to.equal(1);
     expect(gone.stderr.trim()).to.equal('error: Project not found');
+  });
+
+  // Last: it deletes the account the other tests use.
+  it('deletes the account only with its email repeated, then forgets the login', async () => {
+    expect((await user.run(['projects', 'add', 'http://localhost:4551', 'cli/left'])).code).to.equal(0);
+    const refused = await user.run(['account', 'delete', '--confirm', 'someone@example.com']);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.match(/--confirm must repeat the account's email \(export@example\.com\)/);
+    expect((await user.run(['whoami'])).code).to.equal(0);
+    const deleted = await user.run(['account', 'delete', '--confirm', 'export@example.com', '--poll-ms', '100']);
+    expect(deleted.code, deleted.stderr).to.equal(0);
+    expect(deleted.json()).to.include({ deleted: true });
+    expect(await spoor.store.accounts.findByEmail('export@example.com')).to.equal(null);
+    expect(await spoor.store.projects.find('http://localhost:4551', 'cli/left')).to.equal(null);
+    const after = await user.run(['whoami']);
+    expect(after.code).to.equal(1);
+    expect(after.stderr).to.match(/not logged in|spoor login/i);
+    const login = await user.run(['login', 'export@example.com'], { env: { SPOOR_PASSWORD: 'long enough pw' } });
+    expect(login.code).to.equal(1);
   });
 });

@@ -4,6 +4,7 @@ import { buildVersion } from '@spoor/runtime/build-version';
 import { readEnvironment } from './cli-environment.js';
 import { CliSession, type CliStreams, type GlobalOptions } from './cli-session.js';
 import { registerApiKeyCommands } from './commands/apikey-commands.js';
+import { registerAccountCommands } from './commands/account-commands.js';
 import { registerAuthCommands } from './commands/auth-commands.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDataCommands } from './commands/data-commands.js';
@@ -69,7 +70,7 @@ export function buildProgram(make: (command: Command) => CliSession, streams: Cl
 Exit codes: 0 done, 1 error (the server's reason on stderr), 2 usage.
 Environment: SPOOR_URL (server), SPOOR_PASSWORD (answers the login prompt), SPOOR_TOKEN (a token or
 API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json lives).`);
-  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands]) {
+  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands]) {
     register(program, make);
   }
   registerCompletionCommand(program);

@@ -101,7 +101,8 @@ export interface paths {
         get: operations["get_users_account"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Deletes the account, its API keys and all its projects with everything they hold (asynchronous: answers the queued job; the account's tokens stop working as soon as the job starts). `confirm` repeats the account's email (its account_id when it has none). ID tokens only. */
+        delete: operations["delete_users_account"];
         /** CORS preflight */
         options: operations["options_users_account"];
         head?: never;
@@ -1703,7 +1704,7 @@ export interface components {
         Job: {
             job_id: string;
             /** @enum {string} */
-            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill" | "export" | "project_deletion";
+            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill" | "export" | "project_deletion" | "account_deletion";
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed";
             origin: string;
@@ -2759,6 +2760,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_users_account: {
+        parameters: {
+            query?: {
+                /** @description Required: the account's email again (its account_id when it has no email), to confirm the deletion */
+                confirm?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or DELETE /v1/users/account called with an API key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

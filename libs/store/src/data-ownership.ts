@@ -43,6 +43,12 @@ export interface ProjectErasure {
    * files. Idempotent: a second call (a job taken over) deletes what is left.
    */
   deleteProject(projectId: string, keepJobId: string): Promise<void>;
+  /**
+   * Deletes the account: its row (freeing its email), its API keys, and its jobs but
+   * `keepJobId`. Its projects are not touched: the account deletion job deletes each with
+   * deleteProject. Idempotent.
+   */
+  deleteAccount(accountId: string, keepJobId: string): Promise<void>;
 }
 
 /**

@@ -10,14 +10,14 @@ import { expect } from 'chai';
 import type { ExportFormat } from '@spoor/schemas';
 import { clickhouseUrl, makeTempDir, readExport, requireEngine } from '@spoor/testkit';
 import { openStore, type Store } from '../src/index.js';
-import { T0, enriched, job, project, raw, rule, classification, session, tagFact } from './store-fixtures.js';
+import { T0, account, apiKey, enriched, job, project, raw, rule, classification, session, tagFact } from './store-fixtures.js';
 
 const FORMATS: ExportFormat[] = ['csv', 'ndjson', 'parquet'];
 
 interface Rig {
   store: Store;
-  /** Rows per table with this project_id, over every table that has the column, by SQL. */
-  rowsOf(projectId: string): Promise<Record<string, number>>;
+  /** Rows per table with this value in `column` (project_id unless told), over every table that has the column, by SQL. */
+  rowsOf(value: string, column?: string): Promise<Record<string, number>>;
   cleanup(): Promise<void>;
 }
 
@@ -30,16 +30,16 @@ const rigs: Array<{ name: string; open(ctx: Mocha.Context): Promise<Rig> }> = [
       let store = await openStore({ kind: 'duckdb', path });
       return {
         get store() { return store; },
-        async rowsOf(projectId) {
+        async rowsOf(value, column = 'project_id') {
           // DuckDB lets one instance own the file: close the store, count, open it again.
           await store.close();
           const instance = await DuckDBInstance.create(path);
           const conn = await instance.connect();
           const counts: Record<string, number> = {};
           try {
-            const tables = (await conn.runAndReadAll(`SELECT table_name FROM information_schema.columns WHERE column_name = 'project_id'`)).getRowObjectsJS();
+            const tables = (await conn.runAndReadAll(`SELECT table_name FROM information_schema.columns WHERE column_name = $1`, [column])).getRowObjectsJS();
             for (const { table_name } of tables) {
-              const r = await conn.runAndReadAll(`SELECT count(*) AS n FROM "${String(table_name)}" WHERE project_id = $1`, [projectId]);
+              const r = await conn.runAndReadAll(`SELECT count(*) AS n FROM "${String(table_name)}" WHERE "${column}" = $1`, [value]);
               counts[String(table_name)] = Number(r.getRowObjectsJS()[0]!.n);
             }
           } finally {
@@ -66,13 +66,13 @@ const rigs: Array<{ name: string; open(ctx: Mocha.Context): Promise<Rig> }> = [
       const admin = createClient({ url, compression: { request: false, response: false } });
       return {
         store,
-        async rowsOf(projectId) {
+        async rowsOf(value, column = 'project_id') {
           const q = async (query: string, params: Record<string, unknown> = {}) =>
             (await admin.query({ query, query_params: params, format: 'JSONEachRow' })).json<Record<string, unknown>>();
-          const tables = await q(`SELECT table FROM system.columns WHERE database = {db:String} AND name = 'project_id'`, { db: database });
+          const tables = await q(`SELECT table FROM system.columns WHERE database = {db:String} AND name = {c:String} AND table NOT LIKE '%_mv'`, { db: database, c: column });
           const counts: Record<string, number> = {};
           for (const { table } of tables) {
-            const [r] = await q(`SELECT count() AS n FROM ${database}.${String(table)} WHERE project_id = {p:String}`, { p: projectId });
+            const [r] = await q(`SELECT count() AS n FROM ${database}.${String(table)} WHERE ${column} = {p:String}`, { p: value });
             counts[String(table)] = Number(r!.n);
           }
           return counts;
@@ -243,6 +243,37 @@ for (const backend of rigs) {
       const kept = await rig!.rowsOf('p-keep');
       expect(kept['raw_events']).to.equal(1);
       expect(kept['projects']).to.equal(1);
+    });
+
+    it('deletes an account, its API keys, email and jobs but the deleting one, and nothing of another account', async () => {
+      const s = store();
+      for (const id of ['acct-gone', 'acct-stays']) {
+        await s.accounts.create(account({ account_id: id, email: `${id}@example.com`, subject: id }));
+        await s.apiKeys.create(apiKey({ account_id: id, api_key_name: 'ci', key_hash: `hash-${id}` }));
+        await s.jobs.put(job({ job_id: `${id}-export`, project_id: `p-${id}`, account_id: id, kind: 'export' }));
+        await s.jobs.put(job({ job_id: `${id}-delete`, project_id: '', account_id: id, kind: 'account_deletion' }));
+      }
+
+      await s.erasure.deleteAccount('acct-gone', 'acct-gone-delete');
+      await s.erasure.deleteAccount('acct-gone', 'acct-gone-delete');
+
+      expect(await s.accounts.get('acct-gone')).to.equal(null);
+      expect(await s.accounts.findByEmail('acct-gone@example.com')).to.equal(null);
+      expect(await s.apiKeys.list('acct-gone')).to.deep.equal([]);
+      expect(await s.apiKeys.findByHash('hash-acct-gone')).to.equal(null);
+      expect((await s.jobs.listByAccount('acct-gone', 10)).map((j) => j.job_id)).to.deep.equal(['acct-gone-delete']);
+
+      expect((await s.accounts.get('acct-stays'))?.email).to.equal('acct-stays@example.com');
+      expect(await s.apiKeys.findByHash('hash-acct-stays')).to.not.equal(null);
+      expect(await s.jobs.listByAccount('acct-stays', 10)).to.have.length(2);
+      // The email is free again: signing up with it makes a new, empty account.
+      await s.accounts.create(account({ account_id: 'acct-again', email: 'acct-gone@example.com', subject: 'acct-again' }));
+      expect((await s.accounts.findByEmail('acct-gone@example.com'))?.account_id).to.equal('acct-again');
+
+      // By SQL, over every table with an account_id column (DuckDB's rig reopens the store).
+      const left = await rig!.rowsOf('acct-gone', 'account_id');
+      expect(Object.keys(left)).to.include.members(['accounts', 'api_keys', 'jobs']);
+      expect(left).to.deep.equal({ ...Object.fromEntries(Object.keys(left).map((t) => [t, 0])), jobs: 1 });
     });
   });
 }

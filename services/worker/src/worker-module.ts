@@ -6,6 +6,7 @@ import type { ServiceModule } from '@spoor/runtime';
 import { backfillJob } from './backfill-job.js';
 import { ChannelSender } from './channel-sender.js';
 import { exportJob, purgeExpiredExports } from './export-job.js';
+import { accountDeletionJob } from './account-deletion-job.js';
 import { projectDeletionJob } from './project-deletion-job.js';
 import { takeHealthSnapshot } from './health-snapshots.js';
 import { notificationJob } from './notification-job.js';
@@ -52,6 +53,7 @@ export const workerModule: ServiceModule = {
         notification: notificationJob({ ...resultDeps, sender, dashboardUrl: config.publicUrl }),
         export: exportJob({ store, clock }),
         project_deletion: projectDeletionJob({ store, kv }),
+        account_deletion: accountDeletionJob({ store, kv }),
       },
       logger: logger.child('jobs'),
       clock,

@@ -53,3 +53,8 @@ export const DeleteProjectQuery = ScopeQuery.extend({
   // 404 as every scoped operation does, whatever else the request holds.
   confirm: z.string().max(200).optional().openapi({ description: 'Required: the project identifier again, to confirm the deletion' }),
 }).openapi('DeleteProjectQuery');
+
+/** DELETE /v1/users/account: `confirm` repeats the account's email (its id when it has none). */
+export const DeleteAccountQuery = z.object({
+  confirm: z.string().max(320).optional().openapi({ description: "Required: the account's email again (its account_id when it has no email), to confirm the deletion" }),
+}).openapi('DeleteAccountQuery');

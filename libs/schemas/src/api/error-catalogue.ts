@@ -46,6 +46,11 @@ export const ERROR_CATALOGUE = {
     message: 'Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS, or an API key with scope "operator"',
     description: 'Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator")',
   },
+  account_deletion_needs_token: {
+    status: 403,
+    message: 'Deleting an account needs an ID token (sign in); an API key cannot delete the account it belongs to',
+    description: 'DELETE /v1/users/account called with an API key',
+  },
   operator_key_refused: {
     status: 403,
     message: 'Only an operator may create an API key with scope "operator" (SPOOR_ADMIN_EMAILS)',

@@ -21,4 +21,13 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     await this.ch.command(`DELETE FROM ${this.ch.table('jobs')} WHERE project_id = {p:String} AND job_id != {keep:String}`, { p: projectId, keep: keepJobId });
     await this.ch.command(`DELETE FROM ${this.ch.table('projects')} WHERE project_id = {p:String}`, { p: projectId });
   }
+
+  /** The email claim and the key-hash index go too, so the email can sign up again and no key resolves. */
+  async deleteAccount(accountId: string, keepJobId: string): Promise<void> {
+    for (const table of ['api_keys', 'api_keys_by_hash', 'account_emails']) {
+      await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE account_id = {a:String}`, { a: accountId });
+    }
+    await this.ch.command(`DELETE FROM ${this.ch.table('jobs')} WHERE account_id = {a:String} AND job_id != {keep:String}`, { a: accountId, keep: keepJobId });
+    await this.ch.command(`DELETE FROM ${this.ch.table('accounts')} WHERE account_id = {a:String}`, { a: accountId });
+  }
 }

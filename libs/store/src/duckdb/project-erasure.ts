@@ -25,4 +25,12 @@ export class DuckDbProjectErasure implements ProjectErasure {
     });
     for (const id of exportIds) await this.exports.remove(id).catch(() => undefined);
   }
+
+  async deleteAccount(accountId: string, keepJobId: string): Promise<void> {
+    await this.writer.exclusive((x) => x.transaction(async () => {
+      await x.run('DELETE FROM api_keys WHERE account_id = $1', [accountId]);
+      await x.run('DELETE FROM jobs WHERE account_id = $1 AND job_id <> $2', [accountId, keepJobId]);
+      await x.run('DELETE FROM accounts WHERE account_id = $1', [accountId]);
+    }));
+  }
 }

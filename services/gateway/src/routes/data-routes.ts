@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { createError, errors, parseOr422 } from '@spoor/http';
 import { JobDispatchError, type JobDispatcher } from '@spoor/jobs';
 import {
-  DeleteProjectQuery, ExportPath, ExportRequest, JobQueued, failuresOf,
+  DeleteAccountQuery, DeleteProjectQuery, ExportPath, ExportRequest, JobQueued, failuresOf,
   type ExportResult, type JobKind,
 } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
@@ -75,6 +75,21 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     }
     // The names stay in the job's request: after the job, no project record is left to show them.
     return dispatch(principal, project.project_id, 'project_deletion', { origin: project.origin, project: project.project });
+  });
+
+  defineOperation(ctx, { method: 'delete', path: '/v1/users/account', summary: "Deletes the account, its API keys and all its projects with everything they hold (asynchronous: answers the queued job; the account's tokens stop working as soon as the job starts). `confirm` repeats the account's email (its account_id when it has none). ID tokens only.", tag: 'account', auth: true, query: DeleteAccountQuery, response: JobQueued, failures: ['account_deletion_needs_token', 'rate_limited', 'unavailable'] }, async ({ query, principal }) => {
+    await ctx.limits?.spend('triggers_account', principal.account_id);
+    // A leaked key must not be able to erase its owner; the owner signs in for this.
+    if (principal.via !== 'token') throw createError('account_deletion_needs_token');
+    const account = await store.accounts.get(principal.account_id);
+    const expected = account?.email ?? principal.account_id;
+    if (query.confirm === undefined) throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
+    if (query.confirm.trim().toLowerCase() !== expected.toLowerCase()) {
+      const what = account?.email ? "the account's email" : "the account's id";
+      throw errors.validation([{ loc: ['query', 'confirm'], msg: `confirm must repeat ${what} exactly`, type: 'value_error', input: query.confirm }]);
+    }
+    // No project: the job is the account's, and deletes every project the account holds.
+    return dispatch(principal, '', 'account_deletion', {});
   });
 }
 
