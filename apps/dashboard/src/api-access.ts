@@ -1,4 +1,4 @@
-import { createSpoorClient, type SpoorClient } from '@spoor/client';
+import { createSpoorClient, type components, type SpoorClient } from '@spoor/client';
 import { storedToken } from './auth-store.js';
 
 /** An answer other than 2xx, with the API's words: `detail`, or each 422 issue as "where: what". */
@@ -8,7 +8,7 @@ export class ApiError extends Error {
   }
 }
 
-interface Answer<T> { data?: T; error?: unknown; response: Response }
+export interface Answer<T> { data?: T; error?: unknown; response: Response }
 
 let onUnauthorized: (message: string) => void = () => {};
 
@@ -46,12 +46,14 @@ export async function ok<T>(call: Promise<Answer<T>>): Promise<T> {
   throw new ApiError(response.status, message, issues);
 }
 
-/** Waits for a triggered job to succeed; throws, saying how, when it failed or is still running at the deadline. */
-export async function waitForJob(jobId: string, what: string, timeoutMs = 60_000): Promise<void> {
+export type Job = components['schemas']['Job'];
+
+/** Waits for a triggered job to succeed and answers it; throws, saying how, when it failed or is still running at the deadline. */
+export async function waitForJob(jobId: string, what: string, timeoutMs = 60_000): Promise<Job> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await ok(api().GET('/v1/jobs/{job_id}', { params: { path: { job_id: jobId } } }));
-    if (job.status === 'succeeded') return;
+    if (job.status === 'succeeded') return job;
     if (job.status === 'failed') throw new Error(`${what} failed: ${job.error ?? 'no reason given'}`);
     if (Date.now() > deadline) throw new Error(`${what} is still running; look again later`);
     await new Promise((r) => setTimeout(r, 400));

@@ -90,7 +90,7 @@ async function render(): Promise<void> {
   replace(main, h('p', { class: 'loading' }, 'Loading…'));
   const target = h('div', { class: 'page' });
   try {
-    await found.value.page({ main: target, scope: scope!, params: found.params, query, navigate, refreshProjects: () => shell?.refreshProjects() ?? Promise.resolve() });
+    await found.value.page({ main: target, scope: scope!, params: found.params, query, navigate, refreshProjects: () => shell?.refreshProjects() ?? Promise.resolve(), signOut });
   } catch (err) {
     replace(target, h('h1', { tabindex: -1 }, found.value.title), h('p', { class: 'status error', role: 'alert' }, (err as Error).message));
   }

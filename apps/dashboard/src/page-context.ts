@@ -11,6 +11,8 @@ export interface PageContext {
   navigate(path: string): void;
   /** Re-reads the projects into the picker (after one was registered). */
   refreshProjects(): Promise<void>;
+  /** Forgets the token and shows the login page with `message` (after the account was deleted). */
+  signOut(message: string): void;
 }
 
 export type Page = (ctx: PageContext) => Promise<void>;

@@ -67,5 +67,8 @@ export const projectsPage: Page = async (ctx) => {
         h('span', { class: p.verified ? 'chip ok' : 'chip warn' }, p.verified ? 'verified' : 'not verified'), ' ',
         h('button', { type: 'button', class: 'secondary', onclick: async () => { saveScope({ origin: p.origin, project: p.project }); await ctx.refreshProjects(); ctx.navigate('/overview'); } }, `Open ${p.project}`))))
     : h('p', { class: 'empty' }, 'No project yet: register your site below.');
-  replace(ctx.main, h('h1', { tabindex: -1 }, 'Projects'), list, registerForm(ctx, result), result);
+  // Set by the danger zone after a project was deleted, so that the user sees it went.
+  const deleted = ctx.query.get('deleted');
+  const notice = deleted ? h('p', { class: 'status info', role: 'status' }, `Deleted ${deleted} and all its data.`) : null;
+  replace(ctx.main, h('h1', { tabindex: -1 }, 'Projects'), notice, list, registerForm(ctx, result), result);
 };

@@ -2,6 +2,7 @@ import type { components } from '@spoor/client';
 import { api, ok } from '../api-access.js';
 import { field, h, replace } from '../dom-builder.js';
 import { formatDuration, formatTime, toInputTime } from '../display-format.js';
+import { exportPanel } from '../export-panel.js';
 import type { Page, PageContext } from '../page-context.js';
 import { filterFromQuery, loadSessions, UNCLASSIFIED, type SessionFilter } from '../session-filters.js';
 
@@ -36,12 +37,17 @@ async function filterForm(ctx: PageContext, f: SessionFilter): Promise<HTMLFormE
   } }, field('From', from), field('To', to), field('Tag', tag), field('Classification', cls), h('button', { type: 'submit' }, 'Filter'));
 }
 
-/** Sessions newest first, filtered by time, tag and classification; each opens its story. */
+/**
+ * Sessions newest first, filtered by time, tag and classification; each opens its story. The
+ * export of sessions and events sits here too, right under the time filter it uses: this is the page
+ * that lists the project's visits, and the only one with a time window events can share.
+ */
 export const sessionsPage: Page = async (ctx) => {
   const f = filterFromQuery(ctx.query);
   const [form, sessions] = await Promise.all([filterForm(ctx, f), loadSessions(ctx.scope, f)]);
   const list = sessions.length
     ? h('ol', { class: 'session-list', 'aria-label': 'Sessions, newest first' }, sessions.map(sessionRow))
     : h('p', { class: 'empty' }, 'No sessions match. Add the logger to a page (see Projects) and visit it.');
-  replace(ctx.main, h('h1', { tabindex: -1 }, 'Sessions'), form, h('p', { class: 'muted' }, `${sessions.length} shown (at most 50).`), list);
+  replace(ctx.main, h('h1', { tabindex: -1 }, 'Sessions'), form, exportPanel(ctx.scope, { from: f.from, to: f.to }),
+    h('p', { class: 'muted' }, `${sessions.length} shown (at most 50).`), list);
 };
