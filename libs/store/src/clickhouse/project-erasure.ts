@@ -2,8 +2,9 @@
 // leave every read at once (the delete mask applies to FINAL too); the bytes stay in their
 // parts until the next merge rewrites them. Partition drops do not fit: no table is
 // partitioned by project (a ReplacingMergeTree only collapses duplicates within a partition).
-import type { ProjectErasure } from '../data-ownership.js';
+import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { eraseVisitorClickHouse } from './visitor-erasure.js';
 
 /** Every table with a project_id column (migrations.ts), the projects row last. */
 const PROJECT_TABLES = [
@@ -20,5 +21,9 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     }
     await this.ch.command(`DELETE FROM ${this.ch.table('jobs')} WHERE project_id = {p:String} AND job_id != {keep:String}`, { p: projectId, keep: keepJobId });
     await this.ch.command(`DELETE FROM ${this.ch.table('projects')} WHERE project_id = {p:String}`, { p: projectId });
+  }
+
+  eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
+    return eraseVisitorClickHouse(this.ch, projectId, selector);
   }
 }
