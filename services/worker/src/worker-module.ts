@@ -5,6 +5,7 @@ import { EmailSender, renderAlert } from '@spoor/notify';
 import type { ServiceModule } from '@spoor/runtime';
 import { backfillJob } from './backfill-job.js';
 import { ChannelSender } from './channel-sender.js';
+import { erasureJob } from './erasure-job.js';
 import { exportJob, purgeExpiredExports } from './export-job.js';
 import { projectDeletionJob } from './project-deletion-job.js';
 import { takeHealthSnapshot } from './health-snapshots.js';
@@ -52,6 +53,7 @@ export const workerModule: ServiceModule = {
         notification: notificationJob({ ...resultDeps, sender, dashboardUrl: config.publicUrl }),
         export: exportJob({ store, clock }),
         project_deletion: projectDeletionJob({ store, kv }),
+        erasure: erasureJob({ store, kv, clock, ip: { mode: config.ipMode, ipSalt: config.ipSalt, dataDir: config.dataDir } }),
       },
       logger: logger.child('jobs'),
       clock,
