@@ -55,6 +55,10 @@ async function selectorOf(request: Record<string, unknown>, ip: ErasureJobDeps['
   if (typeof request.visitor_id === 'string') return { visitor_id: request.visitor_id };
   const address = typeof request.ip === 'string' ? normaliseIp(request.ip) : null;
   if (address === null) throw new JobFailure('The erasure names no session, visitor or IP address');
-  const salt = ip.mode === 'hash' ? await ipSalt(ip) : '';
-  return { ips: [...new Set([address, applyIpMode(address, ip.mode, salt)])] };
+  return { ips: storedIpForms(address, ip.mode, ip.mode === 'hash' ? await ipSalt(ip) : '') };
+}
+
+/** The address as received and as `mode` stores it: the forms an erasure by IP looks for. */
+export function storedIpForms(address: string, mode: IpMode, salt: string): string[] {
+  return [...new Set([address, applyIpMode(address, mode, salt)])];
 }
