@@ -728,6 +728,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erases one person of the project: by session_id, visitor_id or ip (exactly one), their raw and enriched events, sessions, tags and classifications; overviews that counted them are rebuilt (asynchronous: answers the queued job; docs/data.md) */
+        post: operations["post_erasures"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_erasures"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/recipients/confirm": {
         parameters: {
             query?: never;
@@ -1704,7 +1722,7 @@ export interface components {
         Job: {
             job_id: string;
             /** @enum {string} */
-            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill" | "export" | "project_deletion" | "account_deletion";
+            kind: "aggregation" | "notification" | "transitions" | "classification" | "backfill" | "export" | "project_deletion" | "account_deletion" | "erasure";
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed";
             origin: string;
@@ -1769,6 +1787,24 @@ export interface components {
              * @enum {string}
              */
             format: "csv" | "ndjson" | "parquet";
+        };
+        ErasureRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /** @description Erase this session: its events, summary, tags and classification */
+            session_id?: string;
+            /** @description Erase this visitor (an IP as stored and user agent pair, as the overview counts visitors): hex SHA-256 of the IP as stored, a line feed and the user agent; every session of theirs goes */
+            visitor_id?: string;
+            /** @description Erase every event stored with this IP address (after SPOOR_IP_MODE) and every session they belong to */
+            ip?: string;
         };
         RecipientConfirmed: {
             /** @enum {boolean} */
@@ -6622,6 +6658,135 @@ export interface operations {
             path: {
                 export_id: string;
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_erasures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ErasureRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobQueued"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_erasures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

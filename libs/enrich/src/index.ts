@@ -20,6 +20,7 @@ export {
 } from './event-guard-step.js';
 export { EMPTY_GEO, EMPTY_GEO_LOOKUP, openGeoLookup, type GeoLookup, type GeoLookupOptions } from './geo-lookup.js';
 export { applyIpMode, hashIp, IP_MODES, normaliseIp, truncateIp, type IpMode } from './ip-step.js';
+export { ipSalt } from './ip-salt.js';
 export { LruCache } from './lru-cache.js';
 export { normaliseReferrer } from './referrer-step.js';
 export { deriveSessionKey } from './session-key-step.js';

@@ -1,5 +1,6 @@
 // What a store does for data ownership (issue 17, docs/data.md): exports written by the
 // engine's own writer, and the deletion of everything a project holds.
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ExportFormat, ExportWhat } from '@spoor/schemas';
 import { ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS } from './event-row.js';
@@ -49,6 +50,39 @@ export interface ProjectErasure {
    * deleteProject. Idempotent.
    */
   deleteAccount(accountId: string, keepJobId: string): Promise<void>;
+
+  /**
+   * Erases one person of the project (POST /v1/erasures, docs/data.md): the events the selector
+   * matches, every session they belong to with all of its events, and what derives from those
+   * sessions (tag facts, classifications); the action last-seen times of the erased actions are
+   * recomputed from what is left. Idempotent: a second call finds nothing more to erase.
+   */
+  eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure>;
+}
+
+/**
+ * Whom to erase. `visitor_id` is the visitor as the overview counts them, an (IP as stored, user
+ * agent) pair, named by `visitorIdOf`; `ips` are the stored forms of one address (the worker
+ * applies SPOOR_IP_MODE to the address it was given).
+ */
+export type VisitorSelector = { session_id: string } | { visitor_id: string } | { ips: string[] };
+
+export interface VisitorErasure {
+  /** Sessions erased (their summaries, tag facts and classifications). */
+  session_ids: string[];
+  /** Enriched events erased (raw events go with them). */
+  events: number;
+  /** The erased events' time span, end exclusive; null when nothing was erased (overviews to rebuild). */
+  window: { start: number; end: number } | null;
+}
+
+/**
+ * The visitor id of an (IP as stored, user agent) pair: the SHA-256 of `ip`, a line feed and the
+ * user agent, in lower-case hex. Neither part can hold a line feed (an IP never does; HTTP header
+ * values cannot), so the join is unambiguous; both engines compute the same in SQL.
+ */
+export function visitorIdOf(ip: string, userAgent: string): string {
+  return createHash('sha256').update(`${ip}\n${userAgent}`).digest('hex');
 }
 
 /**

@@ -1,9 +1,8 @@
-import { createEnrichmentPipeline, openGeoLookup } from '@spoor/enrich';
+import { createEnrichmentPipeline, ipSalt, openGeoLookup } from '@spoor/enrich';
 import type { ServiceContext, ServiceModule } from '@spoor/runtime';
 import type { SessionInput } from '@spoor/schemas';
 import { kvDedupWindow, localDedupWindow } from './dedup-window.js';
 import { EnricherService, type EnrichedOutput } from './enricher-service.js';
-import { ipSalt } from './ip-salt.js';
 
 export const enricherModule: ServiceModule = {
   name: 'enricher',

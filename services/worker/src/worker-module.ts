@@ -5,6 +5,7 @@ import { EmailSender, renderAlert } from '@spoor/notify';
 import type { ServiceModule } from '@spoor/runtime';
 import { backfillJob } from './backfill-job.js';
 import { ChannelSender } from './channel-sender.js';
+import { erasureJob } from './erasure-job.js';
 import { exportJob, purgeExpiredExports } from './export-job.js';
 import { accountDeletionJob } from './account-deletion-job.js';
 import { projectDeletionJob } from './project-deletion-job.js';
@@ -54,6 +55,7 @@ export const workerModule: ServiceModule = {
         export: exportJob({ store, clock }),
         project_deletion: projectDeletionJob({ store, kv }),
         account_deletion: accountDeletionJob({ store, kv }),
+        erasure: erasureJob({ store, kv, clock, ip: { mode: config.ipMode, ipSalt: config.ipSalt, dataDir: config.dataDir } }),
       },
       logger: logger.child('jobs'),
       clock,

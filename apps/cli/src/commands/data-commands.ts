@@ -1,4 +1,4 @@
-// Data ownership (issue 17): `spoor export` and `spoor projects delete`.
+// Data ownership (issue 17): `spoor export`, `spoor erase` and `spoor projects delete`.
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -37,7 +37,35 @@ async function exportData(s: CliSession, what: string, o: ExportOptions): Promis
   if (target !== '-') s.streams.stderr.write(`wrote ${result.rows.toLocaleString('en')} rows, ${result.bytes.toLocaleString('en')} bytes to ${target}\n`);
 }
 
+interface EraseOptions {
+  session?: string;
+  visitor?: string;
+  ip?: string;
+  pollMs: number;
+}
+
+/** Erases one person (exactly one of --session, --visitor, --ip), follows the job and prints what went. */
+async function erase(s: CliSession, o: EraseOptions): Promise<void> {
+  const given = [o.session !== undefined, o.visitor !== undefined, o.ip !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new UsageError('give exactly one of --session <id>, --visitor <id>, --ip <address>');
+  const client = await s.client();
+  const selector = o.session !== undefined ? { session_id: o.session } : o.visitor !== undefined ? { visitor_id: o.visitor } : { ip: o.ip! };
+  const queued = unwrap(await client.POST('/v1/erasures', { body: { ...(await s.scope()), ...selector } }));
+  const job = await followJob(s, client, queued.job_id, o.pollMs);
+  if (job.status === 'failed') throw new CliError(`the erasure failed: ${job.error ?? 'no reason given'}`);
+  const r = job.result as { sessions: number; events: number; overviews_rebuilt: number };
+  s.out.result(job, () => `erased ${r.events.toLocaleString('en')} events in ${r.sessions.toLocaleString('en')} sessions; ${r.overviews_rebuilt} overviews rebuilt`);
+}
+
 export function registerDataCommands(program: Command, make: SessionFactory): void {
+  program.command('erase')
+    .description('erase one person of the project: a session, a visitor (hex SHA-256 of the IP as stored, a line feed and the user agent) or everyone stored with an IP; waits for the job')
+    .option('--session <id>', 'a session id')
+    .option('--visitor <id>', 'a visitor id')
+    .option('--ip <address>', 'an IP address (matched as SPOOR_IP_MODE stored it)')
+    .option('--poll-ms <ms>', 'how often to ask about the job', intOption('--poll-ms'), 500)
+    .action(act(make, async (s, o: EraseOptions) => erase(s, o)));
+
   withWindow(program.command('export').description('export the project\'s events, enriched events or sessions as CSV, NDJSON or Parquet (waits for the job, then downloads)'))
     .argument('<what>', WHATS.join(', '))
     .option('--format <format>', FORMATS.join(', '), 'csv')

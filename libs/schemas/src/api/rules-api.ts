@@ -115,7 +115,7 @@ export const JobPath = z.object({ job_id: z.string().min(1).max(64) });
 export const JobSchema = z
   .object({
     job_id: z.string(),
-    kind: z.enum(['aggregation', 'notification', 'transitions', 'classification', 'backfill', 'export', 'project_deletion', 'account_deletion']),
+    kind: z.enum(['aggregation', 'notification', 'transitions', 'classification', 'backfill', 'export', 'project_deletion', 'account_deletion', 'erasure']),
     status: z.enum(['queued', 'running', 'succeeded', 'failed']),
     origin: z.string(),
     project: z.string(),

@@ -2,8 +2,9 @@
 // leave every read at once (the delete mask applies to FINAL too); the bytes stay in their
 // parts until the next merge rewrites them. Partition drops do not fit: no table is
 // partitioned by project (a ReplacingMergeTree only collapses duplicates within a partition).
-import type { ProjectErasure } from '../data-ownership.js';
+import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { eraseVisitorClickHouse } from './visitor-erasure.js';
 
 /** Every table with a project_id column (migrations.ts), the projects row last. */
 const PROJECT_TABLES = [
@@ -29,5 +30,9 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     }
     await this.ch.command(`DELETE FROM ${this.ch.table('jobs')} WHERE account_id = {a:String} AND job_id != {keep:String}`, { a: accountId, keep: keepJobId });
     await this.ch.command(`DELETE FROM ${this.ch.table('accounts')} WHERE account_id = {a:String}`, { a: accountId });
+  }
+
+  eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
+    return eraseVisitorClickHouse(this.ch, projectId, selector);
   }
 }

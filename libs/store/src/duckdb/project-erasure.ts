@@ -1,8 +1,9 @@
 // Project deletion in the embedded mode: one transaction of DELETEs, so a reader sees the
 // project either whole or gone; then the export files of the project's export jobs.
-import type { ProjectErasure } from '../data-ownership.js';
+import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { DuckDbExportRepository } from './export-repository.js';
+import { eraseVisitorDuckDb } from './visitor-erasure.js';
 
 /** Every table with a project_id column (migrations.ts), the projects row last; `events` holds raw and enriched. */
 const PROJECT_TABLES = [
@@ -32,5 +33,9 @@ export class DuckDbProjectErasure implements ProjectErasure {
       await x.run('DELETE FROM jobs WHERE account_id = $1 AND job_id <> $2', [accountId, keepJobId]);
       await x.run('DELETE FROM accounts WHERE account_id = $1', [accountId]);
     }));
+  }
+
+  eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
+    return this.writer.exclusive((x) => eraseVisitorDuckDb(x, projectId, selector));
   }
 }

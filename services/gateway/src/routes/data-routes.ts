@@ -1,10 +1,10 @@
-// Data ownership (issue 17, docs/data.md): exports and project deletion, both jobs.
+// Data ownership (issue 17, docs/data.md): exports, project deletion and visitor erasure, all jobs.
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { createError, errors, parseOr422 } from '@spoor/http';
 import { JobDispatchError, type JobDispatcher } from '@spoor/jobs';
 import {
-  DeleteAccountQuery, DeleteProjectQuery, ExportPath, ExportRequest, JobQueued, failuresOf,
+  DeleteAccountQuery, DeleteProjectQuery, ErasureRequest, ExportPath, ExportRequest, JobQueued, failuresOf,
   type ExportResult, type JobKind,
 } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
@@ -90,6 +90,15 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     }
     // No project: the job is the account's, and deletes every project the account holds.
     return dispatch(principal, '', 'account_deletion', {});
+  });
+
+  defineOperation(ctx, { method: 'post', path: '/v1/erasures', summary: 'Erases one person of the project: by session_id, visitor_id or ip (exactly one), their raw and enriched events, sessions, tags and classifications; overviews that counted them are rebuilt (asynchronous: answers the queued job; docs/data.md)', tag: 'data', auth: true, body: ErasureRequest, response: JobQueued, failures: ['not_found', 'rate_limited', 'unavailable'] }, async ({ body, principal }) => {
+    await ctx.limits?.spend('triggers_account', principal.account_id);
+    const project = await scopedProject(store, principal, body.origin, body.project);
+    // No DNS gate (requireVerified): an erasure deletes and answers no event rows, and an owner
+    // must be able to honour a request before, or without ever, proving the domain.
+    const { origin: _o, project: _p, ...request } = body;
+    return dispatch(principal, project.project_id, 'erasure', request);
   });
 }
 

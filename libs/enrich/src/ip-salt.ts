@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Config } from '@spoor/config';
 
 /**
  * The salt for SPOOR_IP_MODE=hash: SPOOR_IP_SALT when given (every enricher of a split
- * deployment must share it), else one generated once and kept under the data directory.
+ * deployment must share it), else one generated once and kept under the data directory. Here,
+ * not in the enricher, because the worker needs the same salt to find an IP it is asked to
+ * erase (POST /v1/erasures) in the form it was stored.
  */
-export async function ipSalt(config: Config): Promise<string> {
+export async function ipSalt(config: { ipSalt: string | null; dataDir: string }): Promise<string> {
   if (config.ipSalt) return config.ipSalt;
   const file = join(resolve(config.dataDir), 'ip-salt');
   try {

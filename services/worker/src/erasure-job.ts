@@ -1,0 +1,64 @@
+// POST /v1/erasures (issue 17, docs/data.md "Erasing a visitor"): one person's events and
+// sessions go from the store, their open session states from the KV, and the stored overviews
+// that counted them are rebuilt from what is left.
+import { applyIpMode, ipSalt, normaliseIp, type IpMode } from '@spoor/enrich';
+import { JobFailure, type JobHandler } from '@spoor/jobs';
+import type { Kv } from '@spoor/kv';
+import { RECORD_KINDS, kvKeys, type ErasureResult, type Overview } from '@spoor/schemas';
+import type { Store, VisitorSelector } from '@spoor/store';
+import { buildOverview } from './overview-builder.js';
+import { projectOf } from './result-jobs.js';
+
+export interface ErasureJobDeps {
+  store: Store;
+  kv: Kv;
+  clock: () => number;
+  /** SPOOR_IP_MODE and where the hash mode's salt comes from: an IP is matched as it was stored. */
+  ip: { mode: IpMode; ipSalt: string | null; dataDir: string };
+}
+
+/** Overviews looked at for a rebuild: far more than a project keeps for the span of one person's events. */
+const OVERVIEWS_SCANNED = 10_000;
+
+export function erasureJob(deps: ErasureJobDeps): JobHandler {
+  return async (job, ctx) => {
+    const project = await projectOf(deps.store, job.project_id);
+    const selector = await selectorOf(job.request, deps.ip);
+    await ctx.progress(0, 3);
+    const erased = await deps.store.erasure.eraseVisitor(project.project_id, selector);
+    await ctx.progress(1, 3);
+    // The sessionizer reloads an open session from the KV first: its state would bring the erased summary back.
+    for (const id of erased.session_ids) await deps.kv.del(kvKeys.openSession(project.project_id, id));
+    await ctx.progress(2, 3);
+    let rebuilt = 0;
+    if (erased.window) {
+      const { start, end } = erased.window;
+      const stored = await deps.store.records.list<Overview>(RECORD_KINDS.overview, project.project_id, { from: start + 1, limit: OVERVIEWS_SCANNED });
+      for (const { data } of stored.filter((r) => r.data.window_start < end && r.data.window_end > start)) {
+        await buildOverview(deps.store, project, { start: data.window_start, end: data.window_end }, data.job_id, deps.clock());
+        rebuilt += 1;
+        await ctx.heartbeat();
+      }
+    }
+    await ctx.progress(3, 3);
+    const result: ErasureResult = { sessions: erased.session_ids.length, events: erased.events, overviews_rebuilt: rebuilt };
+    return result;
+  };
+}
+
+/**
+ * The store's selector from the job's request. An IP is looked for in every form it may have
+ * been stored in: as received, and as SPOOR_IP_MODE stores it now (truncated or hashed).
+ */
+async function selectorOf(request: Record<string, unknown>, ip: ErasureJobDeps['ip']): Promise<VisitorSelector> {
+  if (typeof request.session_id === 'string') return { session_id: request.session_id };
+  if (typeof request.visitor_id === 'string') return { visitor_id: request.visitor_id };
+  const address = typeof request.ip === 'string' ? normaliseIp(request.ip) : null;
+  if (address === null) throw new JobFailure('The erasure names no session, visitor or IP address');
+  return { ips: storedIpForms(address, ip.mode, ip.mode === 'hash' ? await ipSalt(ip) : '') };
+}
+
+/** The address as received and as `mode` stores it: the forms an erasure by IP looks for. */
+export function storedIpForms(address: string, mode: IpMode, salt: string): string[] {
+  return [...new Set([address, applyIpMode(address, mode, salt)])];
+}
