@@ -60,6 +60,7 @@ describe('Project settings: retention days and IP policy (embedded)', function (
     const foreign = await patch(other, { retention_days: 7 });
     expect(foreign.status).to.equal(404);
     expect(foreign.body).to.deep.equal({ detail: 'Project not found' });
+    expect((await patch(other, { retention_days: 0 })).status, 'the project is looked up before the body').to.equal(404);
     expect((await patch(api, { retention_days: 7 }, { ...scope, project: 'none/web' })).status).to.equal(404);
     expect(await listed()).to.include({ retention_days: null, ip_policy: 'hash' });
   });

@@ -35,7 +35,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
     const updated = await store.projects.updateSettings(project.project_id, body);
     if (!updated) throw errors.notFound('Project not found');
     return item(updated);
-  });
+  }, ({ query, principal }) => scopedProject(store, principal, query.origin, query.project));
 
   const Body = CreateProjectRequest.refine((b) => normalizeOrigin(b.origin) !== null, { path: ['origin'], message: 'Expected an http(s) origin such as https://acme.example' });
   defineOperation(ctx, { method: 'post', path: '/v1/users/projects', summary: 'Register an origin and project to the account; answers the TXT record that proves the domain', tag: 'account', auth: true, body: Body, response: ProjectRegistration, failures: ['conflict'] }, async ({ body, principal }) => {
