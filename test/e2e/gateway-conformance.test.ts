@@ -95,7 +95,8 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
       if (!op.requestBody || path.startsWith('/v1/event')) continue;
       const res = await api.call(method, concrete(path), {}, {});
       expect(res.status, `${method} ${path}`).to.equal(422);
-      expect(res.body.detail[0].loc[0]).to.equal('body');
+      // Query failures come first where an operation also takes a query (PATCH /v1/projects).
+      expect(res.body.detail.map((d: { loc: string[] }) => d.loc[0]), `${method} ${path}`).to.include('body');
     }
   });
 

@@ -162,7 +162,8 @@ export interface paths {
         /** CORS preflight */
         options: operations["options_projects"];
         head?: never;
-        patch?: never;
+        /** Changes the project's retention days (null keeps events and sessions forever) and IP policy (what the enricher stores of the visitor IP from now on); answers the updated project */
+        patch: operations["patch_projects"];
         trace?: never;
     };
     "/v1/users/projects": {
@@ -1188,6 +1189,22 @@ export interface components {
              * @example 1732262400000
              */
             created_at: number;
+            /** @description Days events and sessions are kept; null keeps them forever */
+            retention_days: number | null;
+            /**
+             * @description The IP policy in force: the project's own, else SPOOR_IP_MODE
+             * @enum {string}
+             */
+            ip_policy: "full" | "truncate" | "hash";
+        };
+        UpdateProjectRequest: {
+            /** @description Days events and sessions are kept; null keeps them forever */
+            retention_days?: number | null;
+            /**
+             * @description What of the visitor IP is stored: `full`, `truncate` (IPv4 /24, IPv6 /48) or `hash` (salted HMAC)
+             * @enum {string}
+             */
+            ip_policy?: "full" | "truncate" | "hash";
         };
         ProjectRegistration: components["schemas"]["Project"] & {
             verification: components["schemas"]["VerificationRecord"];
@@ -3274,6 +3291,98 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    patch_projects: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProjectRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };

@@ -35,8 +35,11 @@ export type EnrichResult =
 export type EnrichmentCounters = Record<GuardDropReason | 'enriched', number>;
 
 export interface EnrichmentPipeline {
-  /** Pure apart from the caches and counters: never throws for any RawEvent. */
-  enrich(raw: RawEvent): EnrichResult;
+  /**
+   * Pure apart from the caches and counters: never throws for any RawEvent. `ipMode` is the
+   * project's own IP policy (issue 17); left out, the pipeline's `ipMode` (SPOOR_IP_MODE).
+   */
+  enrich(raw: RawEvent, ipMode?: IpMode): EnrichResult;
   /** A snapshot of how many events each outcome has had since creation. */
   counters(): EnrichmentCounters;
 }
@@ -64,7 +67,7 @@ export type StepName = (typeof STEP_NAMES)[number];
  * is kept beside the event rather than in it, so the event needs no copy to lose it at the end.
  */
 type StepOutput = Partial<EnrichedDraft> | { sessionKey: string } | { drop: GuardDropReason } | null;
-type Step = (draft: Readonly<EnrichedDraft>) => StepOutput;
+type Step = (draft: Readonly<EnrichedDraft>, ipMode: IpMode) => StepOutput;
 
 const NO_NAME_VERSION = Object.freeze({ name: null, version: null });
 const NO_DEVICE = Object.freeze({ type: null, vendor: null, model: null });
@@ -73,14 +76,14 @@ const NO_QUERY: Record<string, string> = Object.freeze({});
 const asDrop = (reason: GuardDropReason | null): StepOutput => (reason === null ? null : { drop: reason });
 
 function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> {
-  const { ipMode, ipSalt, geo } = options;
+  const { ipSalt, geo } = options;
   const clock = options.clock ?? Date.now;
   const size = options.stepCacheSize ?? 10_000;
   const userAgents = createUserAgentParser({ cacheSize: options.userAgentCacheSize });
   const pageUrl = memoize(size, (url: string | null, origin: string) => parsePageUrl(url, origin));
   const referrer = memoize(size, (ref: string | null, url: string | null, origin: string) => ({ referrer: normaliseReferrer(ref, url, origin) }));
   const sessionKey = memoize(size, (projectId: string, ip: string, userAgent: string) => ({ sessionKey: deriveSessionKey(projectId, ip, userAgent, ipSalt) }));
-  const storedIp = ipMode === 'full' ? null : memoize(size, (ip: string) => ({ ip: applyIpMode(ip, ipMode, ipSalt) }));
+  const storedIp = storedIpSteps(ipSalt, size);
   return {
     check_timestamp: (d) => {
       const reference = Number.isFinite(d.received_at) && d.received_at > 0 ? d.received_at : clock();
@@ -92,7 +95,22 @@ function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> 
     put_user_agent: (d) => userAgents.parse(d.user_agent),
     put_url: (d) => pageUrl(d.url, d.origin),
     put_referrer: (d) => referrer(d.referrer, d.url, d.origin),
-    put_ip: storedIp === null ? (d) => ({ ip: applyIpMode(d.ip, ipMode, ipSalt) }) : (d) => storedIp(d.ip),
+    put_ip: (d, ipMode) => storedIp[ipMode](d.ip),
+  };
+}
+
+/**
+ * The stored IP per mode. `truncate` and `hash` are memoized (an HMAC per event is the costly
+ * part); `full` only normalises. Without a salt, `hash` truncates instead: an unsalted hash of
+ * an IPv4 address is reversed by hashing all 2^32 of them, and a project's policy cannot refuse
+ * the event the way a bad SPOOR_IP_MODE refuses to start.
+ */
+function storedIpSteps(salt: string, size: number): Record<IpMode, (ip: string) => { ip: string }> {
+  const truncate = memoize(size, (ip: string) => ({ ip: applyIpMode(ip, 'truncate', salt) }));
+  return {
+    full: (ip) => ({ ip: applyIpMode(ip, 'full', salt) }),
+    truncate,
+    hash: salt === '' ? truncate : memoize(size, (ip: string) => ({ ip: applyIpMode(ip, 'hash', salt) })),
   };
 }
 
@@ -152,11 +170,11 @@ export function createEnrichmentPipeline(options: EnrichmentPipelineOptions): En
   const ordered = STEP_NAMES.map((name) => steps[name]);
   const counts = zeroCounters();
   return {
-    enrich(raw: RawEvent): EnrichResult {
+    enrich(raw: RawEvent, ipMode: IpMode = options.ipMode): EnrichResult {
       const event = initialDraft(raw);
       let sessionKey = '';
       for (const step of ordered) {
-        const output = step(event);
+        const output = step(event, ipMode);
         if (output === null) continue;
         if ('drop' in output) {
           counts[output.drop] += 1;

@@ -197,6 +197,7 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
     // Downloads stream from disk here; writes and purges are the pipeline thread's.
     exports: { write: (spec) => exportsThere.write(spec), open: (id) => openExportFile(exportDir, id), purge: (before) => exportsThere.purge(before) },
     erasure: repo('erasure'),
+    expiry: repo('expiry'),
     sizeBytes: () => ep.call('store', ['sizeBytes'], []),
     close: async () => {},
   };

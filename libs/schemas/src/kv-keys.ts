@@ -24,6 +24,8 @@ export const kvKeys = {
   scheduleRun: (scheduleId: string, runAt: number) => `schedule:run:${scheduleId}:${runAt}`,
   /** The hourly retention pass, claimed by one worker. */
   retentionPass: (hour: number) => `retention:pass:${hour}`,
+  /** The daily pass deleting events and sessions past their project's retention_days, claimed by one worker. */
+  dataRetentionPass: (day: number) => `data-retention:pass:${day}`,
   /** A threshold-alert pass, claimed by one worker. */
   alertsPass: (slot: number) => `alerts:pass:${slot}`,
   /** A health snapshot slot, claimed by one worker. */
@@ -41,6 +43,7 @@ export const kvTtlMs = {
   /** Client retries come within minutes; a repeated event_id within this window is dropped early. */
   dedup: 6 * HOUR,
   retentionPass: 2 * HOUR,
+  dataRetentionPass: 48 * HOUR,
   webhookEmitted: 7 * 24 * HOUR,
   webhookAttempt: 10 * 60_000,
 } as const;

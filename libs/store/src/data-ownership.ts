@@ -85,6 +85,15 @@ export function visitorIdOf(ip: string, userAgent: string): string {
   return createHash('sha256').update(`${ip}\n${userAgent}`).digest('hex');
 }
 
+export interface DataExpiry {
+  /**
+   * Deletes the project's raw and enriched events with timestamp < before, and its sessions
+   * with last_event_at < before together with their tag facts and classification. Other
+   * projects, and the project's newer rows, are untouched. Idempotent.
+   */
+  expire(projectId: string, before: number): Promise<void>;
+}
+
 /**
  * The columns an export carries, the same in both engines: the stored row without the internal
  * project_id (and a session's replay bookkeeping, `seen`). JSON-valued columns (payload, query,

@@ -10,11 +10,12 @@ import type {
   ActionSeen,
   EnrichedEvent,
   ProjectRecord,
+  ProjectSettings,
   RawEvent,
   SessionListItem,
   SessionState,
 } from '@spoor/schemas';
-import type { ExportRepository, ProjectErasure } from './data-ownership.js';
+import type { DataExpiry, ExportRepository, ProjectErasure } from './data-ownership.js';
 import type { FunnelRepository, RetentionRepository } from './funnel-query.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
@@ -34,6 +35,10 @@ export interface ProjectRepository {
   get(projectId: string): Promise<ProjectRecord | null>;
   listByAccount(accountId: string): Promise<ProjectRecord[]>;
   setVerified(projectId: string, verified: boolean): Promise<void>;
+  /** Changes the given settings (a field left out is kept); answers the updated record, or null for an unknown project. */
+  updateSettings(projectId: string, settings: ProjectSettings): Promise<ProjectRecord | null>;
+  /** Every project with retention_days set (the worker's daily retention pass), by project_id. */
+  listWithRetention(): Promise<ProjectRecord[]>;
 }
 
 /** One event as received and as enriched (same project_id and event_id). */
@@ -312,6 +317,8 @@ export interface Store {
   readonly exports: ExportRepository;
   /** Deletion of a project and everything it holds (issue 17). */
   readonly erasure: ProjectErasure;
+  /** Deletion of a project's events and sessions past its retention_days (issue 17). */
+  readonly expiry: DataExpiry;
   /** Bytes the store takes on disk (DuckDB: the database file and its WAL; ClickHouse: active parts of the database). */
   sizeBytes(): Promise<number>;
   close(): Promise<void>;

@@ -49,7 +49,7 @@ export function session(over: Partial<SessionState> & { session_id: string }): S
 export function project(over: Partial<ProjectRecord> & { project_id: string }): ProjectRecord {
   return {
     origin: 'https://acme.example', project: 'acme/web', account_id: 'acct-1', verified: false,
-    verification_token: 'tok', created_at: T0, ...over,
+    verification_token: 'tok', created_at: T0, retention_days: null, ip_policy: null, ...over,
   };
 }
 

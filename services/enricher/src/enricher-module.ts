@@ -3,6 +3,7 @@ import type { ServiceContext, ServiceModule } from '@spoor/runtime';
 import type { SessionInput } from '@spoor/schemas';
 import { kvDedupWindow, localDedupWindow } from './dedup-window.js';
 import { EnricherService, type EnrichedOutput } from './enricher-service.js';
+import { IpPolicyCache } from './ip-policy-cache.js';
 
 export const enricherModule: ServiceModule = {
   name: 'enricher',
@@ -17,7 +18,8 @@ export const enricherModule: ServiceModule = {
     });
     // Without Redis this process is the only enricher: its own bounded memory is the window.
     const dedup = adapters.kv.kind === 'memory' ? localDedupWindow() : kvDedupWindow(adapters.kv);
-    const service = new EnricherService({ store: adapters.store, kv: adapters.kv, dedup, pipeline, output: enrichedOutput(ctx), logger });
+    const ipPolicies = new IpPolicyCache(adapters.store.projects, config.ipMode, clock);
+    const service = new EnricherService({ store: adapters.store, kv: adapters.kv, dedup, pipeline, ipPolicies, output: enrichedOutput(ctx), logger });
     const consumes = { topic: adapters.topics.rawEvents, group: `${config.topicPrefix}enricher` };
     const sub = await adapters.bus.subscribe({
       ...consumes,

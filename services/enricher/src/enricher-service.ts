@@ -6,6 +6,7 @@ import type { DedupWindow } from './dedup-window.js';
 import type { Logger } from '@spoor/log';
 import type { DropCounts, EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
 import type { EventPair, Store } from '@spoor/store';
+import type { IpPolicyCache } from './ip-policy-cache.js';
 import { assignSessions } from './session-assigner.js';
 
 /**
@@ -19,6 +20,8 @@ export interface EnricherDeps {
   kv: Kv;
   dedup: DedupWindow;
   pipeline: EnrichmentPipeline;
+  /** Each project's IP policy; without it every event takes the pipeline's SPOOR_IP_MODE. */
+  ipPolicies?: IpPolicyCache;
   output: EnrichedOutput;
   logger: Logger;
 }
@@ -139,10 +142,12 @@ export class EnricherService {
    */
   private async enrich(candidates: Candidate[]): Promise<Enriched[]> {
     const out: Enriched[] = [];
+    const policies = this.deps.ipPolicies;
+    await policies?.load(candidates.map((c) => c.raw.project_id));
     for (const [i, c] of candidates.entries()) {
       if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
       try {
-        const result = this.deps.pipeline.enrich(c.raw);
+        const result = this.deps.pipeline.enrich(c.raw, policies?.policyOf(c.raw.project_id));
         if (result.ok) out.push({ ...c, draft: result.event, sessionKey: result.sessionKey });
       } catch (err) {
         this.counters['malformed']!++;
@@ -158,6 +163,9 @@ export class EnricherService {
     const out: SessionInput[] = [];
     for (const c of items) {
       c.raw.session_id ??= c.draft.session_id;
+      // The raw row stores the IP as the policy left it too: a full address kept beside a
+      // hashed one would undo the policy (geo and the session key already read the original).
+      c.raw.ip = c.draft.ip;
       const event = c.draft as EnrichedEvent;
       pairs.push({ raw: c.raw, enriched: event });
       out.push({ event, source: c.source, offset: c.offset });

@@ -5,7 +5,7 @@ import { JobDispatcher } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
 import { RateLimits } from '@spoor/limits';
 import { buildVersion, type ServiceModule } from '@spoor/runtime';
-import type { JobKind } from '@spoor/schemas';
+import type { IpPolicy, JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
@@ -37,6 +37,8 @@ export interface GatewayDeps {
   authenticator: Authenticator;
   apiKeys: ApiKeyService;
   dnsServer: string | null;
+  /** SPOOR_IP_MODE: the IP policy of a project that has none of its own. */
+  ipMode: IpPolicy;
   /** SPOOR_WEBHOOK_ALLOW_PRIVATE */
   webhookAllowPrivate: boolean;
   /** Caps and confirmation mails of email channels. */
@@ -48,7 +50,7 @@ export interface GatewayDeps {
 export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   wellKnownRoutes(ctx, deps.issuer);
   accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys, deps.authenticator);
-  projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, clock: deps.clock });
+  projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, ipMode: deps.ipMode, clock: deps.clock });
   sessionRoutes(ctx, deps.store, deps.clock);
   eventRoutes(ctx, deps.store);
   tagRoutes(ctx, deps.store);
@@ -70,7 +72,7 @@ const unused = <T extends object>(name: string): T =>
 export function describeApi(version: string) {
   const registry = createApiRegistry();
   const ctx: RouteContext = { router: Router(), registry, authenticate: (_req, _res, next) => next() };
-  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), authenticator: unused('authenticator'), apiKeys: unused('apiKeys'), dnsServer: null, webhookAllowPrivate: false, recipients: unused('recipients'), clock: Date.now });
+  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), authenticator: unused('authenticator'), apiKeys: unused('apiKeys'), dnsServer: null, ipMode: 'full', webhookAllowPrivate: false, recipients: unused('recipients'), clock: Date.now });
   return buildApiDocument(registry, version, null);
 }
 
@@ -90,7 +92,7 @@ export const gatewayModule: ServiceModule = {
     const mailer = config.smtpUrl ? new EmailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom }) : null;
     const recipients = new ChannelRecipients({ store, mailer, publicUrl: issuerUrl, caps: config.channelCaps, clock, logger: logger.child('recipients') });
     const limits = new RateLimits(adapters.kv, config.rateLimits, ['signup_ip', 'login_account', 'login_ip', 'triggers_account', 'rules_test_account']);
-    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, webhookAllowPrivate: config.webhookAllowPrivate, recipients, clock });
+    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, ipMode: config.ipMode, webhookAllowPrivate: config.webhookAllowPrivate, recipients, clock });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     router.use(loggerScriptRouter(logger));

@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Request, RequestHandler, Router } from 'express';
 import type { z } from 'zod';
-import { createError, errors, jsonBody, parseOr422 } from '@spoor/http';
+import { HttpError, createError, errors, jsonBody, parseOr422, type ValidationDetail } from '@spoor/http';
 import { DEFAULT_BODY_LIMIT, ErrorBody, HTTPValidationError, accessOf, describeFailures, failuresOf, operationId, type Access, type ErrorCode, type Operation } from '@spoor/schemas';
 import type { RateLimits } from '@spoor/limits';
 import type { Principal } from './auth-guard.js';
@@ -29,23 +29,52 @@ export interface RouteContext {
   limits?: RateLimits;
 }
 
+/**
+ * Runs once query and path are valid, before the body is validated: an operation that takes
+ * both a project in its query and a body finds the project here, so a project of nobody answers
+ * 404 whatever the body holds, as every scoped operation does (DESIGN.md, HTTP conventions).
+ */
+export type Preflight<Q, P> = (input: { query: Q; params: P; principal: Principal }) => Promise<unknown>;
+
 export function defineOperation<Q extends AnyObject | undefined, P extends AnyObject | undefined, B extends z.ZodType | undefined, R extends z.ZodType>(
   ctx: RouteContext,
   op: Operation<Q, P, B, R>,
   handler: (input: OperationInput<Out<Q>, Out<P>, Out<B>>) => Promise<z.input<R>>,
+  preflight?: Preflight<Out<Q>, Out<P>>,
 ): void {
   documentOperation(ctx.registry, op);
   const handlers: RequestHandler[] = [];
   if (op.auth) handlers.push(ctx.authenticate, requireAccess(accessOf(op)));
   if (op.body) handlers.push(...jsonBody(op.bodyLimit ?? DEFAULT_BODY_LIMIT, { textPlain: op.textPlain ?? false }));
   handlers.push(async (req, res) => {
-    const query = (op.query ? parseOr422(op.query, req.query, 'query') : undefined) as Out<Q>;
-    const params = (op.params ? parseOr422(op.params, req.params, 'path') : undefined) as Out<P>;
-    if (op.body && req.body === undefined) throw errors.validation([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
-    const body = (op.body ? parseOr422(op.body, req.body, 'body') : undefined) as Out<B>;
-    res.json(await handler({ query, params, body, principal: res.locals['principal'] as Principal, req }));
+    // Every failure of query, path and body in one 422, as FastAPI lists them.
+    const failures: ValidationDetail[] = [];
+    const principal = res.locals['principal'] as Principal;
+    const query = collect(failures, () => (op.query ? parseOr422(op.query, req.query, 'query') : undefined)) as Out<Q>;
+    const params = collect(failures, () => (op.params ? parseOr422(op.params, req.params, 'path') : undefined)) as Out<P>;
+    if (failures.length === 0 && preflight) await preflight({ query, params, principal });
+    const body = collect(failures, () => parseBody(op, req.body)) as Out<B>;
+    if (failures.length > 0) throw errors.validation(failures);
+    res.json(await handler({ query, params, body, principal, req }));
   });
   for (const path of [op.path, ...(op.aliases ?? [])]) ctx.router[op.method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers);
+}
+
+function parseBody(op: Operation, body: unknown): unknown {
+  if (!op.body) return undefined;
+  if (body === undefined) throw errors.validation([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  return parseOr422(op.body, body, 'body');
+}
+
+/** The parsed value, or undefined with its validation failures added to `into`; other errors go on. */
+function collect(into: ValidationDetail[], parse: () => unknown): unknown {
+  try {
+    return parse();
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.code !== 'validation_error' || typeof err.detail === 'string') throw err;
+    into.push(...err.detail);
+    return undefined;
+  }
 }
 
 /** 403 in the documented shape, naming the scope the credential lacks (DESIGN.md, Operators). */

@@ -23,7 +23,7 @@ const OVERVIEWS_SCANNED = 10_000;
 export function erasureJob(deps: ErasureJobDeps): JobHandler {
   return async (job, ctx) => {
     const project = await projectOf(deps.store, job.project_id);
-    const selector = await selectorOf(job.request, deps.ip);
+    const selector = await selectorOf(job.request, deps.ip, project.ip_policy ?? null);
     await ctx.progress(0, 3);
     const erased = await deps.store.erasure.eraseVisitor(project.project_id, selector);
     await ctx.progress(1, 3);
@@ -48,14 +48,17 @@ export function erasureJob(deps: ErasureJobDeps): JobHandler {
 
 /**
  * The store's selector from the job's request. An IP is looked for in every form it may have
- * been stored in: as received, and as SPOOR_IP_MODE stores it now (truncated or hashed).
+ * been stored in: as received, as the project's IP policy stores it now, and as SPOOR_IP_MODE
+ * does (the policy of projects without their own, so of the project before it chose one).
  */
-async function selectorOf(request: Record<string, unknown>, ip: ErasureJobDeps['ip']): Promise<VisitorSelector> {
+async function selectorOf(request: Record<string, unknown>, ip: ErasureJobDeps['ip'], projectPolicy: IpMode | null): Promise<VisitorSelector> {
   if (typeof request.session_id === 'string') return { session_id: request.session_id };
   if (typeof request.visitor_id === 'string') return { visitor_id: request.visitor_id };
   const address = typeof request.ip === 'string' ? normaliseIp(request.ip) : null;
   if (address === null) throw new JobFailure('The erasure names no session, visitor or IP address');
-  return { ips: storedIpForms(address, ip.mode, ip.mode === 'hash' ? await ipSalt(ip) : '') };
+  const modes = [...new Set([ip.mode, projectPolicy ?? ip.mode])];
+  const salt = modes.includes('hash') ? await ipSalt(ip) : '';
+  return { ips: [...new Set(modes.flatMap((mode) => storedIpForms(address, mode, salt)))] };
 }
 
 /** The address as received and as `mode` stores it: the forms an erasure by IP looks for. */

@@ -14,6 +14,7 @@ import { notificationJob } from './notification-job.js';
 import { everyInterval } from './periodic-task.js';
 import { aggregationJob, transitionsJob } from './result-jobs.js';
 import { purgeExpiredRecords } from './record-retention.js';
+import { expireProjectData } from './data-retention.js';
 import { startRuleMatchConsumer } from './rule-match-consumer.js';
 import { runDueSchedules } from './schedule-runner.js';
 import { watchThresholds } from './threshold-watcher.js';
@@ -70,6 +71,7 @@ export const workerModule: ServiceModule = {
       await watchThresholds({ store, kv, clock, sender, outbox, instance, everyMs: config.workerTickMs });
       await outbox.kick();
       if (await purgeExpiredRecords({ store, kv, clock, instance })) await purgeExpiredExports(store, clock());
+      await expireProjectData({ store, kv, clock, instance, logger: logger.child('retention') });
     });
     const snapshots = everyInterval('health snapshot', config.healthSnapshotMs, logger, async () => {
       await takeHealthSnapshot({ store, kv, bus, clock, instance, everyMs: config.healthSnapshotMs });

@@ -1,6 +1,6 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { unwrap } from '../api-result.js';
-import { CliError } from '../cli-errors.js';
+import { CliError, UsageError } from '../cli-errors.js';
 import { act, intOption, type SessionFactory } from '../command-action.js';
 import { fields } from '../cli-output.js';
 import type { CliSession } from '../cli-session.js';
@@ -12,6 +12,38 @@ function dnsHint(v: Verification): string {
   return `create this DNS record to verify the domain, then run \`spoor projects verify\`:\n  ${v.name}  ${v.type}  "${v.value}"`;
 }
 
+const IP_POLICIES = ['full', 'truncate', 'hash'] as const;
+type IpPolicy = (typeof IP_POLICIES)[number];
+
+/**
+ * `--days`: a whole number of days (the server checks 1-3650), or `keep` for no limit. `keep`
+ * stays a word here: commander turns an option's parsed null into ''.
+ */
+function daysOption(value: string): number | 'keep' {
+  if (value === 'keep') return 'keep';
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`--days must be a whole number of days or "keep", got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function ipPolicyOption(value: string): IpPolicy {
+  if (!(IP_POLICIES as readonly string[]).includes(value)) throw new InvalidArgumentError(`--ip-policy must be one of ${IP_POLICIES.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as IpPolicy;
+}
+
+interface RetentionOptions {
+  days?: number | 'keep';
+  ipPolicy?: IpPolicy;
+}
+
+async function setRetention(s: CliSession, origin: string | undefined, project: string | undefined, o: RetentionOptions): Promise<void> {
+  if (o.days === undefined && o.ipPolicy === undefined) throw new UsageError('give --days <n|keep>, --ip-policy <policy> or both');
+  const scope = origin && project ? { origin, project } : await s.scope();
+  const body = { ...(o.days === undefined ? {} : { retention_days: o.days === 'keep' ? null : o.days }), ...(o.ipPolicy === undefined ? {} : { ip_policy: o.ipPolicy }) };
+  const updated = unwrap(await (await s.client()).PATCH('/v1/projects', { params: { query: scope }, body }));
+  const kept = updated.retention_days === null ? 'kept forever' : `kept ${updated.retention_days} days`;
+  s.out.result(updated, () => `${updated.project} at ${updated.origin}: events and sessions ${kept}; IP stored: ${updated.ip_policy}`);
+}
+
 async function verify(s: CliSession, origin: string | undefined, project: string | undefined): Promise<void> {
   const scope = origin && project ? { origin, project } : await s.scope();
   const result = unwrap(await (await s.client()).POST('/v1/users/projects/verify', { body: scope }));
@@ -20,13 +52,13 @@ async function verify(s: CliSession, origin: string | undefined, project: string
 }
 
 export function registerProjectCommands(program: Command, make: SessionFactory): void {
-  const projects = program.command('projects').description('your projects: list, register, verify the domain, read overviews');
+  const projects = program.command('projects').description('your projects: list, register, verify the domain, retention and IP policy, read overviews');
   projects
     .command('list', { isDefault: true })
     .description('every project of your account')
     .action(act(make, async (s) => {
       const { projects: rows } = unwrap(await (await s.client()).GET('/v1/projects'));
-      s.out.result({ projects: rows }, () => s.out.table(rows, fields('origin', 'project', 'verified', 'created_at')));
+      s.out.result({ projects: rows }, () => s.out.table(rows, fields('origin', 'project', 'verified', 'created_at', 'retention_days', 'ip_policy')));
     }));
   projects
     .command('add')
@@ -43,6 +75,14 @@ export function registerProjectCommands(program: Command, make: SessionFactory):
     .argument('[origin]', 'default: --origin or `spoor use`')
     .argument('[project]', 'default: --project or `spoor use`')
     .action(act(make, async (s, origin?: string, project?: string) => verify(s, origin, project)));
+  projects
+    .command('retention')
+    .description('how long events and sessions are kept (a daily pass deletes older ones) and what of the visitor IP is stored from now on')
+    .argument('[origin]', 'default: --origin or `spoor use`')
+    .argument('[project]', 'default: --project or `spoor use`')
+    .option('--days <n|keep>', 'days to keep events and sessions (1-3650), or keep: forever', daysOption)
+    .option('--ip-policy <policy>', 'full, truncate (IPv4 /24, IPv6 /48) or hash (salted HMAC)', ipPolicyOption)
+    .action(act(make, async (s, origin: string | undefined, project: string | undefined, o: RetentionOptions) => setRetention(s, origin, project, o)));
   projects
     .command('overview')
     .description('the most recent stored overviews (digests) of the project')

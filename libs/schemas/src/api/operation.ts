@@ -22,7 +22,7 @@ export interface Operation<
   B extends z.ZodType | undefined = z.ZodType | undefined,
   R extends z.ZodType = z.ZodType,
 > {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI form: `/v1/sessions/{session_id}`. */
   path: string;
   /** Other spellings served the same way (e.g. `/v1/event` for `/v1/events`). */

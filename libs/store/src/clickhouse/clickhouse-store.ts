@@ -22,6 +22,7 @@ import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickh
 import { ClickHouseEventRepository } from './event-repository.js';
 import { ClickHouseExportRepository } from './export-repository.js';
 import { ClickHouseProjectErasure } from './project-erasure.js';
+import { ClickHouseDataExpiry } from './data-expiry.js';
 import { ClickHouseJobRepository } from './job-repository.js';
 import { clickhouseBootstrap, clickhouseMigrations } from './migrations.js';
 import { ClickHouseProjectRepository } from './project-repository.js';
@@ -55,6 +56,7 @@ export class ClickHouseStore implements Store {
   readonly retention: ClickHouseRetentionRepository;
   readonly exports: ClickHouseExportRepository;
   readonly erasure: ClickHouseProjectErasure;
+  readonly expiry: ClickHouseDataExpiry;
 
   private constructor(private readonly ch: ClickHouseConnection) {
     this.projects = new ClickHouseProjectRepository(ch);
@@ -74,6 +76,7 @@ export class ClickHouseStore implements Store {
     this.retention = new ClickHouseRetentionRepository(ch);
     this.exports = new ClickHouseExportRepository(ch);
     this.erasure = new ClickHouseProjectErasure(ch);
+    this.expiry = new ClickHouseDataExpiry(ch);
   }
 
   static async connect(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {

@@ -344,6 +344,17 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
         TTL toDateTime(intDiv(written_at, 1000)) + INTERVAL 7 DAY`,
     ],
   },
+  {
+    // Per-project retention and IP policy (issue 17, docs/data.md). NULL is the default of
+    // both: keep forever, and follow SPOOR_IP_MODE. Enforced by the worker's daily lightweight
+    // DELETEs (data-expiry.ts), not a TTL: a TTL cannot differ per project.
+    version: 8,
+    name: 'project retention days and IP policy',
+    statements: (db) => [
+      `ALTER TABLE ${db}.projects ADD COLUMN IF NOT EXISTS retention_days Nullable(UInt16)`,
+      `ALTER TABLE ${db}.projects ADD COLUMN IF NOT EXISTS ip_policy LowCardinality(Nullable(String))`,
+    ],
+  },
 ];
 
 export const clickhouseBootstrap = (db: string): string[] => [

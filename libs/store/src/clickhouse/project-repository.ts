@@ -1,9 +1,10 @@
-import type { ProjectRecord } from '@spoor/schemas';
+import type { ProjectRecord, ProjectSettings } from '@spoor/schemas';
 import { StoreConflictError, type ProjectRepository } from '../store.js';
 import { toBool, toInt, toStr } from '../column-values.js';
+import { mergeSettings, settingsOf } from '../project-settings-row.js';
 import type { ClickHouseConnection, Params, Row } from './clickhouse-connection.js';
 
-const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at';
+const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at, retention_days, ip_policy';
 
 export class ClickHouseProjectRepository implements ProjectRepository {
   constructor(private readonly ch: ClickHouseConnection) {}
@@ -22,6 +23,7 @@ export class ClickHouseProjectRepository implements ProjectRepository {
     await this.ch.insert('projects', [{
       project_id: p.project_id, origin: p.origin, project: p.project, account_id: p.account_id,
       verified: p.verified, verification_token: p.verification_token, created_at: p.created_at,
+      retention_days: p.retention_days ?? null, ip_policy: p.ip_policy ?? null,
     }]);
     const survivor = await this.find(p.origin, p.project);
     if (survivor?.project_id !== p.project_id) throw conflict();
@@ -54,6 +56,24 @@ export class ClickHouseProjectRepository implements ProjectRepository {
     await this.ch.insert('projects', [{ ...rest, verified, version: toInt(version) + 1 }]);
   }
 
+  /**
+   * Like setVerified: the surviving row again with version + 1. Two changes racing within one
+   * read-and-insert can lose one of them (the later insert carries the other's old value); the
+   * setting is changed by people, one form at a time.
+   */
+  async updateSettings(projectId: string, settings: ProjectSettings): Promise<ProjectRecord | null> {
+    const [row] = await this.select('project_id = {project_id:String}', { project_id: projectId });
+    if (!row) return null;
+    const { version, ...rest } = row;
+    const next = { ...rest, ...mergeSettings(row, settings), version: toInt(version) + 1 };
+    await this.ch.insert('projects', [next]);
+    return rowToProject(next);
+  }
+
+  async listWithRetention(): Promise<ProjectRecord[]> {
+    return (await this.select('retention_days IS NOT NULL', {}, 'project_id')).map(rowToProject);
+  }
+
   /** WHERE runs after FINAL (no PREWHERE with FINAL), so only surviving rows ever match. */
   private select(where: string, params: Params, orderBy = 'origin, project'): Promise<Row[]> {
     return this.ch.rows(
@@ -67,6 +87,6 @@ function rowToProject(r: Row): ProjectRecord {
   return {
     project_id: toStr(r.project_id), origin: toStr(r.origin), project: toStr(r.project),
     account_id: toStr(r.account_id), verified: toBool(r.verified),
-    verification_token: toStr(r.verification_token), created_at: toInt(r.created_at),
+    verification_token: toStr(r.verification_token), created_at: toInt(r.created_at), ...settingsOf(r),
   };
 }

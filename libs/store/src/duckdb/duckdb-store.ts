@@ -31,6 +31,7 @@ import { DuckDbConnection, DuckDbReaderPool } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
 import { DuckDbExportRepository, exportDirBeside } from './export-repository.js';
 import { DuckDbProjectErasure } from './project-erasure.js';
+import { DuckDbDataExpiry } from './data-expiry.js';
 import { DuckDbJobRepository } from './job-repository.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations } from './migrations.js';
 import { DuckDbProjectRepository } from './project-repository.js';
@@ -75,6 +76,7 @@ export class DuckDbStore implements Store {
   readonly retention: DuckDbRetentionRepository;
   readonly exports: DuckDbExportRepository;
   readonly erasure: DuckDbProjectErasure;
+  readonly expiry: DuckDbDataExpiry;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -103,6 +105,7 @@ export class DuckDbStore implements Store {
     this.retention = new DuckDbRetentionRepository(reader);
     this.exports = new DuckDbExportRepository(exportDir, () => instance.connect());
     this.erasure = new DuckDbProjectErasure(writer, this.exports);
+    this.expiry = new DuckDbDataExpiry(writer);
   }
 
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {

@@ -274,6 +274,16 @@ export const duckdbMigrations: readonly DuckMigration[] = [
         SELECT * EXCLUDE (raw_ip, raw_url, raw_referrer, has_raw, has_enriched) FROM events WHERE has_enriched`,
     ],
   },
+  {
+    // Per-project retention and IP policy (issue 17, docs/data.md). NULL is the default of
+    // both: keep forever, and follow SPOOR_IP_MODE, so projects made before keep behaving as they did.
+    version: 8,
+    name: 'project retention days and IP policy',
+    statements: [
+      'ALTER TABLE projects ADD COLUMN retention_days INTEGER',
+      'ALTER TABLE projects ADD COLUMN ip_policy VARCHAR',
+    ],
+  },
 ];
 
 function rekey(table: string, extra: string): string[] {

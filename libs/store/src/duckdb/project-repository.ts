@@ -1,9 +1,10 @@
-import type { ProjectRecord } from '@spoor/schemas';
+import type { ProjectRecord, ProjectSettings } from '@spoor/schemas';
 import { StoreConflictError, type ProjectRepository } from '../store.js';
 import { toBool, toInt, toStr } from '../column-values.js';
+import { mergeSettings, settingsOf } from '../project-settings-row.js';
 import { isConstraintViolation, type DuckDbConnection, type Row, type DuckReader } from './duckdb-connection.js';
 
-const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at';
+const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at, retention_days, ip_policy';
 
 export class DuckDbProjectRepository implements ProjectRepository {
   constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
@@ -11,8 +12,8 @@ export class DuckDbProjectRepository implements ProjectRepository {
   async create(p: ProjectRecord): Promise<void> {
     try {
       await this.writer.run(
-        `INSERT INTO projects (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [p.project_id, p.origin, p.project, p.account_id, p.verified, p.verification_token, p.created_at],
+        `INSERT INTO projects (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [p.project_id, p.origin, p.project, p.account_id, p.verified, p.verification_token, p.created_at, p.retention_days ?? null, p.ip_policy ?? null],
       );
     } catch (err) {
       if (isConstraintViolation(err)) {
@@ -46,6 +47,22 @@ export class DuckDbProjectRepository implements ProjectRepository {
   async setVerified(projectId: string, verified: boolean): Promise<void> {
     await this.writer.run('UPDATE projects SET verified = $2 WHERE project_id = $1', [projectId, verified]);
   }
+
+  async updateSettings(projectId: string, settings: ProjectSettings): Promise<ProjectRecord | null> {
+    // Read and write on the writer alone, so two changes of different fields cannot undo each other.
+    const rows = await this.writer.exclusive(async (x) => {
+      const [row] = await x.all(`SELECT ${COLUMNS} FROM projects WHERE project_id = $1`, [projectId]);
+      if (!row) return [];
+      const next = mergeSettings(row, settings);
+      await x.run('UPDATE projects SET retention_days = $2, ip_policy = $3 WHERE project_id = $1', [projectId, next.retention_days, next.ip_policy]);
+      return x.all(`SELECT ${COLUMNS} FROM projects WHERE project_id = $1`, [projectId]);
+    });
+    return first(rows);
+  }
+
+  async listWithRetention(): Promise<ProjectRecord[]> {
+    return (await this.reader.all(`SELECT ${COLUMNS} FROM projects WHERE retention_days IS NOT NULL ORDER BY project_id`)).map(rowToProject);
+  }
 }
 
 function first(rows: Row[]): ProjectRecord | null {
@@ -57,6 +74,6 @@ function rowToProject(r: Row): ProjectRecord {
   return {
     project_id: toStr(r.project_id), origin: toStr(r.origin), project: toStr(r.project),
     account_id: toStr(r.account_id), verified: toBool(r.verified),
-    verification_token: toStr(r.verification_token), created_at: toInt(r.created_at),
+    verification_token: toStr(r.verification_token), created_at: toInt(r.created_at), ...settingsOf(r),
   };
 }

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { newVerificationToken, verificationRecord, verifyDomain } from '@spoor/domains';
 import { errors } from '@spoor/http';
-import { CreateProjectRequest, normalizeOrigin, OverviewList, OverviewQuery, ProjectList, ProjectRegistration, RECORD_KINDS, ScopeQuery, TransitionsResponse, VerifyProjectRequest, VerifyProjectResult, type Overview, type ProjectRecord, type TransitionMatrix } from '@spoor/schemas';
+import { CreateProjectRequest, UpdateProjectQuery, UpdateProjectRequest, normalizeOrigin, OverviewList, OverviewQuery, ProjectItem, ProjectList, ProjectRegistration, RECORD_KINDS, ScopeQuery, TransitionsResponse, VerifyProjectRequest, VerifyProjectResult, type Overview, type IpPolicy, type ProjectRecord, type TransitionMatrix } from '@spoor/schemas';
 import { StoreConflictError, type Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { isVerified, scopedProject } from '../project-scope.js';
 
-const item = (p: ProjectRecord) => ({ origin: p.origin, project: p.project, verified: isVerified(p), created_at: p.created_at });
-const withRecord = (p: ProjectRecord) => ({ ...item(p), verification: verificationRecord(p.origin, p.verification_token) });
+export interface ProjectRouteDeps {
+  dnsServer: string | null;
+  /** SPOOR_IP_MODE: what a project without an ip_policy of its own stores. */
+  ipMode: IpPolicy;
+  clock: () => number;
+}
 
 function originOrThrow(origin: string): string {
   const normalized = normalizeOrigin(origin);
@@ -15,10 +19,23 @@ function originOrThrow(origin: string): string {
   return normalized;
 }
 
-export function projectRoutes(ctx: RouteContext, store: Store, deps: { dnsServer: string | null; clock: () => number }): void {
+export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRouteDeps): void {
+  // The policy in force, so a form shows what is stored: the project's own, else the global mode.
+  const item = (p: ProjectRecord) => ({
+    origin: p.origin, project: p.project, verified: isVerified(p), created_at: p.created_at,
+    retention_days: p.retention_days ?? null, ip_policy: p.ip_policy ?? deps.ipMode,
+  });
+  const withRecord = (p: ProjectRecord) => ({ ...item(p), verification: verificationRecord(p.origin, p.verification_token) });
   const list = async (accountId: string) => ({ projects: (await store.projects.listByAccount(accountId)).map(item) });
   defineOperation(ctx, { method: 'get', path: '/v1/projects', summary: 'All projects of the user', tag: 'projects', auth: true, response: ProjectList }, async ({ principal }) => list(principal.account_id));
   defineOperation(ctx, { method: 'get', path: '/v1/users/projects', summary: 'Projects of the authenticated user', tag: 'account', auth: true, response: ProjectList }, async ({ principal }) => list(principal.account_id));
+
+  defineOperation(ctx, { method: 'patch', path: '/v1/projects', summary: "Changes the project's retention days (null keeps events and sessions forever) and IP policy (what the enricher stores of the visitor IP from now on); answers the updated project", tag: 'projects', auth: true, query: UpdateProjectQuery, body: UpdateProjectRequest, response: ProjectItem, failures: ['not_found'] }, async ({ query, body, principal }) => {
+    const project = await scopedProject(store, principal, query.origin, query.project);
+    const updated = await store.projects.updateSettings(project.project_id, body);
+    if (!updated) throw errors.notFound('Project not found');
+    return item(updated);
+  }, ({ query, principal }) => scopedProject(store, principal, query.origin, query.project));
 
   const Body = CreateProjectRequest.refine((b) => normalizeOrigin(b.origin) !== null, { path: ['origin'], message: 'Expected an http(s) origin such as https://acme.example' });
   defineOperation(ctx, { method: 'post', path: '/v1/users/projects', summary: 'Register an origin and project to the account; answers the TXT record that proves the domain', tag: 'account', auth: true, body: Body, response: ProjectRegistration, failures: ['conflict'] }, async ({ body, principal }) => {

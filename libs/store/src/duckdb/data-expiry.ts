@@ -1,0 +1,21 @@
+// Retention days in the embedded mode (issue 17, docs/data.md): one transaction of DELETEs per
+// project, so a reader sees a session's tags and verdict go together with the session.
+import type { DataExpiry } from '../data-ownership.js';
+import type { DuckDbConnection } from './duckdb-connection.js';
+
+const EXPIRED_SESSIONS = 'SELECT session_id FROM sessions WHERE project_id = $1 AND last_event_at < $2';
+
+export class DuckDbDataExpiry implements DataExpiry {
+  constructor(private readonly writer: DuckDbConnection) {}
+
+  async expire(projectId: string, before: number): Promise<void> {
+    await this.writer.exclusive((x) => x.transaction(async () => {
+      // `events` holds the raw and the enriched half of each event in one row (migration step 7).
+      await x.run('DELETE FROM events WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);
+      // A session's tags and verdict go before the session that names them.
+      await x.run(`DELETE FROM session_tag_facts WHERE project_id = $1 AND session_id IN (${EXPIRED_SESSIONS})`, [projectId, before]);
+      await x.run(`DELETE FROM session_classifications WHERE project_id = $1 AND session_id IN (${EXPIRED_SESSIONS})`, [projectId, before]);
+      await x.run('DELETE FROM sessions WHERE project_id = $1 AND last_event_at < $2', [projectId, before]);
+    }));
+  }
+}

@@ -1,0 +1,39 @@
+import type { Logger } from '@spoor/log';
+import { kvKeys, kvTtlMs } from '@spoor/schemas';
+import type { Kv } from '@spoor/kv';
+import type { Store } from '@spoor/store';
+
+const DAY_MS = 86_400_000;
+
+export interface DataRetentionDeps {
+  store: Store;
+  kv: Kv;
+  /** Passed in, so tests move time forward without touching globals. */
+  clock: () => number;
+  instance: string;
+  logger: Logger;
+}
+
+/**
+ * Once a UTC day, by one worker (the first tick after midnight claims the day): deletes each
+ * project's events with timestamp, and sessions with last_event_at, older than now −
+ * retention_days (issue 17, docs/data.md). Daily, because a ClickHouse delete is a mutation and
+ * a day is the setting's unit. A project that fails does not stop the others; the pass then
+ * throws, so the worker logs it, and the next day's pass deletes what this one left.
+ */
+export async function expireProjectData(deps: DataRetentionDeps): Promise<boolean> {
+  const now = deps.clock();
+  if (!(await deps.kv.setIfAbsent(kvKeys.dataRetentionPass(Math.floor(now / DAY_MS)), deps.instance, kvTtlMs.dataRetentionPass))) return false;
+  const failed: unknown[] = [];
+  for (const project of await deps.store.projects.listWithRetention()) {
+    if (project.retention_days === null || project.retention_days === undefined) continue;
+    try {
+      await deps.store.expiry.expire(project.project_id, now - project.retention_days * DAY_MS);
+      deps.logger.info('retention pass', { project_id: project.project_id, retention_days: project.retention_days });
+    } catch (err) {
+      failed.push(err);
+    }
+  }
+  if (failed.length > 0) throw new AggregateError(failed, `retention pass failed for ${failed.length} project(s)`);
+  return true;
+}

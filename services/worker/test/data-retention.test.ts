@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import { join } from 'node:path';
+import { MemoryKv } from '@spoor/kv';
+import { createLogger } from '@spoor/log';
+import type { EnrichedEvent, RawEvent, SessionState } from '@spoor/schemas';
+import { openStore, type Store } from '@spoor/store';
+import { makeTempDir } from '@spoor/testkit';
+import { expireProjectData } from '../src/data-retention.js';
+
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 0, 1);
+
+function event(projectId: string, day: number): { raw: RawEvent; enriched: EnrichedEvent } {
+  const raw: RawEvent = {
+    project_id: projectId, event_id: `${projectId}-d${day}`, project: projectId, origin: 'https://acme.example', action: 'click',
+    timestamp: T0 + day * DAY, client_timestamp: T0 + day * DAY, sent_at: null, received_at: T0 + day * DAY, payload: {},
+    session_id: `s-d${day}`, url: null, referrer: null, ip: '203.0.113.9', user_agent: 'test',
+  };
+  const none = { name: null, version: null };
+  return {
+    raw,
+    enriched: {
+      ...raw, session_id: `s-d${day}`, geo: { country: null, region: null, city: null, latitude: null, longitude: null }, browser: none, os: none,
+      device: { type: null, vendor: null, model: null }, bot: false, path: null, query: {}, utm: { source: null, medium: null, campaign: null, term: null, content: null },
+    },
+  };
+}
+
+function session(projectId: string, day: number): SessionState {
+  const at = T0 + day * DAY;
+  return {
+    project_id: projectId, session_id: `s-d${day}`, first_event_at: at, last_event_at: at, duration_ms: 0, event_count: 1, actions: { click: 1 },
+    entry_url: null, exit_url: null, page_count: 0, referrer: null, utm: { source: null, medium: null, campaign: null, term: null, content: null },
+    browser: { name: null, version: null }, os: { name: null, version: null }, device: { type: null, vendor: null, model: null },
+    geo: { country: null, region: null, city: null, latitude: null, longitude: null }, attributes: {}, tags: [], classification: null, seen: [], updated_at: at,
+  };
+}
+
+/** The daily retention pass on a real DuckDB store, its clock moved forward day by day. */
+describe('expireProjectData', function () {
+  this.timeout(30_000);
+  let store: Store;
+  const kv = new MemoryKv();
+  const logger = createLogger('test', 'error', () => {});
+  const days = async (projectId: string) => ({
+    events: (await store.events.listEnriched(projectId, { limit: 100 })).map((e) => e.event_id),
+    sessions: (await store.sessions.list(projectId, { limit: 100 })).map((s) => s.session_id).sort(),
+  });
+  const pass = (now: number, instance = 'w1') => expireProjectData({ store, kv, clock: () => now, instance, logger });
+
+  before(async () => {
+    store = await openStore({ kind: 'duckdb', path: join(await makeTempDir('data-retention'), 'spoor.duckdb') });
+    await store.migrate();
+    const base = { origin: 'https://acme.example', account_id: 'a', verified: false, verification_token: 't', created_at: T0 };
+    await store.projects.create({ ...base, project_id: 'p-week', project: 'week/web', retention_days: 7 });
+    await store.projects.create({ ...base, project_id: 'p-forever', project: 'forever/web' });
+    for (const p of ['p-week', 'p-forever']) {
+      await store.events.insertEvents([0, 1, 2].map((d) => event(p, d)));
+      await store.sessions.upsert([0, 1, 2].map((d) => session(p, d)));
+    }
+  });
+  after(async () => store?.close());
+
+  it('deletes, day by day, what is older than retention_days, once a day across workers', async () => {
+    // Day 7 + 1 h: day 0's rows are 7 days and 1 h old, past the cut; day 1's are not.
+    expect(await pass(T0 + 7 * DAY + 3_600_000)).to.equal(true);
+    expect(await days('p-week')).to.deep.equal({ events: ['p-week-d1', 'p-week-d2'], sessions: ['s-d1', 's-d2'] });
+    expect(await pass(T0 + 7 * DAY + 7_200_000, 'w2'), 'the same day, another worker').to.equal(false);
+
+    // The next day's pass takes day 1's rows; day 2's are younger than 7 days and stay.
+    expect(await pass(T0 + 8 * DAY + 60_000, 'w2')).to.equal(true);
+    expect(await days('p-week')).to.deep.equal({ events: ['p-week-d2'], sessions: ['s-d2'] });
+    expect(await days('p-forever'), 'a project without retention').to.deep.equal({
+      events: ['p-forever-d0', 'p-forever-d1', 'p-forever-d2'], sessions: ['s-d0', 's-d1', 's-d2'],
+    });
+  });
+});
