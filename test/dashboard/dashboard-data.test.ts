@@ -107,6 +107,31 @@ describe('Dashboard: export and the danger zone', function () {
     await rig.finish('export-unverified');
   });
 
+  it('sets the retention days and IP policy, shows the API\'s refusal, and keeps forever when emptied', async () => {
+    await page.goto(`${spoor.url}/settings`);
+    await pick(seeded.project);
+    const card = page.getByRole('region', { name: 'Data retention' });
+    const mine = async () => ((await seeded.api.get('/v1/projects')).body.projects as Array<{ origin: string; project: string; retention_days: number | null; ip_policy: string }>).find((p) => p.project === seeded.project && p.origin === seeded.origin)!;
+    await see(page, 'Events and sessions are kept until you delete them');
+    const days = card.getByLabel('Keep events and sessions (days)');
+    await days.fill('0');
+    await card.getByLabel('Visitor IP addresses').selectOption('truncate');
+    tab.expectFailure({ status: 422, path: '/v1/projects' });
+    await card.getByRole('button', { name: 'Save' }).click();
+    await see(page, /^retention_days: .*1/);
+    expect(await mine(), 'the refused save changed nothing').to.include({ retention_days: null, ip_policy: 'full' });
+    await days.fill('30');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await see(page, 'Events and sessions are kept 30 days; IP addresses are stored truncated.');
+    expect(await mine()).to.include({ retention_days: 30, ip_policy: 'truncate' });
+    await card.getByLabel('Keep events and sessions (days)').fill('');
+    await card.getByLabel('Visitor IP addresses').selectOption('full');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await see(page, 'Events and sessions are kept until you delete them; IP addresses are stored in full.');
+    expect(await mine()).to.include({ retention_days: null, ip_policy: 'full' });
+    expect(tab.errors).to.deep.equal([]);
+  });
+
   it('deletes a project once its identifier is typed, and leaves it for the projects page', async () => {
     const doomed = scopeOf('site/doomed');
     expect((await seeded.api.post('/v1/users/projects', doomed)).status).to.equal(200);
