@@ -124,7 +124,7 @@ for (const mode of MODES) {
       await expectKnownCounts();
     });
 
-    it('saves the funnel, lists it, and opens it again with its counts', async () => {
+    it('saves the funnel, lists it, opens it again with its counts, and deletes it', async () => {
       await page.getByLabel('Name', { exact: true }).fill('Checkout');
       await page.getByRole('button', { name: 'Save funnel' }).click();
       await see(page, 'Saved Checkout.');
@@ -140,6 +140,9 @@ for (const mode of MODES) {
       await expectKnownCounts();
       expect(await page.getByLabel('Conversion window unit').inputValue()).to.equal(String(HOUR));
       await rig.finish('funnels-saved');
+      await page.getByRole('button', { name: 'Delete Checkout' }).click();
+      await see(page, 'No saved funnel yet.');
+      expect((await api.get('/v1/funnels', { origin, project })).body.funnels).to.deep.equal([]);
     });
 
     it('shows the retention triangle with the known cohort shares', async () => {

@@ -77,6 +77,27 @@ function byStep(lines: string[]): { steps: Map<number, string[]>; rest: string[]
   return { steps, rest };
 }
 
+/** Each row's step; a row whose JSON does not parse says so under it, and the read fails. */
+function readSteps(rows: StepRow[]): FunnelStep[] {
+  return rows.map((r) => {
+    r.showIssues([]);
+    try {
+      return r.read();
+    } catch (err) {
+      r.showIssues([(err as Error).message]);
+      throw err;
+    }
+  });
+}
+
+/** The API's 422 lines under the step they name, the others (and those of no such step) in `general`. */
+function placeIssues(rows: StepRow[], err: unknown, general: HTMLElement): void {
+  const { steps, rest } = byStep(err instanceof ApiError && err.issues.length ? err.issues : [(err as Error).message]);
+  rows.forEach((r, i) => r.showIssues(steps.get(i) ?? []));
+  for (const [i, lines] of steps) if (!rows[i]) rest.push(...lines);
+  replace(general, rest.length ? h('ul', { class: 'status error', role: 'alert' }, rest.map((l) => h('li', {}, l))) : null);
+}
+
 /** The funnel builder: steps (actions from `actions`, or JSONLogic rules) and the counting options. */
 export function funnelBuilder(actions: string[]): FunnelBuilder {
   const list = h('div', { class: 'funnel-steps' });
@@ -103,27 +124,11 @@ export function funnelBuilder(actions: string[]): FunnelBuilder {
   const addButton = h('button', { type: 'button', class: 'secondary', onclick: () => add(guess(rows.length)) }, 'Add step');
   return {
     el: h('div', { class: 'funnel-builder' }, list, h('div', { class: 'actions' }, addButton), counting.el),
-    read() {
-      const steps = rows.map((r) => {
-        r.showIssues([]);
-        try {
-          return r.read();
-        } catch (err) {
-          r.showIssues([(err as Error).message]);
-          throw err;
-        }
-      });
-      return { steps, ...counting.read() };
-    },
+    read: () => ({ steps: readSteps(rows), ...counting.read() }),
     load(saved) {
       setSteps(saved.steps);
       counting.load(saved);
     },
-    showIssues(err, general) {
-      const { steps, rest } = byStep(err instanceof ApiError && err.issues.length ? err.issues : [(err as Error).message]);
-      rows.forEach((r, i) => r.showIssues(steps.get(i) ?? []));
-      for (const [i, lines] of steps) if (!rows[i]) rest.push(...lines);
-      replace(general, rest.length ? h('ul', { class: 'status error', role: 'alert' }, rest.map((l) => h('li', {}, l))) : null);
-    },
+    showIssues: (err, general) => placeIssues(rows, err, general),
   };
 }
