@@ -9,8 +9,10 @@ import { registerAuthCommands } from './commands/auth-commands.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDataCommands } from './commands/data-commands.js';
 import { registerEventCommands } from './commands/event-commands.js';
+import { registerFunnelCommands } from './commands/funnel-commands.js';
 import { registerOutboundCommands } from './commands/outbound-commands.js';
 import { registerProjectCommands } from './commands/project-commands.js';
+import { registerRetentionCommand } from './commands/retention-command.js';
 import { registerRuleCommands } from './commands/rule-commands.js';
 import { registerSessionCommands } from './commands/session-commands.js';
 import { registerStatusCommands } from './commands/status-commands.js';
@@ -53,7 +55,7 @@ function refuseUnknownCommandBeforeHelp(command: Command): void {
 /** The whole command tree; `make` turns a command's options into its session. */
 export function buildProgram(make: (command: Command) => CliSession, streams: CliStreams): Command {
   const program = new Command('spoor')
-    .description('Spoor from the terminal: projects, sessions, events, rules, tags, jobs, health and configuration')
+    .description('Spoor from the terminal: projects, sessions, events, funnels, retention, rules, tags, jobs, health and configuration')
     .version(buildVersion(), '-V, --version', 'print the version')
     .option('--url <url>', 'the Spoor server (default: SPOOR_URL, else the server you logged in to)')
     .option('--origin <origin>', 'the project\'s origin (default: what `spoor use` stored)')
@@ -70,7 +72,7 @@ export function buildProgram(make: (command: Command) => CliSession, streams: Cl
 Exit codes: 0 done, 1 error (the server's reason on stderr), 2 usage.
 Environment: SPOOR_URL (server), SPOOR_PASSWORD (answers the login prompt), SPOOR_TOKEN (a token or
 API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json lives).`);
-  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands]) {
+  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands, registerFunnelCommands, registerRetentionCommand]) {
     register(program, make);
   }
   registerCompletionCommand(program);

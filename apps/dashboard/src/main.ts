@@ -31,6 +31,9 @@ const paths: Array<[string, PageRoute]> = [
   ['/rules', page(rulesPage, 'Rules')],
   ['/tags', page(tagsPage, 'Tags')],
   ['/transitions', page(transitionsPage, 'Transitions')],
+  // Loaded on first visit, as the YAML parser is: the first load stays within its size (docs/dashboard.md).
+  ['/funnels', page((ctx) => import('./pages/funnels-page.js').then((m) => m.funnelsPage(ctx)), 'Funnels')],
+  ['/retention', page((ctx) => import('./pages/retention-page.js').then((m) => m.retentionPage(ctx)), 'Retention')],
   ['/settings', page(settingsPage, 'Settings')],
   ['/health', page(healthPage, 'Health', false)],
   ['/projects', page(projectsPage, 'Projects', false)],
