@@ -2,6 +2,11 @@
 export interface OutgoingMessage {
   key: string;
   value: string;
+  /**
+   * Small text headers carried beside the value (Kafka record headers; the embedded log stores
+   * them in the record). Spoor uses `traceparent` (W3C Trace Context, issue 19, trace-context.ts).
+   */
+  headers?: Record<string, string>;
 }
 
 /** A message as a consumer receives it. `offset` is opaque outside the implementation. */
@@ -11,6 +16,7 @@ export interface DeliveredMessage {
   offset: string;
   key: string;
   value: string;
+  headers?: Record<string, string>;
 }
 
 /** What a handler can do besides returning: long handlers call heartbeat() to keep their claim. */

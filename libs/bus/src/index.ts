@@ -5,3 +5,4 @@ export { EmbeddedBus, type EmbeddedBusOptions } from './embedded/embedded-bus.js
 export type { FsyncMode } from './embedded/topic-log.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka/kafka-bus.js';
 export { openBus, type BusOptions } from './open-bus.js';
+export { continueTrace, TRACEPARENT, traceIdOf, traceIdsOf } from './trace-context.js';

@@ -79,6 +79,16 @@ for (const impl of implementations) {
       }
     });
 
+    it('carries each message\'s headers to its consumers, and none where none were sent (issue 19)', async () => {
+      const t = topic();
+      const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      await bus.publish(t, [{ key: 'k', value: 'traced', headers: { traceparent: tp } }, { key: 'k', value: 'plain' }]);
+      const { messages, stop } = await collect(bus, t, 'g-headers', 2);
+      await stop();
+      const byValue = Object.fromEntries(messages.map((m) => [m.value, m.headers ?? {}]));
+      expect(byValue).to.deep.equal({ traced: { traceparent: tp }, plain: {} });
+    });
+
     it('redelivers a batch whose handler failed, then moves on', async () => {
       const t = topic();
       await bus.publish(t, messagesFor(20, 1));

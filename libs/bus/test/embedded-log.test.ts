@@ -19,6 +19,20 @@ describe('EmbeddedBus durability', () => {
     await again.close();
   });
 
+  it('reads headers back from the files as from memory, beside records written without any', async () => {
+    const dir = await makeTempDir('log');
+    const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
+    const headers = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+    await log.append([{ key: 'k', value: 'before' }, { key: 'k', value: 'traced', headers }, { key: 'ключ', value: 'after' }]);
+    const fromMemory = (await log.read(0, 10)).records.map((r) => [r.key, r.value, r.headers]);
+    await log.close();
+    const reopened = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
+    const fromFiles = (await reopened.read(0, 10)).records.map((r) => [r.key, r.value, r.headers]);
+    await reopened.close();
+    expect(fromFiles).to.deep.equal([['k', 'before', undefined], ['k', 'traced', headers], ['ключ', 'after', undefined]]);
+    expect(fromMemory).to.deep.equal(fromFiles);
+  });
+
   it('cuts a torn tail on recovery and keeps appending after it', async () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });

@@ -55,6 +55,8 @@ export interface SessionInput {
   event: EnrichedEvent;
   source: string;
   offset: number;
+  /** The raw message's W3C traceparent, passed on to the enriched message (issue 19). */
+  traceparent?: string | undefined;
 }
 
 /** A session summary as published on the session-updates topic. */

@@ -1,4 +1,5 @@
 import { createEnrichmentPipeline, ipSalt, openGeoLookup } from '@spoor/enrich';
+import { TRACEPARENT } from '@spoor/bus';
 import type { ServiceContext, ServiceModule } from '@spoor/runtime';
 import type { SessionInput } from '@spoor/schemas';
 import { kvDedupWindow, localDedupWindow } from './dedup-window.js';
@@ -44,5 +45,9 @@ function enrichedOutput({ adapters, handoff, handsOffTo }: ServiceContext): Enri
     const local = handoff.consumer<SessionInput>(topic);
     return async (events) => (await local)(events);
   }
-  return (events) => adapters.bus.publish(topic, events.map(({ event: e }) => ({ key: `${e.project_id}:${e.session_id}`, value: JSON.stringify(e) })));
+  return (events) => adapters.bus.publish(topic, events.map(({ event: e, traceparent }) => ({
+    key: `${e.project_id}:${e.session_id}`,
+    value: JSON.stringify(e),
+    ...(traceparent ? { headers: { [TRACEPARENT]: traceparent } } : {}),
+  })));
 }

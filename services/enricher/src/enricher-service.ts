@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { DeliveredMessage } from '@spoor/bus';
+import { TRACEPARENT, type DeliveredMessage } from '@spoor/bus';
 import type { EnrichedDraft, EnrichmentPipeline } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
 import type { DedupWindow } from './dedup-window.js';
@@ -40,6 +40,8 @@ interface Candidate {
   /** topic/partition, and the offset within it: dedup's claim and the sessionizer's replay mark. */
   source: string;
   offset: number;
+  /** The message's traceparent header (ingest's request), passed on with the enriched event. */
+  traceparent: string | undefined;
 }
 
 interface Enriched extends Candidate {
@@ -108,7 +110,7 @@ export class EnricherService {
     for (const [i, m] of batch.entries()) {
       if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
       const raw = parseRawEvent(m.value);
-      if (raw) out.push({ raw, source: `${m.topic}/${m.partition}`, offset: Number(m.offset) });
+      if (raw) out.push({ raw, source: `${m.topic}/${m.partition}`, offset: Number(m.offset), traceparent: m.headers?.[TRACEPARENT] });
       else this.counters['malformed']!++;
     }
     return out;
@@ -168,7 +170,7 @@ export class EnricherService {
       c.raw.ip = c.draft.ip;
       const event = c.draft as EnrichedEvent;
       pairs.push({ raw: c.raw, enriched: event });
-      out.push({ event, source: c.source, offset: c.offset });
+      out.push({ event, source: c.source, offset: c.offset, traceparent: c.traceparent });
     }
     if (pairs.length > 0) await this.deps.store.events.insertEvents(pairs);
     return out;

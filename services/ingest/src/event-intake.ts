@@ -11,6 +11,8 @@ export interface RequestFacts {
   userAgent: string;
   /** The request body's size, when known: a body within MAX_EVENT_BYTES holds no event over it. */
   bodyBytes?: number | undefined;
+  /** The request's W3C `traceparent` header, continued on its messages (issue 19). */
+  traceparent?: string | undefined;
 }
 
 /** Validates each event, or throws the 413/422 naming the event's position in the body. */

@@ -13,6 +13,7 @@ function facts(req: IncomingMessage, ip: string, bodyBytes: number | undefined):
     originHeader: origin && origin !== 'null' ? origin : undefined,
     ip,
     userAgent: req.headers['user-agent'] ?? '',
+    traceparent: req.headers.traceparent as string | undefined,
   };
 }
 

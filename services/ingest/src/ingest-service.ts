@@ -1,4 +1,4 @@
-import type { Bus } from '@spoor/bus';
+import { continueTrace, TRACEPARENT, type Bus } from '@spoor/bus';
 import { errors, HttpError } from '@spoor/http';
 import { clientKey, type RateLimits } from '@spoor/limits';
 import type { Logger } from '@spoor/log';
@@ -74,7 +74,7 @@ export class IngestService {
         this.counters.backpressure += raw.length;
         throw errors.unavailable('The pipeline is behind; retry later', BACKPRESSURE_RETRY_AFTER_S);
       }
-      await this.publish(raw);
+      await this.publish(raw, facts.traceparent);
       this.counters.accepted += raw.length;
       return { accepted: raw.length, event_ids: raw.map((e) => e.event_id) };
     } catch (err) {
@@ -102,13 +102,15 @@ export class IngestService {
     return { ...this.refused };
   }
 
-  private async publish(raw: RawEvent[]): Promise<void> {
+  private async publish(raw: RawEvent[], traceparent: string | undefined): Promise<void> {
     if (this.deps.unsafeAckBeforeWrite) {
       this.unsafeBuffer.push(...raw);
       return;
     }
     try {
-      const messages = raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) }));
+      // One trace per request: its events carry it through every consumer's log lines (issue 19).
+      const headers = { [TRACEPARENT]: continueTrace(traceparent) };
+      const messages = raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e), headers }));
       await this.deps.bus.publish(this.deps.topic, messages, { timeoutMs: this.deps.publishTimeoutMs });
     } catch (err) {
       this.counters.publish_failures++;

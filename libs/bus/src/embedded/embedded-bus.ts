@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from '@spoor/log';
 import type { Bus, DeliveredMessage, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
+import { traceIdsOf } from '../trace-context.js';
 import { OffsetStore } from './offset-store.js';
 import { TopicLog, type FsyncMode } from './topic-log.js';
 
@@ -130,7 +131,7 @@ class EmbeddedSubscription {
         if (inFlight.length < depth) {
           const batch = await this.readBatch(readAt, inFlight.length === 0);
           if (batch) {
-            inFlight.push({ next: batch.next, outcome: settle(async () => this.opts.handler(batch.messages, NO_HEARTBEAT)) });
+            inFlight.push({ next: batch.next, messages: batch.messages, outcome: settle(async () => this.opts.handler(batch.messages, NO_HEARTBEAT)) });
             readAt = batch.next;
             continue;
           }
@@ -143,6 +144,7 @@ class EmbeddedSubscription {
         const outcome = await head.outcome;
         if (outcome.ok) {
           failures = 0;
+          this.logger.debug('batch handled', { topic: this.topic, group: this.group, messages: head.messages.length, trace_ids: traceIdsOf(head.messages) });
           await this.committed(head.next);
           continue;
         }
@@ -150,7 +152,7 @@ class EmbeddedSubscription {
         await Promise.all(inFlight.map((b) => b.outcome));
         inFlight.length = 0;
         readAt = this.offset;
-        this.logger.warn('handler failed; retrying the batch', { err: outcome.err, topic: this.topic, group: this.group, attempt: failures });
+        this.logger.warn('handler failed; retrying the batch', { err: outcome.err, topic: this.topic, group: this.group, attempt: failures, trace_ids: traceIdsOf(head.messages) });
         await sleep(backoffDelay(failures++));
       }
     } finally {
@@ -171,7 +173,7 @@ class EmbeddedSubscription {
       await sleep(this.opts.lingerMs!);
       ({ records, next } = await this.log.read(offset, max));
     }
-    return { messages: records.map((r) => ({ topic: this.topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value })), next };
+    return { messages: records.map((r) => ({ topic: this.topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value, headers: r.headers })), next };
   }
 
   private async committed(next: number): Promise<void> {
@@ -185,6 +187,8 @@ interface InFlightBatch {
   /** The offset after the batch's last record. */
   next: number;
   outcome: Promise<{ ok: true } | { ok: false; err: unknown }>;
+  /** Its messages, for the log lines (trace ids). */
+  messages: DeliveredMessage[];
 }
 
 /** A call's outcome as a value: never rejects, so a batch's failure is seen when its turn comes. */

@@ -2,6 +2,9 @@ import { crc32 } from 'node:zlib';
 
 // Framing of one record in a segment file:
 //   u32 body length | u32 crc32(body) | body = u16 key length | key bytes | value bytes
+// or, for a record with headers (issue 19), the key length's top bit set:
+//   body = u16 (0x8000 | key length) | key bytes | u16 headers length | headers (JSON) | value bytes
+// Keys are far shorter than 32 KiB, so records written before headers existed read as before.
 // The CRC lets recovery find a torn tail (a write cut by power loss) and cut the log there.
 export const HEADER_BYTES = 8;
 
@@ -12,17 +15,40 @@ export interface DecodedRecord {
   size: number;
   key: string;
   value: string;
+  headers?: Record<string, string>;
 }
 
-export function encodeRecord(key: string, value: string): Buffer {
+const HAS_HEADERS = 0x8000;
+const MAX_KEY_BYTES = 0x7fff;
+
+// The messages of one request share one headers object: encoded once, not once per message.
+let lastHeaders: Record<string, string> | undefined;
+let lastHeaderBytes: Buffer | null = null;
+const encodeHeaders = (headers: Record<string, string>): Buffer => {
+  if (headers !== lastHeaders) {
+    lastHeaders = headers;
+    lastHeaderBytes = Buffer.from(JSON.stringify(headers), 'utf8');
+  }
+  return lastHeaderBytes!;
+};
+
+export function encodeRecord(key: string, value: string, headers?: Record<string, string>): Buffer {
   const keyBytes = Buffer.from(key, 'utf8');
+  if (keyBytes.length > MAX_KEY_BYTES) throw new RangeError(`message key of ${keyBytes.length} bytes; at most ${MAX_KEY_BYTES}`);
+  const headerBytes = headers ? encodeHeaders(headers) : null;
+  if (headerBytes && headerBytes.length > 0xffff) throw new RangeError(`message headers of ${headerBytes.length} bytes; at most 65535`);
   const valueBytes = Buffer.from(value, 'utf8');
-  const bodyLength = 2 + keyBytes.length + valueBytes.length;
+  const headerPart = headerBytes ? 2 + headerBytes.length : 0;
+  const bodyLength = 2 + keyBytes.length + headerPart + valueBytes.length;
   const buf = Buffer.allocUnsafe(HEADER_BYTES + bodyLength);
   buf.writeUInt32BE(bodyLength, 0);
-  buf.writeUInt16BE(keyBytes.length, HEADER_BYTES);
-  keyBytes.copy(buf, HEADER_BYTES + 2);
-  valueBytes.copy(buf, HEADER_BYTES + 2 + keyBytes.length);
+  buf.writeUInt16BE(keyBytes.length | (headerBytes ? HAS_HEADERS : 0), HEADER_BYTES);
+  let at = HEADER_BYTES + 2 + keyBytes.copy(buf, HEADER_BYTES + 2);
+  if (headerBytes) {
+    buf.writeUInt16BE(headerBytes.length, at);
+    at += 2 + headerBytes.copy(buf, at + 2);
+  }
+  valueBytes.copy(buf, at);
   buf.writeUInt32BE(crc32(buf.subarray(HEADER_BYTES)), 4);
   return buf;
 }
@@ -41,15 +67,22 @@ export function decodeRecord(buf: Buffer, at: number): DecodeOutcome {
   if (buf.length - at < size) return { kind: 'incomplete', needBytes: size };
   const body = buf.subarray(at + HEADER_BYTES, at + size);
   if (crc32(body) !== buf.readUInt32BE(at + 4)) return { kind: 'corrupt' };
-  const keyLength = body.readUInt16BE(0);
-  if (2 + keyLength > body.length) return { kind: 'corrupt' };
-  return {
-    kind: 'record',
-    record: {
-      at,
-      size,
-      key: body.toString('utf8', 2, 2 + keyLength),
-      value: body.toString('utf8', 2 + keyLength),
-    },
-  };
+  const lengthField = body.readUInt16BE(0);
+  const keyLength = lengthField & MAX_KEY_BYTES;
+  let valueAt = 2 + keyLength;
+  if (valueAt > body.length) return { kind: 'corrupt' };
+  const key = body.toString('utf8', 2, valueAt);
+  if (!(lengthField & HAS_HEADERS)) return { kind: 'record', record: { at, size, key, value: body.toString('utf8', valueAt) } };
+  if (valueAt + 2 > body.length) return { kind: 'corrupt' };
+  const headersLength = body.readUInt16BE(valueAt);
+  const headersEnd = valueAt + 2 + headersLength;
+  if (headersEnd > body.length) return { kind: 'corrupt' };
+  let headers: Record<string, string>;
+  try {
+    headers = JSON.parse(body.toString('utf8', valueAt + 2, headersEnd)) as Record<string, string>;
+  } catch {
+    return { kind: 'corrupt' };
+  }
+  valueAt = headersEnd;
+  return { kind: 'record', record: { at, size, key, value: body.toString('utf8', valueAt), headers } };
 }

@@ -71,7 +71,7 @@ export class TopicLog {
   /** Start offset of each record appended since open, oldest first from `indexHead`. */
   private offsets: number[] = [];
   /** The records' key and value, aligned with `offsets`; dropped (undefined) before `valuesHead`. */
-  private values: Array<{ key: string; value: string } | undefined> = [];
+  private values: Array<{ key: string; value: string; headers?: Record<string, string> } | undefined> = [];
   private indexHead = 0;
   private valuesHead = 0;
   private valueBytes = 0;
@@ -259,8 +259,8 @@ export class TopicLog {
       const at = this.offsets[i]!;
       const size = (i + 1 < this.offsets.length ? this.offsets[i + 1]! : this.end) - at;
       if (bytes > 0 && bytes + size > maxBytes) break;
-      const { key, value } = this.values[i]!;
-      records.push({ at: 0, size, key, value, offset: at });
+      const { key, value, headers } = this.values[i]!;
+      records.push({ at: 0, size, key, value, headers, offset: at });
       bytes += size;
     }
     const last = records[records.length - 1]!;
@@ -271,7 +271,7 @@ export class TopicLog {
     let offset = base;
     messages.forEach((m, i) => {
       this.offsets.push(offset);
-      this.values.push({ key: m.key, value: m.value });
+      this.values.push({ key: m.key, value: m.value, headers: m.headers });
       offset += sizes[i]!;
       this.valueBytes += sizes[i]! + m.value.length;
     });
@@ -303,7 +303,7 @@ export class TopicLog {
   }
 
   private async write(messages: OutgoingMessage[]): Promise<void> {
-    const encoded = messages.map((m) => encodeRecord(m.key, m.value));
+    const encoded = messages.map((m) => encodeRecord(m.key, m.value, m.headers));
     const buf = Buffer.concat(encoded);
     let seg = this.segments[this.segments.length - 1]!;
     if (seg.size > 0 && seg.size + buf.length > this.segmentBytes) seg = await this.roll();

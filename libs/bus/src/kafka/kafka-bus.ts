@@ -137,10 +137,10 @@ export class KafkaBus implements Bus {
 
   private async sendRequest(items: Addressed[]): Promise<void> {
     const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const { topic, key, value } of items) {
+    for (const { topic, key, value, headers } of items) {
       let list = byTopic.get(topic);
       if (!list) byTopic.set(topic, (list = []));
-      list.push({ key, value });
+      list.push(headers ? { key, value, headers } : { key, value });
     }
     await this.producer.sendBatch({
       acks: -1,

@@ -2,6 +2,7 @@ import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { Logger } from '@spoor/log';
 import type { DeliveredMessage, SubscribeOptions } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
+import { traceIdsOf } from '../trace-context.js';
 
 /**
  * Runs `consumer` with manual commits: a chunk's offsets are committed only after the handler
@@ -39,14 +40,16 @@ async function handleBatch(payload: EachBatchPayload, opts: SubscribeOptions, ma
       offset: m.offset,
       key: m.key?.toString('utf8') ?? '',
       value: m.value?.toString('utf8') ?? '',
+      headers: m.headers ? textHeaders(m.headers) : undefined,
     }));
     for (let attempt = 0; ; attempt++) {
       if (!isRunning() || isStale()) return;
       try {
         await opts.handler(messages, ctx);
+        logger.debug('batch handled', { topic: batch.topic, group: opts.group, partition: batch.partition, messages: messages.length, trace_ids: traceIdsOf(messages) });
         break;
       } catch (err) {
-        logger.warn('handler failed; retrying the batch', { err, topic: batch.topic, partition: batch.partition, attempt });
+        logger.warn('handler failed; retrying the batch', { err, topic: batch.topic, partition: batch.partition, attempt, trace_ids: traceIdsOf(messages) });
         await sleep(backoffDelay(attempt));
         await heartbeat();
       }
@@ -59,4 +62,14 @@ async function handleBatch(payload: EachBatchPayload, opts: SubscribeOptions, ma
     await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }] }] });
     await heartbeat();
   }
+}
+
+/** kafkajs hands header values as Buffers (or arrays of them for a repeated name): the first, as text. */
+function textHeaders(headers: NonNullable<EachBatchPayload['batch']['messages'][number]['headers']>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out[name] = first.toString();
+  }
+  return out;
 }
