@@ -46,7 +46,7 @@ for (const mode of MODES) {
       expect(res.body.verification.value).to.match(/^spoor-verify=/);
       for (const path of ['/v1/projects/', '/v1/users/projects']) {
         const list = await api.get(path);
-        expect(list.body.projects).to.deep.include.members([{ origin, project, verified: true, created_at: res.body.created_at }]);
+        expect(list.body.projects).to.deep.include.members([{ origin, project, verified: true, created_at: res.body.created_at, retention_days: null, ip_policy: 'full' }]);
       }
     });
 

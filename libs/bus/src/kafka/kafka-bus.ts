@@ -3,6 +3,7 @@ import type { Logger } from '@spoor/log';
 import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { GroupCommit, PublishTimeoutError } from '../group-commit.js';
 import { runKafkaConsumer } from './kafka-consumer.js';
+import { backoffDelay, sleep } from '../retry-backoff.js';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -158,8 +159,7 @@ export class KafkaBus implements Bus {
     let done = this.ensured.get(topic);
     if (!done) {
       const numPartitions = this.opts.partitions ?? 4;
-      done = this.admin
-        .createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.opts.replicationFactor ?? -1 }], waitForLeaders: true })
+      done = this.createTopic(topic, numPartitions)
         .then(async (created) => {
           if (created) return;
           const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
@@ -173,7 +173,29 @@ export class KafkaBus implements Bus {
     }
     return done;
   }
+
+  /**
+   * createTopics, tried again on failure. Processes starting together create the same topics at
+   * once (a deployment's consumers, the worker's nine job topics): the broker then answers the
+   * leader check of a topic another request just created with UNKNOWN_TOPIC_OR_PARTITION ("This
+   * server does not host this topic-partition"), which kafkajs' own wait does not retry, and a
+   * service failed to start (test suite, bench:scale). A later attempt finds the topic: false.
+   */
+  private async createTopic(topic: string, numPartitions: number): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.opts.replicationFactor ?? -1 }], waitForLeaders: true });
+      } catch (err) {
+        if (attempt >= CREATE_TOPIC_ATTEMPTS - 1) throw err;
+        this.opts.logger.warn('creating a topic failed; trying again', { topic, attempt, err });
+        await sleep(backoffDelay(attempt));
+      }
+    }
+  }
 }
+
+/** Tries of createTopics before a topic's creation fails the caller (about 10 s with the back-off). */
+const CREATE_TOPIC_ATTEMPTS = 8;
 
 /**
  * Bytes of keys and values per produce request: below the broker's default `message.max.bytes`
