@@ -122,6 +122,11 @@ describe('Fuzz: hostile requests at every operation (issue 13)', function () {
     if (token) headers['authorization'] = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(target, { method: op.method, headers, body });
+    // GET /v1/live streams without end once it accepted the request: its status is the answer.
+    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await res.body?.cancel();
+      return { status: res.status, text: '' };
+    }
     const text = await res.text();
     return { status: res.status, text };
   }
