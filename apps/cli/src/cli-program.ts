@@ -9,6 +9,7 @@ import { registerAuthCommands } from './commands/auth-commands.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDataCommands } from './commands/data-commands.js';
 import { registerEventCommands } from './commands/event-commands.js';
+import { registerLiveCommand } from './commands/live-command.js';
 import { registerOutboundCommands } from './commands/outbound-commands.js';
 import { registerProjectCommands } from './commands/project-commands.js';
 import { registerRuleCommands } from './commands/rule-commands.js';
@@ -70,7 +71,7 @@ export function buildProgram(make: (command: Command) => CliSession, streams: Cl
 Exit codes: 0 done, 1 error (the server's reason on stderr), 2 usage.
 Environment: SPOOR_URL (server), SPOOR_PASSWORD (answers the login prompt), SPOOR_TOKEN (a token or
 API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json lives).`);
-  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands]) {
+  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands, registerLiveCommand]) {
     register(program, make);
   }
   registerCompletionCommand(program);
