@@ -52,6 +52,10 @@ for (const mode of MODES) {
       const missing = await live(api.token, { origin: scope.origin });
       expect(missing.status).to.equal(422);
       expect(missing.body.detail[0].loc).to.deep.equal(['query', 'project']);
+      const tooLong = await live(api.token, { ...scope, project: 'x'.repeat(201) });
+      expect([tooLong.status, tooLong.body.detail[0].loc]).to.deep.equal([422, ['query', 'project']]);
+      const head = await fetch(new URL(`/v1/live?origin=${encodeURIComponent(scope.origin)}&project=${encodeURIComponent(scope.project)}`, spoor.url), { method: 'HEAD', headers: { authorization: `Bearer ${api.token}` } });
+      expect([head.status, head.headers.get('content-type')]).to.deep.equal([200, 'text/event-stream; charset=utf-8']);
     });
 
     it('shows events sent as a browser within seconds: visitors, their pages and the latest events, never IP or user agent', async () => {

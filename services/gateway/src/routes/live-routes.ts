@@ -19,6 +19,8 @@ export function liveRoutes(ctx: RouteContext, store: Store, hub: LiveHub): void 
   ctx.router.get(PATH, ctx.authenticate, async (req, res) => {
     const query = parseOr422(LiveQuery, req.query, 'query');
     const project = await scopedProject(store, res.locals['principal'] as Principal, query.origin, query.project);
+    // express routes HEAD here too: the headers without a stream that would never end.
+    if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
     let leave = () => {};
     const stream = openEventStream(req, res, LIVE_LIMITS.retryMs, () => leave());
     leave = hub.join(project, stream);
