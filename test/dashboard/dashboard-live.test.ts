@@ -1,6 +1,7 @@
 // The Live page in Chromium (issue 18): the seeded visits of the last minute show at once, events
-// posted as a browser while the page is open appear within 5 seconds, and leaving the page ends
-// its stream (the gateway's live_viewers falls back to 0).
+// posted as a browser while the page is open appear within 5 seconds, a dropped stream is
+// reconnected after the server's retry, and leaving the page ends its stream (the gateway's
+// live_viewers falls back to 0).
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { liveComputations } from '../support/live-stream-reader.js';
@@ -59,6 +60,21 @@ describe('Dashboard: the Live page', function () {
     expect(table).to.contain('live-newcomer').and.contain('Chrome').and.not.contain('127.0.0.1');
     await see(page, /^Updated /);
     await rig.finish('live');
+  });
+
+  it('reconnects when the stream drops, and resumes', async () => {
+    const { page, spoor } = rig;
+    // The first stream after this ends after one (made-up) snapshot, as a restarting gateway's would.
+    const fake = { origin: seeded.origin, project: seeded.project, at: Date.now(), window_ms: 300_000, interval_ms: 2000, visitors: 42, pages: [], events: [] };
+    const isLive = (url: URL) => url.pathname === '/v1/live';
+    await page.route(isLive, (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: `retry: 1000\n\nevent: snapshot\nid: 1\ndata: ${JSON.stringify(fake)}\n\n` }), { times: 1 });
+    await go(page, 'Overview');
+    await waitFor(() => liveViewers(spoor.url), (n) => n === 0, 5000, 'the first stream to end');
+    await go(page, 'Live');
+    await figure(page, 'Visitors now', '42', 5000);
+    await see(page, /reconnecting in 1 s/, 5000);
+    await figure(page, 'Visitors now', '3', 5000);
+    await see(page, /^Updated /);
   });
 
   it('ends its stream when the page is left', async () => {
