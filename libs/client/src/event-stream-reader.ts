@@ -23,9 +23,11 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>, fields:
       const { value, done } = await reader.read();
       if (done) return;
       buffer += value;
-      const lines = buffer.split(/\r\n|\r|\n/);
+      // A chunk ending in CR may be half of a CRLF: that CR waits for the next chunk.
+      const cut = buffer.endsWith('\r') ? buffer.length - 1 : buffer.length;
+      const lines = buffer.slice(0, cut).split(/\r\n|\r|\n/);
       // The last piece may be half a line: keep it for the next chunk.
-      buffer = lines.pop() ?? '';
+      buffer = (lines.pop() ?? '') + buffer.slice(cut);
       for (const line of lines) {
         if (line === '') {
           if (pending.data.length > 0) yield { event: pending.event || 'message', data: pending.data.join('\n'), id: pending.id };

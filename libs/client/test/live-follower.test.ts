@@ -23,7 +23,7 @@ describe('followLive and readEventStream', function () {
   });
 
   it('parses frames split across chunks, CRLF, comments and multi-line data', async () => {
-    const chunks = ['retry: 10\r\n\r\n: keep-alive\n\nevent: snap', 'shot\nid: 7\ndata: {"a":\ndata: 1}\n', '\ndata: plain\n\n'];
+    const chunks = ['retry: 10\r', '\n\r\n: keep-alive\n\nevent: snap', 'shot\r', '\nid: 7\ndata: {"a":\ndata: 1}\n', '\ndata: plain\n\n'];
     const body = new ReadableStream<Uint8Array>({
       start(c) {
         for (const s of chunks) c.enqueue(new TextEncoder().encode(s));
