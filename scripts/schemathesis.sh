@@ -25,6 +25,7 @@ token="$(curl -fs "$base/v1/auth/signup" -H 'content-type: application/json' \
 curl -fs "$base/v1/users/projects" -H "authorization: Bearer $token" -H 'content-type: application/json' \
   -d '{"origin":"http://localhost:3000","project":"fuzz/web"}' >/dev/null
 
+# /v1/live is an endless event stream (test/e2e/live-view.test.ts checks it), so it is left out.
 # One worker: with two, hypothesis' lambda descriptions call ast.parse from two threads, and
 # CPython 3.11 then sometimes raises "AST constructor recursion depth mismatch" inside
 # schemathesis (a runtime error of the tool, not of the API; seen in CI on 2026-11-22).
@@ -32,4 +33,5 @@ curl -fs "$base/v1/users/projects" -H "authorization: Bearer $token" -H 'content
   --header "Authorization: Bearer $token" \
   --checks not_a_server_error,response_schema_conformance,content_type_conformance \
   --max-examples "$examples" --workers 1 --phases examples,coverage,fuzzing \
-  --suppress-health-check all --request-timeout 10
+  --suppress-health-check all --request-timeout 10 \
+  --exclude-path /v1/live

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { ApiClient } from '../support/api-client.js';
+import { ApiClient, answerText } from '../support/api-client.js';
 import { startSpoor, type Harness } from '../support/spoor-harness.js';
 
 // Issue 13, Proof: hostile bodies, queries and path parameters at every operation of
@@ -122,7 +122,7 @@ describe('Fuzz: hostile requests at every operation (issue 13)', function () {
     if (token) headers['authorization'] = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(target, { method: op.method, headers, body });
-    const text = await res.text();
+    const text = await answerText(res);
     return { status: res.status, text };
   }
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '@spoor/schemas';
 import { requireEngine } from '@spoor/testkit';
-import { ApiClient, signUp } from '../support/api-client.js';
+import { ApiClient, answerText, signUp } from '../support/api-client.js';
 import { startSpoor, type Harness } from '../support/spoor-harness.js';
 
 // Issue 20, item 2: every error the server answers comes from the one catalogue. Faults of every
@@ -57,7 +57,7 @@ describe('Every error answered comes from the error catalogue (issue 20)', funct
     const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers['authorization'] = `Bearer ${init.token}`;
     const res = await fetch(url, { method, headers, body: init.body });
-    const text = await res.text();
+    const text = await answerText(res);
     let body: unknown = text;
     try { body = text ? JSON.parse(text) : null; } catch { /* kept as text */ }
     answers.push({ what, status: res.status, body, documented });

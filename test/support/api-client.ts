@@ -32,7 +32,7 @@ export class ApiClient {
     if (this.token) h['authorization'] = `Bearer ${this.token}`;
     if (body !== undefined) h['content-type'] = 'application/json';
     const res = await fetch(url, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
+    const text = await answerText(res);
     let parsed: unknown = null;
     try {
       parsed = text ? JSON.parse(text) : null;
@@ -41,6 +41,18 @@ export class ApiClient {
     }
     return { status: res.status, body: parsed, text, headers: res.headers };
   }
+}
+
+/**
+ * The body as text; an event stream (GET /v1/live once accepted) never ends, so for one the
+ * status and headers are the answer and the body is left unread ('').
+ */
+export async function answerText(res: Response): Promise<string> {
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    await res.body?.cancel();
+    return '';
+  }
+  return res.text();
 }
 
 /** Signs up a fresh account on the built-in issuer and answers a client holding its token. */

@@ -10,6 +10,7 @@ import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerDataCommands } from './commands/data-commands.js';
 import { registerEventCommands } from './commands/event-commands.js';
 import { registerFunnelCommands } from './commands/funnel-commands.js';
+import { registerLiveCommand } from './commands/live-command.js';
 import { registerOutboundCommands } from './commands/outbound-commands.js';
 import { registerProjectCommands } from './commands/project-commands.js';
 import { registerRetentionCommand } from './commands/retention-command.js';
@@ -72,7 +73,7 @@ export function buildProgram(make: (command: Command) => CliSession, streams: Cl
 Exit codes: 0 done, 1 error (the server's reason on stderr), 2 usage.
 Environment: SPOOR_URL (server), SPOOR_PASSWORD (answers the login prompt), SPOOR_TOKEN (a token or
 API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json lives).`);
-  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands, registerFunnelCommands, registerRetentionCommand]) {
+  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands, registerFunnelCommands, registerRetentionCommand, registerLiveCommand]) {
     register(program, make);
   }
   registerCompletionCommand(program);

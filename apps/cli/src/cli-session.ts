@@ -50,15 +50,20 @@ export class CliSession {
 
   /** A client with SPOOR_TOKEN or the stored login's token, checked for expiry first. */
   async client(): Promise<SpoorClient> {
+    return createSpoorClient(await this.credentials());
+  }
+
+  /** The server and the token client() uses, for what the typed client does not cover (the live event stream). */
+  async credentials(): Promise<{ baseUrl: string; token: string }> {
     const baseUrl = await this.serverUrl();
-    if (this.env.token) return createSpoorClient({ baseUrl, token: this.env.token });
+    if (this.env.token) return { baseUrl, token: this.env.token };
     const login = await this.login();
     if (!login) throw new CliError('not logged in: run `spoor login <email>` (or set SPOOR_TOKEN)');
     if (login.url.replace(/\/+$/, '') !== baseUrl) throw new CliError(`you are logged in to ${login.url}, not ${baseUrl}: run \`spoor login <email> --url ${baseUrl}\``);
     if (login.expires_at !== null && login.expires_at <= Date.now()) {
       throw new CliError(`your login as ${login.email} expired at ${this.out.time(login.expires_at)}: run \`spoor login ${login.email}\` again`);
     }
-    return createSpoorClient({ baseUrl, token: login.token });
+    return { baseUrl, token: login.token };
   }
 
   /** --origin and --project, else what `spoor use` stored. */

@@ -17,6 +17,11 @@ export function handleUnauthorized(fn: (message: string) => void): void {
   onUnauthorized = fn;
 }
 
+/** A 401 met outside ok() (the live stream): signed in, so the token expired or was revoked. */
+export function reportUnauthorized(message: string): void {
+  if (storedToken()) onUnauthorized(message);
+}
+
 /** The dashboard is served by the API's own server, so the API is this origin. */
 export function api(): SpoorClient {
   return createSpoorClient({ baseUrl: location.origin, token: storedToken()?.id_token ?? null });

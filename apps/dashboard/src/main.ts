@@ -9,6 +9,7 @@ import type { Page } from './page-context.js';
 import { storedScope } from './project-scope.js';
 import { actionsPage } from './pages/actions-page.js';
 import { healthPage } from './pages/health-page.js';
+import { livePage } from './pages/live-page.js';
 import { renderLoginPage } from './pages/login-page.js';
 import { overviewPage } from './pages/overview-page.js';
 import { projectsPage } from './pages/projects-page.js';
@@ -25,6 +26,7 @@ const page = (p: Page, title: string, needsProject = true): PageRoute => ({ page
 /** The pages, in the navigation's order; every path without a parameter is a link there. */
 const paths: Array<[string, PageRoute]> = [
   ['/overview', page(overviewPage, 'Overview')],
+  ['/live', page(livePage, 'Live')],
   ['/sessions', page(sessionsPage, 'Sessions')],
   ['/sessions/:id', page(sessionPage, 'Session')],
   ['/actions', page(actionsPage, 'Actions')],

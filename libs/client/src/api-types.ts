@@ -1081,6 +1081,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The live view as Server-Sent Events: a `snapshot` event every 2 s whose data is a LiveSnapshot (active visitors of the last 5 minutes, the pages they are on, the newest events), `retry: 3000`, and a comment when the stream was quiet for 15 s. Bearer credentials in the Authorization header only (read it with fetch(); docs/analytics.md). */
+        get: operations["get_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_live"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event/batch": {
         parameters: {
             query?: never;
@@ -1111,6 +1129,47 @@ export interface components {
             msg: string;
             type: string;
             input?: unknown;
+        };
+        LiveSnapshot: {
+            origin: string;
+            project: string;
+            /**
+             * @description When the snapshot was computed
+             * @example 1732262400000
+             */
+            at: number;
+            /** @description Active means an event within this many ms before `at` */
+            window_ms: number;
+            /** @description The next snapshot follows after about this many ms */
+            interval_ms: number;
+            /** @description Sessions with an event in the window (bots left out) */
+            visitors: number;
+            /** @description Active sessions by the path of their newest event, most first (top 10) */
+            pages: {
+                path: string;
+                visitors: number;
+            }[];
+            /** @description The newest events of the window, newest first (20 at most) */
+            events: components["schemas"]["LiveEvent"][];
+        };
+        /** @description One of the newest events; never the IP or the user agent */
+        LiveEvent: {
+            event_id: string;
+            action: string;
+            path: string | null;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            timestamp: number;
+            session_id: string;
+            /** @description Browser name, when enrichment found one */
+            browser: string | null;
+            os: string | null;
+            /** @description Device type (desktop when the user agent names none) */
+            device: string | null;
+            /** @description ISO country code from the geo database */
+            country: string | null;
         };
         JsonWebKeySet: {
             keys: {
@@ -9214,6 +9273,82 @@ export interface operations {
         };
     };
     options_retention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_live: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream; each `data:` line of a `snapshot` event is one LiveSnapshot as JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_live: {
         parameters: {
             query?: never;
             header?: never;

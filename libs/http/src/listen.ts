@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { FastLane } from './fast-lane.js';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createError } from './http-errors.js';
+import { markServerClosing } from './server-closing.js';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -55,6 +56,8 @@ export async function listen(app: Express, port: number, host: string, lane?: Fa
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+        // Event streams end now rather than hold the grace period; their clients reconnect elsewhere.
+        markServerClosing(server);
       }),
   };
 }

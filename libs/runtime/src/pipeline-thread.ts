@@ -194,6 +194,7 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
     // A step's exact test is a function: its JSONLogic crosses, and the pipeline thread rebuilds it.
     funnels: { query: (projectId, spec) => ep.call('funnels', ['query'], [projectId, { ...spec, steps: spec.steps.map(({ matches: _, ...step }) => step) }]) },
     retention: repo('retention'),
+    live: repo('live'),
     // Downloads stream from disk here; writes and purges are the pipeline thread's.
     exports: { write: (spec) => exportsThere.write(spec), open: (id) => openExportFile(exportDir, id), purge: (before) => exportsThere.purge(before) },
     erasure: repo('erasure'),

@@ -17,6 +17,7 @@ import type {
 } from '@spoor/schemas';
 import type { DataExpiry, ExportRepository, ProjectErasure } from './data-ownership.js';
 import type { FunnelRepository, RetentionRepository } from './funnel-query.js';
+import type { LiveRepository } from './live-query.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
 export interface TimeWindow {
@@ -313,6 +314,8 @@ export interface Store {
   readonly funnels: FunnelRepository;
   /** Retention cohorts of visitors (issue 18). */
   readonly retention: RetentionRepository;
+  /** The live view's snapshot of the last minutes (issue 18). */
+  readonly live: LiveRepository;
   /** Export files written by the engine's own writer (issue 17, docs/data.md). */
   readonly exports: ExportRepository;
   /** Deletion of a project and everything it holds (issue 17). */

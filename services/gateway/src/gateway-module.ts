@@ -7,6 +7,7 @@ import { RateLimits } from '@spoor/limits';
 import { buildVersion, type ServiceModule } from '@spoor/runtime';
 import type { IpPolicy, JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
+import type { Logger } from '@spoor/log';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
 import { dashboardRouter } from './dashboard-router.js';
@@ -14,6 +15,8 @@ import { loggerScriptRouter } from './logger-script-router.js';
 import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
+import { liveRoutes } from './routes/live-routes.js';
+import { LiveHub } from './live/live-hub.js';
 import { dataRoutes } from './routes/data-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
@@ -44,10 +47,11 @@ export interface GatewayDeps {
   /** Caps and confirmation mails of email channels. */
   recipients: ChannelRecipients;
   clock: () => number;
+  logger?: Logger;
 }
 
-/** Declares every gateway operation: express handlers and OpenAPI paths in one go. */
-export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
+/** Declares every gateway operation: express handlers and OpenAPI paths in one go; answers what runs beside them. */
+export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: LiveHub } {
   wellKnownRoutes(ctx, deps.issuer);
   accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys, deps.authenticator);
   projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, ipMode: deps.ipMode, clock: deps.clock });
@@ -61,7 +65,10 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): void {
   outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate, recipients: deps.recipients });
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
   analyticsRoutes(ctx, deps.store, deps.clock);
+  const live = new LiveHub({ store: deps.store, clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}) });
+  liveRoutes(ctx, deps.store, live);
   registerIngestOperations(ctx.registry);
+  return { live };
 }
 
 /** A dependency that must not be touched: declaring routes never calls a handler. */
@@ -92,12 +99,19 @@ export const gatewayModule: ServiceModule = {
     const mailer = config.smtpUrl ? new EmailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom }) : null;
     const recipients = new ChannelRecipients({ store, mailer, publicUrl: issuerUrl, caps: config.channelCaps, clock, logger: logger.child('recipients') });
     const limits = new RateLimits(adapters.kv, config.rateLimits, ['signup_ip', 'login_account', 'login_ip', 'triggers_account', 'rules_test_account']);
-    declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, ipMode: config.ipMode, webhookAllowPrivate: config.webhookAllowPrivate, recipients, clock });
+    const { live } = declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, ipMode: config.ipMode, webhookAllowPrivate: config.webhookAllowPrivate, recipients, clock, logger: logger.child('live') });
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     router.use(loggerScriptRouter(logger));
     // Last: its history-API fallback answers browser navigations no route above took.
     router.use(dashboardRouter(logger));
-    return { router, stats: () => limits.stats(), stop: async () => mailer?.close() };
+    return {
+      router,
+      stats: () => ({ ...limits.stats(), ...live.stats() }),
+      stop: async () => {
+        live.stop();
+        await mailer?.close();
+      },
+    };
   },
 };

@@ -15,6 +15,7 @@ import { ClickHouseAnalyticsRepository } from './analytics-repository.js';
 import { ClickHouseRecordRepository } from './record-repository.js';
 import { ClickHouseFunnelRepository } from './funnel-repository.js';
 import { ClickHouseRetentionRepository } from './retention-repository.js';
+import { ClickHouseLiveRepository } from './live-repository.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
@@ -54,6 +55,7 @@ export class ClickHouseStore implements Store {
   readonly records: ClickHouseRecordRepository;
   readonly funnels: ClickHouseFunnelRepository;
   readonly retention: ClickHouseRetentionRepository;
+  readonly live: ClickHouseLiveRepository;
   readonly exports: ClickHouseExportRepository;
   readonly erasure: ClickHouseProjectErasure;
   readonly expiry: ClickHouseDataExpiry;
@@ -74,6 +76,7 @@ export class ClickHouseStore implements Store {
     this.records = new ClickHouseRecordRepository(ch);
     this.funnels = new ClickHouseFunnelRepository(ch);
     this.retention = new ClickHouseRetentionRepository(ch);
+    this.live = new ClickHouseLiveRepository(ch);
     this.exports = new ClickHouseExportRepository(ch);
     this.erasure = new ClickHouseProjectErasure(ch);
     this.expiry = new ClickHouseDataExpiry(ch);

@@ -24,6 +24,7 @@ import { DuckDbAnalyticsRepository } from './analytics-repository.js';
 import { DuckDbRecordRepository } from './record-repository.js';
 import { DuckDbFunnelRepository } from './funnel-repository.js';
 import { DuckDbRetentionRepository } from './retention-repository.js';
+import { DuckDbLiveRepository } from './live-repository.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
@@ -74,6 +75,7 @@ export class DuckDbStore implements Store {
   readonly records: DuckDbRecordRepository;
   readonly funnels: DuckDbFunnelRepository;
   readonly retention: DuckDbRetentionRepository;
+  readonly live: DuckDbLiveRepository;
   readonly exports: DuckDbExportRepository;
   readonly erasure: DuckDbProjectErasure;
   readonly expiry: DuckDbDataExpiry;
@@ -103,6 +105,7 @@ export class DuckDbStore implements Store {
     // Funnels and retention answer API requests synchronously: the readers' pool, not the jobs' connection.
     this.funnels = new DuckDbFunnelRepository(reader);
     this.retention = new DuckDbRetentionRepository(reader);
+    this.live = new DuckDbLiveRepository(reader);
     this.exports = new DuckDbExportRepository(exportDir, () => instance.connect());
     this.erasure = new DuckDbProjectErasure(writer, this.exports);
     this.expiry = new DuckDbDataExpiry(writer);
