@@ -134,6 +134,9 @@ for (const mode of MODES) {
       const slack = await api.post('/v1/channels', { ...scope, name: 'slack', kind: 'slack', url: chat.url });
       expect(slack.status, slack.text).to.equal(200);
       expect((await api.get('/v1/channels', scope)).body.channels).to.have.length(2);
+      // A saved funnel shows in the digest over its window (issue 18): 3 sessions saw a pageview, 1 went on to sign up.
+      const funnel = await api.post('/v1/funnels', { ...scope, name: 'To signup', steps: [{ action: 'pageview' }, { action: 'signup' }] });
+      expect(funnel.status, funnel.text).to.equal(200);
       const job = await runJob('notification', window);
       expect(job.status, job.error).to.equal('succeeded');
       expect(job.result.channels.map((c: any) => c.ok)).to.deep.equal([true, true]);
@@ -143,7 +146,11 @@ for (const mode of MODES) {
       expect(smtp.received[2]!.rcptTo).to.deep.equal(['team@example.com']);
       expect(smtp.received[2]!.raw).to.match(/Subject: .*outbound\/web/);
       expect(chat.received).to.have.length(1);
-      expect(JSON.parse(chat.received[0]!.body).text).to.match(/3 sessions|Sessions[^\n]*3/);
+      const chatText = JSON.parse(chat.received[0]!.body).text as string;
+      expect(chatText).to.match(/3 sessions|Sessions[^\n]*3/);
+      expect(chatText).to.match(/Funnel: To signup/).and.match(/1\. pageview[^\n]*3/).and.match(/2\. signup[^\n]*1 \(33\.3%\)/);
+      expect(smtp.received[2]!.raw).to.match(/Funnel: To signup/);
+      expect((await api.delete(`/v1/funnels/${funnel.body.funnel_id}`, scope)).status).to.equal(200);
     });
 
     it('refuses an unknown or altered confirmation token with 404', async () => {

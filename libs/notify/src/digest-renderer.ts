@@ -8,6 +8,14 @@ export interface DigestOptions {
   dashboardUrl?: string;
   /** IANA zone the window is shown in; 'UTC' by default. An unknown zone throws RangeError. */
   timeZone?: string;
+  /** The project's saved funnels over the digest's window (issue 18), in this order. */
+  funnels?: DigestFunnel[];
+}
+
+/** One saved funnel's counts over the window: who reached each step. */
+export interface DigestFunnel {
+  name: string;
+  steps: Array<{ name: string; entered: number }>;
 }
 
 type RankedListKey = { [K in keyof Overview]: Overview[K] extends RankedCount[] ? K : never }[keyof Overview];
@@ -30,6 +38,7 @@ export function renderDigest(overview: Overview, opts: DigestOptions = {}): Noti
     { kind: 'paragraph', text: window },
     ...headline(overview),
     ...rankedSections(overview),
+    ...(opts.funnels ?? []).flatMap(funnelSection),
     ...(opts.dashboardUrl ? [{ kind: 'link', label: 'Open the dashboard', url: opts.dashboardUrl } as const] : []),
   ];
   return renderDocument({ subject: `Spoor digest: ${where}, ${window}`, blocks });
@@ -59,4 +68,19 @@ function rankedSections(o: Overview): Block[] {
       .map((r) => ({ name: plainLine(r.name, NAME_MAX), count: r.count }));
     return rows.length === 0 ? [] : [{ kind: 'ranked', title, rows }];
   });
+}
+
+/** A funnel as figures: each step, who reached it and the share of the first step. */
+function funnelSection(f: DigestFunnel): Block[] {
+  const first = f.steps[0]?.entered ?? 0;
+  return [
+    { kind: 'paragraph', text: `Funnel: ${plainLine(f.name, NAME_MAX)}` },
+    {
+      kind: 'figures',
+      rows: f.steps.map((s, i) => ({
+        label: `${i + 1}. ${plainLine(s.name, NAME_MAX)}`,
+        value: i === 0 || first === 0 ? formatCount(s.entered) : `${formatCount(s.entered)} (${formatPercent(s.entered / first)})`,
+      })),
+    },
+  ];
 }

@@ -1,5 +1,5 @@
 // @spoor/notify: renders digests and alerts once, then delivers them by chat webhook or email.
-export { renderDigest, type DigestOptions } from './digest-renderer.js';
+export { renderDigest, type DigestFunnel, type DigestOptions } from './digest-renderer.js';
 export { renderAlert, type AlertInput } from './alert-renderer.js';
 export { chatPayload, sendChat, truncateMessage, CHAT_LIMITS, type ChatStyle, type ChatOutcome, type ChatPoster } from './chat-payload.js';
 export { markdownToSlack } from './slack-mrkdwn.js';

@@ -41,6 +41,19 @@ describe('renderDigest', () => {
     expect(msg.text).to.include('Top referrers\n  1. https://b.example/ — 9\n  2. (none) — 3');
   });
 
+  it('shows each saved funnel as its steps with who reached them and the share of the first (issue 18)', () => {
+    const funnels = [
+      { name: 'Signup', steps: [{ name: 'pageview', entered: 200 }, { name: 'click', entered: 50 }, { name: 'signup', entered: 5 }] },
+      { name: 'Empty', steps: [{ name: 'a', entered: 0 }, { name: 'b', entered: 0 }] },
+    ];
+    const msg = renderDigest(overview(), { funnels });
+    expect(msg.text).to.include('Funnel: Signup');
+    for (const line of ['1. pageview: 200', '2. click: 50 (25%)', '3. signup: 5 (2.5%)', '1. a: 0', '2. b: 0']) expect(msg.text).to.include(line);
+    expect(msg.text.indexOf('Funnel: Signup')).to.be.lessThan(msg.text.indexOf('Funnel: Empty'));
+    expect(msg.html).to.include('<td>2. click</td><td><strong>50 (25%)</strong></td>');
+    expect(renderDigest(overview()).text).not.to.include('Funnel:');
+  });
+
   it('says clearly that an empty window had no sessions', () => {
     const msg = renderDigest(emptyOverview());
     for (const [format, body] of formats(msg)) {

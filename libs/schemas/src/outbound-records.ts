@@ -15,6 +15,8 @@ export const RECORD_KINDS = {
   overview: 'overview',
   transitions: 'transitions',
   health: 'health',
+  /** A saved funnel (POST /v1/funnels; SavedFunnelData), also run for each digest. */
+  funnel: 'funnel',
 } as const;
 
 export interface ChannelData {

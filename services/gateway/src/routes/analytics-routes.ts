@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '@spoor/http';
 import {
   CreateFunnelRequest, FUNNEL_LIMITS, FunnelListQuery, FunnelPath, FunnelQueryRequest, FunnelResultSchema, RETENTION_LIMITS,
-  RetentionQuery, RetentionResultSchema, SavedFunnelList, SavedFunnelQuery, SavedFunnelSchema, ScopeQuery,
+  RECORD_KINDS, RetentionQuery, RetentionResultSchema, SavedFunnelList, SavedFunnelQuery, SavedFunnelSchema, ScopeQuery,
   type ProjectRecord, type SavedFunnelData,
 } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
@@ -12,7 +12,8 @@ import { answerFunnel } from '../funnel-answer.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
 
-export const FUNNEL_RECORD_KIND = 'funnel';
+/** Saved funnels are records of this kind; the worker reads them for digests. */
+export const FUNNEL_RECORD_KIND = RECORD_KINDS.funnel;
 const DAY_MS = 86_400_000;
 const PERIOD_MS = { day: DAY_MS, week: 7 * DAY_MS } as const;
 /** 1970-01-01 was a Thursday: weeks start 4 days after the epoch, Monday 00:00 UTC. */
