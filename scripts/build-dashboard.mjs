@@ -26,4 +26,7 @@ await build({
 });
 
 const assets = join(root, 'dist', 'assets');
-printSizes('dashboard', readdirSync(assets).map((f) => join(assets, f)));
+printSizes(
+  'dashboard',
+  readdirSync(assets).map((f) => join(assets, f)),
+);

@@ -6,6 +6,11 @@ import { printSizes } from './print-sizes.mjs';
 
 const dir = 'libs/logger';
 const common = { bundle: true, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning' };
-await build({ ...common, entryPoints: [`${dir}/src/script-tag.ts`], format: 'iife', outfile: `${dir}/dist/spoor.iife.js` });
+await build({
+  ...common,
+  entryPoints: [`${dir}/src/script-tag.ts`],
+  format: 'iife',
+  outfile: `${dir}/dist/spoor.iife.js`,
+});
 await build({ ...common, entryPoints: [`${dir}/src/index.ts`], format: 'esm', outfile: `${dir}/dist/spoor.mjs` });
 printSizes('logger', [`${dir}/dist/spoor.iife.js`, `${dir}/dist/spoor.mjs`]);

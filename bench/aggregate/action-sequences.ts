@@ -9,24 +9,60 @@ type Next = ReadonlyArray<{ action: string; weight: number }>;
 
 const FOLLOWERS: Record<string, Next> = {
   pageview: [
-    { action: 'scroll', weight: 35 }, { action: 'click', weight: 30 }, { action: 'pageview', weight: 20 },
-    { action: 'add_to_cart', weight: 5 }, { action: 'form_submit', weight: 4 }, { action: 'signup', weight: 3 }, { action: 'js_error', weight: 3 },
+    { action: 'scroll', weight: 35 },
+    { action: 'click', weight: 30 },
+    { action: 'pageview', weight: 20 },
+    { action: 'add_to_cart', weight: 5 },
+    { action: 'form_submit', weight: 4 },
+    { action: 'signup', weight: 3 },
+    { action: 'js_error', weight: 3 },
   ],
   scroll: [
-    { action: 'click', weight: 35 }, { action: 'pageview', weight: 30 }, { action: 'scroll', weight: 25 },
-    { action: 'form_submit', weight: 4 }, { action: 'add_to_cart', weight: 4 }, { action: 'js_error', weight: 2 },
+    { action: 'click', weight: 35 },
+    { action: 'pageview', weight: 30 },
+    { action: 'scroll', weight: 25 },
+    { action: 'form_submit', weight: 4 },
+    { action: 'add_to_cart', weight: 4 },
+    { action: 'js_error', weight: 2 },
   ],
   click: [
-    { action: 'pageview', weight: 40 }, { action: 'click', weight: 20 }, { action: 'scroll', weight: 15 },
-    { action: 'add_to_cart', weight: 10 }, { action: 'form_submit', weight: 8 }, { action: 'signup', weight: 5 }, { action: 'js_error', weight: 2 },
+    { action: 'pageview', weight: 40 },
+    { action: 'click', weight: 20 },
+    { action: 'scroll', weight: 15 },
+    { action: 'add_to_cart', weight: 10 },
+    { action: 'form_submit', weight: 8 },
+    { action: 'signup', weight: 5 },
+    { action: 'js_error', weight: 2 },
   ],
-  form_submit: [{ action: 'pageview', weight: 60 }, { action: 'click', weight: 20 }, { action: 'signup', weight: 15 }, { action: 'js_error', weight: 5 }],
-  add_to_cart: [{ action: 'checkout', weight: 40 }, { action: 'pageview', weight: 30 }, { action: 'click', weight: 20 }, { action: 'add_to_cart', weight: 10 }],
-  checkout: [{ action: 'pageview', weight: 70 }, { action: 'click', weight: 30 }],
-  signup: [{ action: 'pageview', weight: 80 }, { action: 'click', weight: 20 }],
-  js_error: [{ action: 'pageview', weight: 40 }, { action: 'click', weight: 40 }, { action: 'scroll', weight: 20 }],
+  form_submit: [
+    { action: 'pageview', weight: 60 },
+    { action: 'click', weight: 20 },
+    { action: 'signup', weight: 15 },
+    { action: 'js_error', weight: 5 },
+  ],
+  add_to_cart: [
+    { action: 'checkout', weight: 40 },
+    { action: 'pageview', weight: 30 },
+    { action: 'click', weight: 20 },
+    { action: 'add_to_cart', weight: 10 },
+  ],
+  checkout: [
+    { action: 'pageview', weight: 70 },
+    { action: 'click', weight: 30 },
+  ],
+  signup: [
+    { action: 'pageview', weight: 80 },
+    { action: 'click', weight: 20 },
+  ],
+  js_error: [
+    { action: 'pageview', weight: 40 },
+    { action: 'click', weight: 40 },
+    { action: 'scroll', weight: 20 },
+  ],
 };
-const TOTALS: Record<string, number> = Object.fromEntries(Object.entries(FOLLOWERS).map(([a, next]) => [a, next.reduce((n, x) => n + x.weight, 0)]));
+const TOTALS: Record<string, number> = Object.fromEntries(
+  Object.entries(FOLLOWERS).map(([a, next]) => [a, next.reduce((n, x) => n + x.weight, 0)]),
+);
 
 /** The tracker's first event of a session is always a page view. */
 export const FIRST_ACTION = 'pageview';

@@ -31,13 +31,18 @@ export class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
+  if (!/^\d+$/.test(raw) || n < 1)
+    throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
   return n;
 }
 
 /** `1000000,10000000`; at least 10 events each so a project holds a session or more. */
 function sizesOf(raw: string): number[] {
-  const sizes = raw.split(',').map((s) => s.trim().replace(/_/g, '')).filter(Boolean).map((s) => positiveInt('--events', s));
+  const sizes = raw
+    .split(',')
+    .map((s) => s.trim().replace(/_/g, ''))
+    .filter(Boolean)
+    .map((s) => positiveInt('--events', s));
   if (sizes.length === 0) throw new UsageError(`--events: expected a comma-separated list of sizes\n${USAGE}`);
   const small = sizes.find((n) => n < 10);
   if (small !== undefined) throw new UsageError(`--events: ${small} is too small, 10 events at least\n${USAGE}`);
@@ -46,15 +51,22 @@ function sizesOf(raw: string): number[] {
 
 /** A DuckDB memory_limit such as 1GB or 512MiB (the form SPOOR_DUCKDB_MEMORY takes). */
 function memoryOf(raw: string): string {
-  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(raw)) throw new UsageError(`--duckdb-memory: expected a size such as 1GB, got ${JSON.stringify(raw)}\n${USAGE}`);
+  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(raw))
+    throw new UsageError(`--duckdb-memory: expected a size such as 1GB, got ${JSON.stringify(raw)}\n${USAGE}`);
   return raw;
 }
 
 function modesOf(raw: string | undefined): AggregateMode[] {
   if (raw === undefined || raw.trim() === '' || raw === 'all') return [...AGGREGATE_MODES];
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(AGGREGATE_MODES as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new UsageError(`--only: unknown mode(s) ${unknown.join(', ')}; expected ${AGGREGATE_MODES.join(', ')}\n${USAGE}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--only: unknown mode(s) ${unknown.join(', ')}; expected ${AGGREGATE_MODES.join(', ')}\n${USAGE}`,
+    );
   return AGGREGATE_MODES.filter((m) => names.includes(m));
 }
 

@@ -38,7 +38,9 @@ export async function readsDuring(store: Store, projectId: string, job: () => Pr
   const sorted = [...latencies].sort((a, b) => a - b);
   const round1 = (x: number) => Math.round(x * 10) / 10;
   return {
-    jobSec: (performance.now() - t0) / 1000, reads: sorted.length,
-    p50Ms: round1(sorted[Math.floor(sorted.length / 2)] ?? NaN), maxMs: round1(sorted[sorted.length - 1] ?? NaN),
+    jobSec: (performance.now() - t0) / 1000,
+    reads: sorted.length,
+    p50Ms: round1(sorted[Math.floor(sorted.length / 2)] ?? NaN),
+    maxMs: round1(sorted[sorted.length - 1] ?? NaN),
   };
 }

@@ -64,8 +64,13 @@ interface Visitor {
 function drawVisitor(rng: SeededRandom): Visitor {
   const ip = `${rng.pick([23, 31, 45, 62, 81, 92, 104, 151, 176, 185])}.${rng.int(256)}.${rng.int(256)}.${rng.between(1, 254)}`;
   return {
-    sessionId: rng.uuid4(), client: rng.pick(CLIENTS), geo: rng.pick(GEOS), referrer: rng.pick(REFERRERS),
-    campaign: rng.pick(UTMS), ip, skew: rng.between(-3000, 3000),
+    sessionId: rng.uuid4(),
+    client: rng.pick(CLIENTS),
+    geo: rng.pick(GEOS),
+    referrer: rng.pick(REFERRERS),
+    campaign: rng.pick(UTMS),
+    ip,
+    skew: rng.between(-3000, 3000),
   };
 }
 
@@ -74,20 +79,47 @@ const NO_UTM: Utm = { source: null, medium: null, campaign: null, term: null, co
 /** The campaign's parameters ride on the entry URL only, as a landing page's do. */
 function entryQuery(utm: Utm): Record<string, string> {
   const q: Record<string, string> = {};
-  for (const key of ['source', 'medium', 'campaign', 'term', 'content'] as const) if (utm[key]) q[`utm_${key}`] = utm[key]!;
+  for (const key of ['source', 'medium', 'campaign', 'term', 'content'] as const)
+    if (utm[key]) q[`utm_${key}`] = utm[key]!;
   return q;
 }
 
-function event(spec: DatasetSpec, rng: SeededRandom, v: Visitor, page: (typeof PAGES)[number], action: string, t: number, isEntry: boolean): EnrichedEvent {
+function event(
+  spec: DatasetSpec,
+  rng: SeededRandom,
+  v: Visitor,
+  page: (typeof PAGES)[number],
+  action: string,
+  t: number,
+  isEntry: boolean,
+): EnrichedEvent {
   const query = isEntry ? entryQuery(v.campaign) : {};
   const search = new URLSearchParams(query).toString();
   const receivedAt = t + rng.between(20, 300);
   return {
-    project_id: spec.projectId, project: spec.project, origin: spec.origin, event_id: rng.uuid7(receivedAt), action,
-    timestamp: t, client_timestamp: t + v.skew, sent_at: t + v.skew + rng.between(0, 5_000), received_at: receivedAt,
-    payload: payloadFor(action, rng, page), session_id: v.sessionId, url: `${spec.origin}${page.path}${search ? `?${search}` : ''}`,
-    referrer: v.referrer, ip: v.ip, user_agent: v.client.userAgent, geo: v.geo, browser: v.client.browser, os: v.client.os,
-    device: v.client.device, bot: false, path: page.path, query, utm: isEntry ? v.campaign : NO_UTM,
+    project_id: spec.projectId,
+    project: spec.project,
+    origin: spec.origin,
+    event_id: rng.uuid7(receivedAt),
+    action,
+    timestamp: t,
+    client_timestamp: t + v.skew,
+    sent_at: t + v.skew + rng.between(0, 5_000),
+    received_at: receivedAt,
+    payload: payloadFor(action, rng, page),
+    session_id: v.sessionId,
+    url: `${spec.origin}${page.path}${search ? `?${search}` : ''}`,
+    referrer: v.referrer,
+    ip: v.ip,
+    user_agent: v.client.userAgent,
+    geo: v.geo,
+    browser: v.client.browser,
+    os: v.client.os,
+    device: v.client.device,
+    bot: false,
+    path: page.path,
+    query,
+    utm: isEntry ? v.campaign : NO_UTM,
   };
 }
 
@@ -118,7 +150,13 @@ function summaryOf(events: EnrichedEvent[]): SessionState {
 
 function tagsOf(rng: SeededRandom, s: SessionState): SessionTag[] {
   return TAGS.filter((tag) => rng.next() < tag.share).map((tag) => ({
-    project_id: s.project_id, session_id: s.session_id, tag: tag.tag, source: 'manual', tagged_at: s.last_event_at, removed: false, changed_at: s.updated_at,
+    project_id: s.project_id,
+    session_id: s.session_id,
+    tag: tag.tag,
+    source: 'manual',
+    tagged_at: s.last_event_at,
+    removed: false,
+    changed_at: s.updated_at,
   }));
 }
 
@@ -144,7 +182,12 @@ export function* generateDataset(spec: DatasetSpec, tally: DatasetTally): Genera
   let chunk: DatasetChunk = { events: [], sessions: [], tags: [] };
   while (tally.events < spec.events) {
     start += -Math.log(1 - rng.next()) * meanGap;
-    const events = sessionEvents(spec, rng, Math.floor(start), Math.min(sessionLength(rng), spec.events - tally.events));
+    const events = sessionEvents(
+      spec,
+      rng,
+      Math.floor(start),
+      Math.min(sessionLength(rng), spec.events - tally.events),
+    );
     const summary = summaryOf(events);
     const tags = tagsOf(rng, summary);
     count(tally, events, summary, tags);

@@ -41,15 +41,39 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function jobRecord(kind: JobKind, project: ProjectRecord, w: Window): JobRecord {
   const now = Date.now();
   return {
-    job_id: randomUUID(), account_id: project.account_id, project_id: project.project_id, kind, status: 'running',
-    request: { window_start: w.start, window_end: w.end }, created_at: now, started_at: now, finished_at: null,
-    progress: null, result: null, error: null, attempts: 1, worker: 'bench-aggregate', updated_at: now,
+    job_id: randomUUID(),
+    account_id: project.account_id,
+    project_id: project.project_id,
+    kind,
+    status: 'running',
+    request: { window_start: w.start, window_end: w.end },
+    created_at: now,
+    started_at: now,
+    finished_at: null,
+    progress: null,
+    result: null,
+    error: null,
+    attempts: 1,
+    worker: 'bench-aggregate',
+    updated_at: now,
   };
 }
 
-function phaseRunners(a: ModeAdapters, project: ProjectRecord, w: Window, tally: DatasetTally): Record<Phase, () => Promise<unknown>> {
+function phaseRunners(
+  a: ModeAdapters,
+  project: ProjectRecord,
+  w: Window,
+  tally: DatasetTally,
+): Record<Phase, () => Promise<unknown>> {
   const logger = createLogger('bench-aggregate', 'warn');
-  const outbox = new WebhookOutbox({ store: a.store, kv: a.kv, clock: Date.now, logger, allowPrivate: false, instance: 'bench-aggregate' });
+  const outbox = new WebhookOutbox({
+    store: a.store,
+    kv: a.kv,
+    clock: Date.now,
+    logger,
+    allowPrivate: false,
+    instance: 'bench-aggregate',
+  });
   const deps = { store: a.store, clock: Date.now, outbox };
   const handlers = { aggregation: aggregationJob(deps), transitions: transitionsJob(deps) };
   const ctx = { progress: async () => {}, heartbeat: async () => {}, signal: new AbortController().signal, logger };
@@ -71,7 +95,14 @@ function higher(a: PeakRss | undefined, b: PeakRss): PeakRss {
   return { benchMiB: Math.max(a.benchMiB, b.benchMiB), children };
 }
 
-export async function measureJobs(a: ModeAdapters, kids: ChildProcess[], project: ProjectRecord, tally: DatasetTally, rounds: number, log: (line: string) => void): Promise<JobsResult> {
+export async function measureJobs(
+  a: ModeAdapters,
+  kids: ChildProcess[],
+  project: ProjectRecord,
+  tally: DatasetTally,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<JobsResult> {
   const w: Window = { start: tally.firstMs, end: tally.lastMs + 1 };
   const run = phaseRunners(a, project, w, tally);
   const times: JobsResult['rounds'] = [];
@@ -87,11 +118,15 @@ export async function measureJobs(a: ModeAdapters, kids: ChildProcess[], project
       memory[phase] = higher(memory[phase], readPeaks(kids));
     }
     times.push(round);
-    log(`  round ${r + 1}: count ${round.count.toFixed(2)} s, aggregation ${round.aggregation.toFixed(2)} s, transitions ${round.transitions.toFixed(2)} s`);
+    log(
+      `  round ${r + 1}: count ${round.count.toFixed(2)} s, aggregation ${round.aggregation.toFixed(2)} s, transitions ${round.transitions.toFixed(2)} s`,
+    );
   }
   const sec = Object.fromEntries(PHASES.map((p) => [p, median(times.map((t) => t[p]))])) as Record<Phase, number>;
   return {
-    window: w, rounds: times, sec,
+    window: w,
+    rounds: times,
+    sec,
     eventsPerSec: Object.fromEntries(PHASES.map((p) => [p, tally.events / sec[p]])) as Record<Phase, number>,
     ratio: { aggregation: sec.aggregation / sec.count, transitions: sec.transitions / sec.count },
     memory: memory as Record<Phase, PeakRss>,

@@ -36,7 +36,9 @@ function nameOf(pid: number): string {
 export function childProcesses(): ChildProcess[] {
   let pids: number[];
   try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+    pids = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
   } catch {
     return [];
   }
@@ -69,6 +71,7 @@ export function resetPeaks(kids: ChildProcess[]): void {
 export function readPeaks(kids: ChildProcess[]): PeakRss {
   const children: Record<string, number> = {};
   // Two children of one name (two Python runners) are told apart by pid, not overwritten.
-  for (const c of kids) children[c.name in children ? `${c.name} (${c.pid})` : c.name] = Math.round(readMemory(c.pid).peakRssMiB);
+  for (const c of kids)
+    children[c.name in children ? `${c.name} (${c.pid})` : c.name] = Math.round(readMemory(c.pid).peakRssMiB);
   return { benchMiB: Math.round(readMemory(process.pid).peakRssMiB), children };
 }

@@ -31,8 +31,13 @@ export interface LoadResult {
 
 async function registerProject(store: Store, size: number): Promise<ProjectRecord> {
   const project: ProjectRecord = {
-    project_id: randomUUID(), origin: BENCH_ORIGIN, project: `bench-aggregate-${size}`, account_id: 'acct-bench-aggregate',
-    verified: true, verification_token: randomUUID(), created_at: Date.now(),
+    project_id: randomUUID(),
+    origin: BENCH_ORIGIN,
+    project: `bench-aggregate-${size}`,
+    account_id: 'acct-bench-aggregate',
+    verified: true,
+    verification_token: randomUUID(),
+    created_at: Date.now(),
   };
   await store.projects.create(project);
   return project;
@@ -61,30 +66,65 @@ async function writeChunk(store: Store, c: DatasetChunk, storeSec: StoreSec): Pr
   return sec;
 }
 
-export async function loadProject(store: Store, size: number, chunk: number, log: (line: string) => void): Promise<LoadResult> {
+export async function loadProject(
+  store: Store,
+  size: number,
+  chunk: number,
+  log: (line: string) => void,
+): Promise<LoadResult> {
   const project = await registerProject(store, size);
   const tally = emptyTally();
-  const spec = { projectId: project.project_id, origin: project.origin, project: project.project, events: size, startMs: START_MS, spanMs: SPAN_MS, chunk, seed: SEED };
+  const spec = {
+    projectId: project.project_id,
+    origin: project.origin,
+    project: project.project,
+    events: size,
+    startMs: START_MS,
+    spanMs: SPAN_MS,
+    chunk,
+    seed: SEED,
+  };
   const storeSec = { insertEnriched: 0, sessionsUpsert: 0, tagsAdd: 0 };
   const t0 = performance.now();
   const chunkInsertSec: number[] = [];
   let nextReport = size / 10;
   for (const c of generateDataset(spec, tally)) {
     const before = tally.events - c.events.length;
-    chunkInsertSec.push(await writeChunk(store, c, storeSec).catch((err: Error) => {
-      throw new Error(`after ${before.toLocaleString('en')} events loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s, ${err.message}`, { cause: err });
-    }));
+    chunkInsertSec.push(
+      await writeChunk(store, c, storeSec).catch((err: Error) => {
+        throw new Error(
+          `after ${before.toLocaleString('en')} events loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s, ${err.message}`,
+          { cause: err },
+        );
+      }),
+    );
     if (tally.events >= nextReport) {
       const sec = (performance.now() - t0) / 1000;
       const last = chunkInsertSec[chunkInsertSec.length - 1]!;
-      log(`  loaded ${tally.events.toLocaleString('en')} events in ${sec.toFixed(0)} s (${Math.round(tally.events / sec).toLocaleString('en')}/s; last insertEnriched ${last.toFixed(1)} s)`);
+      log(
+        `  loaded ${tally.events.toLocaleString('en')} events in ${sec.toFixed(0)} s (${Math.round(tally.events / sec).toLocaleString('en')}/s; last insertEnriched ${last.toFixed(1)} s)`,
+      );
       nextReport += size / 10;
     }
   }
   const loadSec = (performance.now() - t0) / 1000;
-  const stored = { events: await store.events.countEnriched(project.project_id), sessions: await store.sessions.count(project.project_id) };
+  const stored = {
+    events: await store.events.countEnriched(project.project_id),
+    sessions: await store.sessions.count(project.project_id),
+  };
   if (stored.events !== tally.events || stored.sessions !== tally.sessions) {
-    throw new Error(`loaded ${tally.events} events in ${tally.sessions} sessions, the store counts ${stored.events} and ${stored.sessions}`);
+    throw new Error(
+      `loaded ${tally.events} events in ${tally.sessions} sessions, the store counts ${stored.events} and ${stored.sessions}`,
+    );
   }
-  return { project, tally, chunks: chunkInsertSec.length, loadSec, storeSec, chunkInsertSec, eventsPerSec: tally.events / loadSec, stored };
+  return {
+    project,
+    tally,
+    chunks: chunkInsertSec.length,
+    loadSec,
+    storeSec,
+    chunkInsertSec,
+    eventsPerSec: tally.events / loadSec,
+    stored,
+  };
 }

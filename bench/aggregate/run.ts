@@ -7,7 +7,14 @@
 import { stopAllEngines } from '@spoor/testkit';
 import { describeMachine, machineInfo } from '../ingest/machine-info.js';
 import { parseAggregateOptions, UsageError, type AggregateBenchOptions } from './aggregate-options.js';
-import { formatJobs, formatLoad, formatMemory, formatStalls, writeReport, type AggregateBenchReport } from './aggregate-report.js';
+import {
+  formatJobs,
+  formatLoad,
+  formatMemory,
+  formatStalls,
+  writeReport,
+  type AggregateBenchReport,
+} from './aggregate-report.js';
 import { runSize } from './size-run.js';
 
 function readOptions(): AggregateBenchOptions | null | 'usage' {
@@ -47,14 +54,25 @@ async function main(): Promise<number> {
   if (options === 'usage') return 2;
   if (options === null) return 0;
   const machine = machineInfo();
-  const report: AggregateBenchReport = { benchmark: 'aggregate', startedAt: new Date().toISOString(), machine, options, results: [], failures: [] };
-  process.stdout.write(`aggregate benchmark: ${options.sizes.map((n) => n.toLocaleString('en')).join(' and ')} events, ${options.modes.join(' and ')}, ${options.rounds} round(s), loaded in chunks of ${options.chunk.toLocaleString('en')}\n`);
+  const report: AggregateBenchReport = {
+    benchmark: 'aggregate',
+    startedAt: new Date().toISOString(),
+    machine,
+    options,
+    results: [],
+    failures: [],
+  };
+  process.stdout.write(
+    `aggregate benchmark: ${options.sizes.map((n) => n.toLocaleString('en')).join(' and ')} events, ${options.modes.join(' and ')}, ${options.rounds} round(s), loaded in chunks of ${options.chunk.toLocaleString('en')}\n`,
+  );
   process.stdout.write(`machine: ${describeMachine(machine)}\n`);
   await runAll(report);
   if (report.results.length) {
     process.stdout.write(`\nresult jobs, medians of ${options.rounds} round(s):\n${formatJobs(report.results)}\n`);
     process.stdout.write(`\n${formatStalls(report.results)}\n`);
-    process.stdout.write(`\nload (not part of any ratio):\n${formatLoad(report.results)}\n\n${formatMemory(report.results)}\n`);
+    process.stdout.write(
+      `\nload (not part of any ratio):\n${formatLoad(report.results)}\n\n${formatMemory(report.results)}\n`,
+    );
   }
   process.stdout.write(`\nresults: ${await writeReport(report)}\n`);
   if (report.failures.length === 0) return 0;

@@ -17,7 +17,11 @@ export interface SizeResult {
   results: { visitors: number; bounceRate: number; durationP50Ms: number; states: number; transitions: number };
 }
 
-export async function runSize(mode: AggregateMode, events: number, o: { rounds: number; chunk: number; duckdbMemory: string }): Promise<SizeResult> {
+export async function runSize(
+  mode: AggregateMode,
+  events: number,
+  o: { rounds: number; chunk: number; duckdbMemory: string },
+): Promise<SizeResult> {
   const log = (line: string) => process.stdout.write(`${mode} ${events.toLocaleString('en')}: ${line}\n`);
   const adapters = await openMode(mode, { bench: 'aggregate', label: String(events), duckdbMemory: o.duckdbMemory });
   // The engines' processes are up once the stores are open; listed once, not at every phase.
@@ -27,16 +31,27 @@ export async function runSize(mode: AggregateMode, events: number, o: { rounds: 
     resetPeaks(kids);
     const { project, ...load } = await loadProject(adapters.store, events, o.chunk, log);
     const loadMemory = readPeaks(kids);
-    log(`loaded ${load.tally.events.toLocaleString('en')} events, ${load.tally.sessions.toLocaleString('en')} sessions, ${load.tally.tagFacts.toLocaleString('en')} tag facts in ${load.loadSec.toFixed(1)} s`);
+    log(
+      `loaded ${load.tally.events.toLocaleString('en')} events, ${load.tally.sessions.toLocaleString('en')} sessions, ${load.tally.tagFacts.toLocaleString('en')} tag facts in ${load.loadSec.toFixed(1)} s`,
+    );
     const jobs = await measureJobs(adapters, kids, project, load.tally, o.rounds, log);
     const overview = await checkOverview(adapters.store, project.project_id, jobs.window, load.tally);
     const matrix = await checkMatrix(adapters.store, project.project_id, jobs.window, load.tally);
-    log(`medians: count ${jobs.sec.count.toFixed(2)} s, aggregation ${jobs.sec.aggregation.toFixed(2)} s (x${jobs.ratio.aggregation.toFixed(1)}), transitions ${jobs.sec.transitions.toFixed(2)} s (x${jobs.ratio.transitions.toFixed(1)}); results checked`);
+    log(
+      `medians: count ${jobs.sec.count.toFixed(2)} s, aggregation ${jobs.sec.aggregation.toFixed(2)} s (x${jobs.ratio.aggregation.toFixed(1)}), transitions ${jobs.sec.transitions.toFixed(2)} s (x${jobs.ratio.transitions.toFixed(1)}); results checked`,
+    );
     return {
-      mode, events, adapters: adapters.describe, load: { ...load, projectId: project.project_id, memory: loadMemory }, jobs,
+      mode,
+      events,
+      adapters: adapters.describe,
+      load: { ...load, projectId: project.project_id, memory: loadMemory },
+      jobs,
       results: {
-        visitors: overview.visitors, bounceRate: overview.bounce_rate, durationP50Ms: overview.duration_ms.p50,
-        states: matrix.states.length, transitions: matrix.transitions.length,
+        visitors: overview.visitors,
+        bounceRate: overview.bounce_rate,
+        durationP50Ms: overview.duration_ms.p50,
+        states: matrix.states.length,
+        transitions: matrix.transitions.length,
       },
     };
   } finally {

@@ -45,7 +45,8 @@ export interface BackfillContext {
 
 async function loadSessions(ctx: BackfillContext, projectId: string, n: number): Promise<number> {
   const t0 = performance.now();
-  for (let i = 0; i < n; i += LOAD_CHUNK) await ctx.store.sessions.upsert(generateSessions(projectId, ctx.rng, Math.min(LOAD_CHUNK, n - i)));
+  for (let i = 0; i < n; i += LOAD_CHUNK)
+    await ctx.store.sessions.upsert(generateSessions(projectId, ctx.rng, Math.min(LOAD_CHUNK, n - i)));
   const loadSec = (performance.now() - t0) / 1000;
   const stored = await ctx.store.sessions.count(projectId);
   if (stored !== n) throw new Error(`loaded ${n} sessions, the store counts ${stored}`);
@@ -68,22 +69,43 @@ async function pageThrough(store: Store, projectId: string, expected: number): P
 
 function backfillRecord(projectId: string, now: number): JobRecord {
   return {
-    job_id: randomUUID(), account_id: 'bench-classify', project_id: projectId, kind: 'backfill', status: 'running', request: {},
-    created_at: now, started_at: now, finished_at: null, progress: null, result: null, error: null, attempts: 1,
-    worker: 'bench-classify', updated_at: now,
+    job_id: randomUUID(),
+    account_id: 'bench-classify',
+    project_id: projectId,
+    kind: 'backfill',
+    status: 'running',
+    request: {},
+    created_at: now,
+    started_at: now,
+    finished_at: null,
+    progress: null,
+    result: null,
+    error: null,
+    attempts: 1,
+    worker: 'bench-classify',
+    updated_at: now,
   };
 }
 
 async function runBackfill(ctx: BackfillContext, projectId: string): Promise<{ sec: number; outcome: unknown }> {
   const deps = { store: ctx.store, kv: ctx.kv, clock: Date.now };
   const handler = backfillJob({ ...deps, classifier: new SessionClassifier(deps) });
-  const jobCtx = { progress: async () => {}, heartbeat: async () => {}, signal: new AbortController().signal, logger: createLogger('bench-classify', 'warn') };
+  const jobCtx = {
+    progress: async () => {},
+    heartbeat: async () => {},
+    signal: new AbortController().signal,
+    logger: createLogger('bench-classify', 'warn'),
+  };
   const t0 = performance.now();
   const outcome = await handler(backfillRecord(projectId, Date.now()), jobCtx);
   return { sec: (performance.now() - t0) / 1000, outcome };
 }
 
-export async function measureBackfill(ctx: BackfillContext, n: number, log: (line: string) => void): Promise<BackfillResult> {
+export async function measureBackfill(
+  ctx: BackfillContext,
+  n: number,
+  log: (line: string) => void,
+): Promise<BackfillResult> {
   const projectId = randomUUID();
   for (const r of ruleCatalogue(projectId, Date.now())) await ctx.store.rules.put(r);
   await RulesCache.changed(ctx.kv, projectId);
@@ -98,7 +120,14 @@ export async function measureBackfill(ctx: BackfillContext, n: number, log: (lin
   const done = (outcome as { sessions?: number }).sessions;
   if (done !== n) throw new Error(`the backfill reported ${String(done)} sessions, expected ${n}`);
   return {
-    sessions: n, loadSec, pageOnlySec: [before, after], backfillSec: sec, sessionsPerSec: n / sec,
-    ratio: sec / ((before + after) / 2), outcome, calls, storeShare,
+    sessions: n,
+    loadSec,
+    pageOnlySec: [before, after],
+    backfillSec: sec,
+    sessionsPerSec: n / sec,
+    ratio: sec / ((before + after) / 2),
+    outcome,
+    calls,
+    storeShare,
   };
 }

@@ -20,8 +20,11 @@ function summarise(durations: number[]): CallTiming {
   const tenth = Math.max(1, Math.floor(durations.length / 10));
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
-    calls: durations.length, ms: round1(durations.reduce((a, b) => a + b, 0)), maxMs: round1(Math.max(...durations)),
-    firstTenthMs: round1(mean(durations.slice(0, tenth))), lastTenthMs: round1(mean(durations.slice(-tenth))),
+    calls: durations.length,
+    ms: round1(durations.reduce((a, b) => a + b, 0)),
+    maxMs: round1(Math.max(...durations)),
+    firstTenthMs: round1(mean(durations.slice(0, tenth))),
+    lastTenthMs: round1(mean(durations.slice(-tenth))),
   };
 }
 
@@ -77,7 +80,8 @@ export function timedStore(store: Store, timings: CallTimings): Store {
   return new Proxy(store, {
     get(obj, prop) {
       const value: unknown = Reflect.get(obj, prop, obj);
-      if (typeof prop !== 'string' || !REPOSITORIES.has(prop)) return typeof value === 'function' ? value.bind(obj) : value;
+      if (typeof prop !== 'string' || !REPOSITORIES.has(prop))
+        return typeof value === 'function' ? value.bind(obj) : value;
       if (!wrapped.has(prop)) wrapped.set(prop, timed(value as object, prop, timings));
       return wrapped.get(prop);
     },

@@ -31,15 +31,22 @@ export class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
+  if (!/^\d+$/.test(raw) || n < 1)
+    throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
   return n;
 }
 
 function modesOf(raw: string | undefined): ClassifyMode[] {
   if (raw === undefined || raw.trim() === '' || raw === 'all') return [...CLASSIFY_MODES];
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(CLASSIFY_MODES as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new UsageError(`--modes: unknown mode(s) ${unknown.join(', ')}; expected ${CLASSIFY_MODES.join(', ')}\n${USAGE}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--modes: unknown mode(s) ${unknown.join(', ')}; expected ${CLASSIFY_MODES.join(', ')}\n${USAGE}`,
+    );
   return CLASSIFY_MODES.filter((m) => names.includes(m));
 }
 
@@ -73,7 +80,10 @@ export function parseClassifyOptions(argv: string[], env: NodeJS.ProcessEnv): Cl
   return {
     modes: modesOf(values.modes ?? env['BENCH_MODES']),
     sessions: positiveInt('--sessions', values.sessions ?? env['BENCH_SESSIONS'] ?? '100000'),
-    classifySessions: positiveInt('--classify-sessions', values['classify-sessions'] ?? env['BENCH_CLASSIFY_SESSIONS'] ?? '20000'),
+    classifySessions: positiveInt(
+      '--classify-sessions',
+      values['classify-sessions'] ?? env['BENCH_CLASSIFY_SESSIONS'] ?? '20000',
+    ),
     rounds: positiveInt('--rounds', values.rounds ?? env['BENCH_ROUNDS'] ?? '3'),
     batch: positiveInt('--batch', values.batch ?? env['BENCH_BATCH'] ?? '500'),
     resultsDir: values['results-dir'] ?? DEFAULT_RESULTS_DIR,

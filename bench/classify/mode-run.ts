@@ -21,12 +21,21 @@ export async function runMode(mode: ClassifyMode, o: ClassifyBenchOptions): Prom
   const adapters = await openMode(mode, { bench: 'classify' });
   try {
     const timings = new CallTimings();
-    const ctx = { store: timedStore(adapters.store, timings), kv: timedKv(adapters.kv, timings), timings, rng: new SeededRandom(SEED) };
+    const ctx = {
+      store: timedStore(adapters.store, timings),
+      kv: timedKv(adapters.kv, timings),
+      timings,
+      rng: new SeededRandom(SEED),
+    };
     log(adapters.describe);
     const classify = await measureThroughput(ctx, { sessions: o.classifySessions, rounds: o.rounds, batch: o.batch });
-    log(`classify ${Math.round(classify.endToEndRate)} sessions/s end to end, ${Math.round(classify.pureRate)} pure evaluation (${classify.matchedRulesPerSession.toFixed(1)} rules matched per session)`);
+    log(
+      `classify ${Math.round(classify.endToEndRate)} sessions/s end to end, ${Math.round(classify.pureRate)} pure evaluation (${classify.matchedRulesPerSession.toFixed(1)} rules matched per session)`,
+    );
     const backfill = await measureBackfill(ctx, o.sessions, log);
-    log(`backfill of ${backfill.sessions} sessions ${backfill.backfillSec.toFixed(1)} s, page-through alone ${backfill.pageOnlySec.map((s) => s.toFixed(1)).join(' / ')} s`);
+    log(
+      `backfill of ${backfill.sessions} sessions ${backfill.backfillSec.toFixed(1)} s, page-through alone ${backfill.pageOnlySec.map((s) => s.toFixed(1)).join(' / ')} s`,
+    );
     return { mode, adapters: adapters.describe, classify, backfill };
   } finally {
     await closeMode(adapters);

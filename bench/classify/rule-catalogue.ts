@@ -35,7 +35,11 @@ const SPECS: RuleSpec[] = [
   { logic: atLeast('duration_ms', 120_000), tags: ['stayed-2m'] },
   { logic: atLeast('duration_ms', 600_000), label: 'Long visit' },
   { logic: atLeast('duration_ms', 1_800_000), tags: ['marathon'] },
-  { logic: and({ '<': [v('duration_ms'), 30_000] }, atLeast('event_count', 2)), tags: ['too-fast'], label: 'Suspiciously fast' },
+  {
+    logic: and({ '<': [v('duration_ms'), 30_000] }, atLeast('event_count', 2)),
+    tags: ['too-fast'],
+    label: 'Suspiciously fast',
+  },
   // Page depth.
   { logic: atLeast('page_count', 2) },
   { logic: atLeast('page_count', 5), tags: ['deep-visit'] },
@@ -82,15 +86,29 @@ const SPECS: RuleSpec[] = [
   // Mixed.
   { logic: and(is('utm.medium', 'cpc'), did('signup')), tags: ['paid-signup'], label: 'Paid signup' },
   { logic: or(did('checkout'), and(did('signup'), atLeast('duration_ms', 300_000))), tags: ['high-value'] },
-  { logic: { if: [is('device.type', 'mobile'), atLeast('page_count', 3), atLeast('page_count', 6)] }, label: 'Explorer' },
+  {
+    logic: { if: [is('device.type', 'mobile'), atLeast('page_count', 3), atLeast('page_count', 6)] },
+    label: 'Explorer',
+  },
 ];
 
 /** The catalogue as version-1 enabled rules of `projectId`, saved through `store.rules.put`. */
 export function ruleCatalogue(projectId: string, now: number): RuleRecord[] {
   if (SPECS.length !== 50) throw new Error(`rule catalogue: expected 50 rules, found ${SPECS.length}`);
   return SPECS.map((spec, i) => ({
-    project_id: projectId, rule_id: `rule-${String(i + 1).padStart(2, '0')}`, version: 1, kind: 'classification',
-    logic: spec.logic, tags: spec.tags ?? [], label: spec.label ?? null, attribute: null, value: null,
-    description: null, enabled: true, created_at: now, updated_at: now, updated_by: 'bench-classify',
+    project_id: projectId,
+    rule_id: `rule-${String(i + 1).padStart(2, '0')}`,
+    version: 1,
+    kind: 'classification',
+    logic: spec.logic,
+    tags: spec.tags ?? [],
+    label: spec.label ?? null,
+    attribute: null,
+    value: null,
+    description: null,
+    enabled: true,
+    created_at: now,
+    updated_at: now,
+    updated_by: 'bench-classify',
   }));
 }

@@ -7,7 +7,13 @@
 import { stopAllEngines } from '@spoor/testkit';
 import { describeMachine, machineInfo } from '../ingest/machine-info.js';
 import { parseClassifyOptions, UsageError, type ClassifyBenchOptions } from './classify-options.js';
-import { formatBackfill, formatCallBreakdown, formatClassify, writeReport, type ClassifyBenchReport } from './classify-report.js';
+import {
+  formatBackfill,
+  formatCallBreakdown,
+  formatClassify,
+  writeReport,
+  type ClassifyBenchReport,
+} from './classify-report.js';
 import { runMode, type ModeResult } from './mode-run.js';
 
 function readOptions(): ClassifyBenchOptions | null | 'usage' {
@@ -43,7 +49,9 @@ async function main(): Promise<number> {
   if (options === null) return 0;
   const machine = machineInfo();
   const startedAt = new Date().toISOString();
-  process.stdout.write(`classify benchmark: 50 rules; ${options.rounds} x ${options.classifySessions.toLocaleString('en')} sessions classified in batches of ${options.batch}; backfill of ${options.sessions.toLocaleString('en')} sessions\n`);
+  process.stdout.write(
+    `classify benchmark: 50 rules; ${options.rounds} x ${options.classifySessions.toLocaleString('en')} sessions classified in batches of ${options.batch}; backfill of ${options.sessions.toLocaleString('en')} sessions\n`,
+  );
   process.stdout.write(`machine: ${describeMachine(machine)}\n`);
   const results: ModeResult[] = [];
   const failures: string[] = [];

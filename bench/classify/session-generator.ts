@@ -22,11 +22,16 @@ function eventCount(rng: SeededRandom): number {
 
 function entryUrl(path: string, utm: Utm): string {
   if (!utm.source) return `${SITE_ORIGIN}${path}`;
-  const q = new URLSearchParams({ utm_source: utm.source, ...(utm.medium ? { utm_medium: utm.medium } : {}), ...(utm.campaign ? { utm_campaign: utm.campaign } : {}) });
+  const q = new URLSearchParams({
+    utm_source: utm.source,
+    ...(utm.medium ? { utm_medium: utm.medium } : {}),
+    ...(utm.campaign ? { utm_campaign: utm.campaign } : {}),
+  });
   return `${SITE_ORIGIN}${path}?${q.toString()}`;
 }
 
-const hex12 = (rng: SeededRandom) => rng.int(0x1000000).toString(16).padStart(6, '0') + rng.int(0x1000000).toString(16).padStart(6, '0');
+const hex12 = (rng: SeededRandom) =>
+  rng.int(0x1000000).toString(16).padStart(6, '0') + rng.int(0x1000000).toString(16).padStart(6, '0');
 
 /** The events of a session folded as applyEvent (services/sessionizer) would fold them. */
 function foldEvents(rng: SeededRandom, count: number) {
@@ -53,11 +58,27 @@ export function generateSession(projectId: string, rng: SeededRandom): SessionSt
   const { actions, seen, entry, exit, duration } = foldEvents(rng, count);
   const last = END_MS - rng.int(30 * DAY_MS);
   return {
-    session_id: rng.uuid4(), project_id: projectId, first_event_at: last - duration, last_event_at: last,
-    duration_ms: duration, event_count: count, actions, entry_url: entryUrl(entry, utm), exit_url: `${SITE_ORIGIN}${exit}`,
-    page_count: actions['pageview'] ?? 0, referrer: rng.pick(REFERRERS), utm, browser: client.browser, os: client.os,
-    device: client.device, geo: rng.pick(GEOS), attributes: {}, tags: [], classification: null,
-    updated_at: last + rng.between(20, 300), seen,
+    session_id: rng.uuid4(),
+    project_id: projectId,
+    first_event_at: last - duration,
+    last_event_at: last,
+    duration_ms: duration,
+    event_count: count,
+    actions,
+    entry_url: entryUrl(entry, utm),
+    exit_url: `${SITE_ORIGIN}${exit}`,
+    page_count: actions['pageview'] ?? 0,
+    referrer: rng.pick(REFERRERS),
+    utm,
+    browser: client.browser,
+    os: client.os,
+    device: client.device,
+    geo: rng.pick(GEOS),
+    attributes: {},
+    tags: [],
+    classification: null,
+    updated_at: last + rng.between(20, 300),
+    seen,
   };
 }
 

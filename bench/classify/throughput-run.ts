@@ -56,12 +56,18 @@ function pureRate(set: RuleSet, sessions: SessionState[]): { rate: number; match
   return { rate: sessions.length / ((performance.now() - t0) / 1000), matched, tags };
 }
 
-async function endToEnd(classifier: SessionClassifier, projectId: string, sessions: SessionState[], batch: number): Promise<number> {
+async function endToEnd(
+  classifier: SessionClassifier,
+  projectId: string,
+  sessions: SessionState[],
+  batch: number,
+): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < sessions.length; i += batch) {
     const part = sessions.slice(i, i + batch);
     const outcome = await classifier.classify(projectId, part, { force: false, announce: false });
-    if (outcome.written !== part.length) throw new Error(`classify wrote ${outcome.written} verdicts for ${part.length} new sessions`);
+    if (outcome.written !== part.length)
+      throw new Error(`classify wrote ${outcome.written} verdicts for ${part.length} new sessions`);
   }
   return sessions.length / ((performance.now() - t0) / 1000);
 }
@@ -76,7 +82,10 @@ async function projectWithRules(ctx: ThroughputContext): Promise<{ projectId: st
   return { projectId, set };
 }
 
-export async function measureThroughput(ctx: ThroughputContext, o: { sessions: number; rounds: number; batch: number }): Promise<ThroughputResult> {
+export async function measureThroughput(
+  ctx: ThroughputContext,
+  o: { sessions: number; rounds: number; batch: number },
+): Promise<ThroughputResult> {
   const { projectId, set } = await projectWithRules(ctx);
   const classifier = new SessionClassifier({ store: ctx.store, kv: ctx.kv, clock: Date.now });
   // Warm-up, not counted: the JIT on json-logic-js, the store's staging tables and connections.
@@ -101,8 +110,15 @@ export async function measureThroughput(ctx: ThroughputContext, o: { sessions: n
   const pure = median(rounds.map((r) => r.pureRate));
   const e2e = median(rounds.map((r) => r.endToEndRate));
   return {
-    sessionsPerRound: o.sessions, batch: o.batch, rounds, pureRate: pure, endToEndRate: e2e, ratio: e2e / pure,
-    matchedRulesPerSession: matched / n, tagFactsPerSession: tags / n,
-    calls: ctx.timings.snapshot(), storeShare: ctx.timings.totalMs() / 1000 / e2eSec,
+    sessionsPerRound: o.sessions,
+    batch: o.batch,
+    rounds,
+    pureRate: pure,
+    endToEndRate: e2e,
+    ratio: e2e / pure,
+    matchedRulesPerSession: matched / n,
+    tagFactsPerSession: tags / n,
+    calls: ctx.timings.snapshot(),
+    storeShare: ctx.timings.totalMs() / 1000 / e2eSec,
   };
 }

@@ -32,13 +32,35 @@ const rounds = Number(option('rounds', '5'));
 
 async function load(store: Store): Promise<string> {
   const projectId = randomUUID();
-  await store.projects.create({ project_id: projectId, origin: 'https://acme.example', project: 'bench-funnels', account_id: 'acct-bench', verified: true, verification_token: 'x', created_at: Date.now() });
+  await store.projects.create({
+    project_id: projectId,
+    origin: 'https://acme.example',
+    project: 'bench-funnels',
+    account_id: 'acct-bench',
+    verified: true,
+    verification_token: 'x',
+    created_at: Date.now(),
+  });
   const tally = emptyTally();
   const t0 = performance.now();
-  for (const c of generateDataset({ projectId, origin: 'https://acme.example', project: 'bench-funnels', events, startMs: START_MS, spanMs: SPAN_MS, chunk: 20_000, seed: 20_261_122 }, tally)) {
+  for (const c of generateDataset(
+    {
+      projectId,
+      origin: 'https://acme.example',
+      project: 'bench-funnels',
+      events,
+      startMs: START_MS,
+      spanMs: SPAN_MS,
+      chunk: 20_000,
+      seed: 20_261_122,
+    },
+    tally,
+  )) {
     await store.events.insertEnriched(c.events);
   }
-  process.stdout.write(`  loaded ${tally.events.toLocaleString('en')} events in ${tally.sessions.toLocaleString('en')} sessions in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(
+    `  loaded ${tally.events.toLocaleString('en')} events in ${tally.sessions.toLocaleString('en')} sessions in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`,
+  );
   return projectId;
 }
 
@@ -56,7 +78,14 @@ async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; result: T
 }
 
 const STEPS = ['pageview', 'click', 'add_to_cart', 'checkout'].map((action, i) => compileFunnelStep({ action }, i));
-const BASE: FunnelSpec = { window: { start: START_MS, end: START_MS + SPAN_MS + DAY_MS }, steps: STEPS, unit: 'session', order: 'strict', conversionWindowMs: DAY_MS, breakdown: null };
+const BASE: FunnelSpec = {
+  window: { start: START_MS, end: START_MS + SPAN_MS + DAY_MS },
+  steps: STEPS,
+  unit: 'session',
+  order: 'strict',
+  conversionWindowMs: DAY_MS,
+  breakdown: null,
+};
 const VARIANTS: Array<[string, Partial<FunnelSpec>]> = [
   ['4 steps, strict, per session (the target)', {}],
   ['4 steps, any order, per session', { order: 'any' }],
@@ -72,13 +101,22 @@ async function runMode(mode: BenchMode): Promise<boolean> {
     process.stdout.write(`  ${adapters.describe}\n`);
     const projectId = await load(adapters.store);
     const count = await timed(() => adapters.store.events.countEnriched(projectId));
-    process.stdout.write(`  events.countEnriched: ${count.ms.toFixed(0)} ms (${count.result.toLocaleString('en')} events)\n`);
+    process.stdout.write(
+      `  events.countEnriched: ${count.ms.toFixed(0)} ms (${count.result.toLocaleString('en')} events)\n`,
+    );
     for (const [label, over] of VARIANTS) {
       const { ms, result } = await timed(() => adapters.store.funnels.query(projectId, { ...BASE, ...over }));
       const entered = result.total.map((s) => s.entered).join(' → ');
-      const target = label.endsWith('(the target)') && mode === 'embedded' ? (ms <= TARGET_MS ? ` (target ≤ ${TARGET_MS} ms: met)` : ` (target ≤ ${TARGET_MS} ms: MISSED)`) : '';
+      const target =
+        label.endsWith('(the target)') && mode === 'embedded'
+          ? ms <= TARGET_MS
+            ? ` (target ≤ ${TARGET_MS} ms: met)`
+            : ` (target ≤ ${TARGET_MS} ms: MISSED)`
+          : '';
       if (target.includes('MISSED')) ok = false;
-      process.stdout.write(`  ${label}: ${ms.toFixed(0)} ms, ${(ms / count.ms).toFixed(1)}× countEnriched; entered ${entered}${target}\n`);
+      process.stdout.write(
+        `  ${label}: ${ms.toFixed(0)} ms, ${(ms / count.ms).toFixed(1)}× countEnriched; entered ${entered}${target}\n`,
+      );
     }
   } finally {
     await closeMode(adapters);
@@ -86,7 +124,9 @@ async function runMode(mode: BenchMode): Promise<boolean> {
   return ok;
 }
 
-process.stdout.write(`funnel benchmark: median of ${rounds} runs after a warm-up\nmachine: ${describeMachine(machineInfo())}\n`);
+process.stdout.write(
+  `funnel benchmark: median of ${rounds} runs after a warm-up\nmachine: ${describeMachine(machineInfo())}\n`,
+);
 let ok = true;
 try {
   for (const mode of modes) ok = (await runMode(mode)) && ok;

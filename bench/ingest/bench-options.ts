@@ -32,15 +32,20 @@ export class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
+  if (!/^\d+$/.test(raw) || n < 1)
+    throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
   return n;
 }
 
 function targetsOf(raw: string | undefined): TargetName[] {
   if (raw === undefined || raw.trim() === '' || raw === 'all') return [...TARGETS];
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(TARGETS as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new UsageError(`--only: unknown target(s) ${unknown.join(', ')}; expected ${TARGETS.join(', ')}\n${USAGE}`);
+  if (unknown.length > 0)
+    throw new UsageError(`--only: unknown target(s) ${unknown.join(', ')}; expected ${TARGETS.join(', ')}\n${USAGE}`);
   // The baseline is what every ratio divides by, so it runs whenever a Spoor mode does.
   return TARGETS.filter((t) => t === 'baseline' || names.includes(t));
 }
@@ -74,7 +79,10 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
   if (batch > 500) throw new UsageError(`--batch: at most 500 events per request (the API's limit)\n${USAGE}`);
   return {
     durationSec: positiveInt('--duration', values.duration ?? env['BENCH_DURATION'] ?? '10'),
-    connections: positiveInt('--connections', values.connections ?? env['BENCH_CONNECTIONS'] ?? (batch > 1 ? '10' : '50')),
+    connections: positiveInt(
+      '--connections',
+      values.connections ?? env['BENCH_CONNECTIONS'] ?? (batch > 1 ? '10' : '50'),
+    ),
     batch,
     sessions: positiveInt('--sessions', values.sessions ?? env['BENCH_SESSIONS'] ?? '1000'),
     targets: targetsOf(values.only ?? env['BENCH_ONLY']),

@@ -31,7 +31,8 @@ const autocannon = require('autocannon') as Autocannon;
  * A desktop Chrome: without a user agent the enricher flags every event as a bot and the
  * sessionizer skips it, which would measure a pipeline doing less than real traffic makes it do.
  */
-const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 function runLoad(spec: LoadSpec): Promise<AutocannonResult> {
   // One prebuilt request per session, cycled by every connection, each starting at its own
@@ -40,7 +41,9 @@ function runLoad(spec: LoadSpec): Promise<AutocannonResult> {
   // generator's start time, which the service accepts like any client delay.
   const now = Date.now();
   const batched = spec.batch > 1;
-  const requests = Array.from({ length: spec.sessions }, (_, i) => ({ body: batched ? benchBatchBody(i, now, spec.batch) : benchEventBody(i, now) }));
+  const requests = Array.from({ length: spec.sessions }, (_, i) => ({
+    body: batched ? benchBatchBody(i, now, spec.batch) : benchEventBody(i, now),
+  }));
   const stride = Math.max(1, Math.floor(spec.sessions / spec.connections));
   let clients = 0;
   const setupClient = (client: AutocannonClient) => {

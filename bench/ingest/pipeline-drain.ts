@@ -21,7 +21,8 @@ export async function readHealthz(url: string): Promise<Healthz> {
   return (await res.json()) as Healthz;
 }
 
-const drained = (h: Healthz, since: number) => h.lag_sampled_at > since && Object.keys(h.lag).length > 0 && Object.values(h.lag).every((n) => n === 0);
+const drained = (h: Healthz, since: number) =>
+  h.lag_sampled_at > since && Object.keys(h.lag).length > 0 && Object.values(h.lag).every((n) => n === 0);
 
 /**
  * Polls /healthz until every consumer group has processed everything published, which is when
@@ -31,10 +32,16 @@ export async function waitForDrain(url: string, loadEndedAt: number, timeoutMs: 
   const first = await readHealthz(url);
   let last = first;
   while (!drained(last, loadEndedAt)) {
-    if (Date.now() - loadEndedAt > timeoutMs) return { drainMs: null, lagAtLoadEnd: first.lag, lagAtEnd: last.lag, counters: last.counters };
+    if (Date.now() - loadEndedAt > timeoutMs)
+      return { drainMs: null, lagAtLoadEnd: first.lag, lagAtEnd: last.lag, counters: last.counters };
     await new Promise((r) => setTimeout(r, 20));
     last = await readHealthz(url);
   }
   // The reading's own time (same machine, same clock), not when it was fetched.
-  return { drainMs: Math.max(0, last.lag_sampled_at - loadEndedAt), lagAtLoadEnd: first.lag, lagAtEnd: last.lag, counters: last.counters };
+  return {
+    drainMs: Math.max(0, last.lag_sampled_at - loadEndedAt),
+    lagAtLoadEnd: first.lag,
+    lagAtEnd: last.lag,
+    counters: last.counters,
+  };
 }

@@ -14,7 +14,8 @@ export interface BenchReport {
   failures: string[];
 }
 
-const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const fmt = (n: number | null | undefined, digits = 0) =>
+  n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
 
 /**
  * Events the pipeline stored and sessionized per second: the events in sessions over the load
@@ -60,10 +61,27 @@ function row(r: TargetResult, baselineRps: number | null, batch: number): string
 export function formatTable(results: TargetResult[], options: Pick<BenchOptions, 'batch'>): string {
   const baseline = results.find((r) => r.target === 'baseline' && r.load);
   const baselineRps = baseline?.load?.requests.mean ?? null;
-  const header = ['target', 'req/s', 'events/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'x baseline', 'stored ev/s', 'stored x baseline', 'peak RSS MiB', 'CPU s', 'drain s', 'accepted', 'stored raw/enriched/sessioned'];
+  const header = [
+    'target',
+    'req/s',
+    'events/s',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx',
+    'errors',
+    'x baseline',
+    'stored ev/s',
+    'stored x baseline',
+    'peak RSS MiB',
+    'CPU s',
+    'drain s',
+    'accepted',
+    'stored raw/enriched/sessioned',
+  ];
   const rows = [header, ...results.map((r) => row(r, baselineRps, options.batch))];
   const widths = header.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...rows.slice(1).map(line)].join('\n');
 }
@@ -83,10 +101,13 @@ export function findFailures(results: TargetResult[]): string[] {
     const accepted = p.counters['accepted'] ?? NaN;
     const human = accepted - (p.counters['bots'] ?? 0);
     const seen = r.load['2xx'] + p.probeAccepted;
-    if (!(accepted >= seen)) failures.push(`${r.target}: the client saw ${seen} x 2xx but ingest counted ${accepted} accepted`);
+    if (!(accepted >= seen))
+      failures.push(`${r.target}: the client saw ${seen} x 2xx but ingest counted ${accepted} accepted`);
     if (p.drainMs === null) failures.push(`${r.target}: the pipeline did not drain; lag ${JSON.stringify(p.lagAtEnd)}`);
     if (p.stored && (p.stored.raw !== accepted || p.stored.enriched !== accepted || p.stored.sessionEvents !== human)) {
-      failures.push(`${r.target}: ${accepted} events accepted (${human} not bots), stored raw ${p.stored.raw}, enriched ${p.stored.enriched}, in sessions ${p.stored.sessionEvents}`);
+      failures.push(
+        `${r.target}: ${accepted} events accepted (${human} not bots), stored raw ${p.stored.raw}, enriched ${p.stored.enriched}, in sessions ${p.stored.sessionEvents}`,
+      );
     }
   }
   return failures;

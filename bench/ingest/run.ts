@@ -14,12 +14,18 @@ function runTarget(target: TargetName, options: BenchOptions): Promise<TargetRes
 function summarize(r: TargetResult): string {
   if (r.skipped) return `\n!!!!! ${r.target.toUpperCase()} SKIPPED: ${r.skipped} !!!!!\n`;
   const load = r.load!;
-  const parts = [`${r.target}: ${load.requests.mean.toFixed(0)} req/s, p50 ${load.latency.p50} ms, p99 ${load.latency.p99} ms, ${load['2xx']} x 2xx, ${load.non2xx} non-2xx`];
+  const parts = [
+    `${r.target}: ${load.requests.mean.toFixed(0)} req/s, p50 ${load.latency.p50} ms, p99 ${load.latency.p99} ms, ${load['2xx']} x 2xx, ${load.non2xx} non-2xx`,
+  ];
   const s = r.server!;
-  parts.push(`RSS at load end ${s.memoryAtLoadEnd.rssMiB.toFixed(0)} MiB, after drain ${s.memoryAtEnd.rssMiB.toFixed(0)} MiB, peak ${s.memoryAtEnd.peakRssMiB.toFixed(0)} MiB`);
+  parts.push(
+    `RSS at load end ${s.memoryAtLoadEnd.rssMiB.toFixed(0)} MiB, after drain ${s.memoryAtEnd.rssMiB.toFixed(0)} MiB, peak ${s.memoryAtEnd.peakRssMiB.toFixed(0)} MiB`,
+  );
   if (r.pipeline) {
     const p = r.pipeline;
-    parts.push(`lag at load end ${JSON.stringify(p.lagAtLoadEnd)}, drained in ${p.drainMs === null ? 'NEVER' : `${(p.drainMs / 1000).toFixed(1)} s`}`);
+    parts.push(
+      `lag at load end ${JSON.stringify(p.lagAtLoadEnd)}, drained in ${p.drainMs === null ? 'NEVER' : `${(p.drainMs / 1000).toFixed(1)} s`}`,
+    );
     parts.push(`counters ${JSON.stringify(p.counters)}; stored ${JSON.stringify(p.stored)}`);
   }
   if (s.errorLogLines > 0) parts.push(`${s.errorLogLines} error log lines, first: ${s.firstErrors[0]}`);
@@ -41,8 +47,11 @@ async function main(): Promise<number> {
   if (!options) return 2;
   const machine = machineInfo();
   const startedAt = new Date().toISOString();
-  const shape = options.batch > 1 ? `${options.batch} events per /v1/event/batch request` : '1 event per /v1/event request';
-  process.stdout.write(`ingest benchmark: ${options.connections} connections, ${shape}, ${options.durationSec} s per target, ${options.sessions} sessions (baseline: single events)\n`);
+  const shape =
+    options.batch > 1 ? `${options.batch} events per /v1/event/batch request` : '1 event per /v1/event request';
+  process.stdout.write(
+    `ingest benchmark: ${options.connections} connections, ${shape}, ${options.durationSec} s per target, ${options.sessions} sessions (baseline: single events)\n`,
+  );
   process.stdout.write(`machine: ${describeMachine(machine)}\n`);
   const results: TargetResult[] = [];
   try {
@@ -58,7 +67,8 @@ async function main(): Promise<number> {
   const failures = findFailures(results);
   const report: BenchReport = { benchmark: 'ingest', startedAt, machine, options, results, failures };
   process.stdout.write(`\n${formatTable(results, options)}\n\nresults: ${await writeReport(report)}\n`);
-  for (const skipped of results.filter((r) => r.skipped)) process.stdout.write(`\n!!!!! ${skipped.target.toUpperCase()} SKIPPED: ${skipped.skipped} !!!!!\n`);
+  for (const skipped of results.filter((r) => r.skipped))
+    process.stdout.write(`\n!!!!! ${skipped.target.toUpperCase()} SKIPPED: ${skipped.skipped} !!!!!\n`);
   if (failures.length === 0) return 0;
   process.stderr.write(`\nFAILED:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);
   return 1;

@@ -20,10 +20,18 @@ export class ServerChild {
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
 
-  constructor(readonly label: string, script: string, args: string[], env: Record<string, string>) {
+  constructor(
+    readonly label: string,
+    script: string,
+    args: string[],
+    env: Record<string, string>,
+  ) {
     // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the server's node: profiles of a run.
     const nodeArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-    this.child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
     let pending = '';
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -41,8 +49,12 @@ export class ServerChild {
   async waitUntilServing(url: string, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (this.child.exitCode !== null) throw new Error(`${this.label} exited with ${this.child.exitCode} before serving`);
-      const ok = await fetch(url).then((r) => r.ok, () => false);
+      if (this.child.exitCode !== null)
+        throw new Error(`${this.label} exited with ${this.child.exitCode} before serving`);
+      const ok = await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return;
       await new Promise((r) => setTimeout(r, 100));
     }

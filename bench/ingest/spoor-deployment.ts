@@ -26,8 +26,13 @@ export async function spoorEnv(mode: SpoorMode, dataDir: string, port: number): 
   // real site's visitors come from many): the limits stay on, so their cost is measured, but high.
   // Lag read every 100 ms in the background: the drain is timed from those readings.
   const base = {
-    SPOOR_DATA_DIR: dataDir, SPOOR_HOST: '127.0.0.1', SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error',
-    SPOOR_RATE_INGEST_IP: '100000000', SPOOR_RATE_INGEST_PROJECT: '100000000', SPOOR_LAG_SAMPLE_MS: '100',
+    SPOOR_DATA_DIR: dataDir,
+    SPOOR_HOST: '127.0.0.1',
+    SPOOR_PORT: String(port),
+    SPOOR_LOG_LEVEL: 'error',
+    SPOOR_RATE_INGEST_IP: '100000000',
+    SPOOR_RATE_INGEST_PROJECT: '100000000',
+    SPOOR_LAG_SAMPLE_MS: '100',
   };
   if (mode === 'embedded') return base;
   const [brokers, clickhouse, redis] = await Promise.all([kafkaBrokers(), clickhouseUrl(), redisUrl()]);
@@ -44,7 +49,10 @@ export async function spoorEnv(mode: SpoorMode, dataDir: string, port: number): 
 }
 
 /** Opens the adapters the child will use, runs `use`, closes them (DuckDB admits one process). */
-async function withAdapters<T>(env: Record<string, string>, use: (a: Awaited<ReturnType<typeof openAdapters>>) => Promise<T>): Promise<T> {
+async function withAdapters<T>(
+  env: Record<string, string>,
+  use: (a: Awaited<ReturnType<typeof openAdapters>>) => Promise<T>,
+): Promise<T> {
   const adapters = await openAdapters(loadConfig(env), createLogger('bench', 'error'));
   try {
     return await use(adapters);
@@ -71,7 +79,11 @@ export function registerBenchProject(env: Record<string, string>): Promise<Proje
 }
 
 /** What the store holds for the project; call after the child has exited. */
-export function countStored(env: Record<string, string>, projectId: string, sessionLimit: number): Promise<StoredCounts> {
+export function countStored(
+  env: Record<string, string>,
+  projectId: string,
+  sessionLimit: number,
+): Promise<StoredCounts> {
   return withAdapters(env, async ({ store }) => {
     const sessions = await store.sessions.list(projectId, { limit: sessionLimit });
     return {

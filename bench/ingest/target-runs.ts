@@ -20,7 +20,13 @@ export interface TargetResult {
   skipped?: string;
   load?: AutocannonResult;
   /** The server child: memory at the end, CPU seconds used during load and drain. */
-  server?: { memoryAtLoadEnd: ProcMemory; memoryAtEnd: ProcMemory; cpuSec: number; errorLogLines: number; firstErrors: string[] };
+  server?: {
+    memoryAtLoadEnd: ProcMemory;
+    memoryAtEnd: ProcMemory;
+    cpuSec: number;
+    errorLogLines: number;
+    firstErrors: string[];
+  };
   pipeline?: DrainResult & { stored: StoredCounts | null; probeAccepted: number };
 }
 
@@ -34,9 +40,22 @@ export async function runBaseline(options: BenchOptions): Promise<TargetResult> 
     const cpu0 = readCpuSeconds(child.pid);
     // The unit of every ratio (issue 14): single events at 50 connections, whatever Spoor is sent.
     const connections = options.batch > 1 ? 50 : options.connections;
-    const load = await runLoad({ url, origin: BENCH_ORIGIN, connections, durationSec: options.durationSec, sessions: options.sessions, batch: 1 });
+    const load = await runLoad({
+      url,
+      origin: BENCH_ORIGIN,
+      connections,
+      durationSec: options.durationSec,
+      sessions: options.sessions,
+      batch: 1,
+    });
     const memory = readMemory(child.pid);
-    const server = { memoryAtLoadEnd: memory, memoryAtEnd: memory, cpuSec: readCpuSeconds(child.pid) - cpu0, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
+    const server = {
+      memoryAtLoadEnd: memory,
+      memoryAtEnd: memory,
+      cpuSec: readCpuSeconds(child.pid) - cpu0,
+      errorLogLines: child.errorLines,
+      firstErrors: child.firstErrors,
+    };
     return { target: 'baseline', load, server };
   } finally {
     await child.stop();
@@ -57,7 +76,8 @@ async function probeEvent(url: string, deadline = Date.now() + 120_000): Promise
     });
     const body = await res.text();
     if (res.status === 200) return;
-    if (res.status !== 503 || Date.now() > deadline) throw new Error(`the bench event was refused: ${res.status} ${body.slice(0, 500)}`);
+    if (res.status !== 503 || Date.now() > deadline)
+      throw new Error(`the bench event was refused: ${res.status} ${body.slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -84,11 +104,26 @@ export async function runSpoor(target: 'ingest' | SpoorMode, options: BenchOptio
       await child.waitUntilServing(`${url}/healthz`, 120_000);
       await probeEvent(url);
       const cpu0 = readCpuSeconds(child.pid);
-      const load = await runLoad({ url, origin: BENCH_ORIGIN, connections: options.connections, durationSec: options.durationSec, sessions: options.sessions, batch: options.batch });
+      const load = await runLoad({
+        url,
+        origin: BENCH_ORIGIN,
+        connections: options.connections,
+        durationSec: options.durationSec,
+        sessions: options.sessions,
+        batch: options.batch,
+      });
       const memoryAtLoadEnd = readMemory(child.pid);
       const drain = frontDoorOnly ? null : await waitForDrain(url, Date.now(), DRAIN_TIMEOUT_MS);
-      const server = { memoryAtLoadEnd, memoryAtEnd: readMemory(child.pid), cpuSec: readCpuSeconds(child.pid) - cpu0, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
-      result = drain ? { target, load, server, pipeline: { ...drain, stored: null, probeAccepted: 1 } } : { target, load, server };
+      const server = {
+        memoryAtLoadEnd,
+        memoryAtEnd: readMemory(child.pid),
+        cpuSec: readCpuSeconds(child.pid) - cpu0,
+        errorLogLines: child.errorLines,
+        firstErrors: child.firstErrors,
+      };
+      result = drain
+        ? { target, load, server, pipeline: { ...drain, stored: null, probeAccepted: 1 } }
+        : { target, load, server };
     } finally {
       const code = await child.stop();
       if (code !== 0) process.stderr.write(`${target}: the Spoor process exited with ${code} on SIGTERM\n`);

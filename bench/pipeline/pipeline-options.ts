@@ -17,7 +17,8 @@ const USAGE = `usage: npm run bench:pipeline -- [--events 1000000] [--sessions 1
 export class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
   return Number(raw);
 }
 
@@ -26,7 +27,13 @@ export function parsePipelineOptions(argv: string[], env: NodeJS.ProcessEnv): Pi
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { events: { type: 'string' }, sessions: { type: 'string' }, 'per-session': { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        events: { type: 'string' },
+        sessions: { type: 'string' },
+        'per-session': { type: 'string' },
+        only: { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
     }));
   } catch (err) {
@@ -36,7 +43,10 @@ export function parsePipelineOptions(argv: string[], env: NodeJS.ProcessEnv): Pi
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const only = (values.only ?? env['BENCH_ONLY'] ?? 'embedded,kafka').split(',').map((s) => s.trim()).filter(Boolean);
+  const only = (values.only ?? env['BENCH_ONLY'] ?? 'embedded,kafka')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = only.filter((m) => m !== 'embedded' && m !== 'kafka');
   if (unknown.length) throw new UsageError(`--only: unknown mode(s) ${unknown.join(', ')}\n${USAGE}`);
   return {

@@ -27,9 +27,18 @@ interface ModeResult {
 }
 
 async function floorStore(mode: BenchMode, env: Record<string, string>, dataDir: string) {
-  const store = mode === 'embedded'
-    ? await openStore({ kind: 'duckdb', path: join(dataDir, 'floor.duckdb'), memoryLimit: env['SPOOR_DUCKDB_MEMORY'] ?? '1GB' })
-    : await openStore({ kind: 'clickhouse', url: env['SPOOR_CLICKHOUSE_URL']!, database: `${env['SPOOR_CLICKHOUSE_DATABASE']}_floor` });
+  const store =
+    mode === 'embedded'
+      ? await openStore({
+          kind: 'duckdb',
+          path: join(dataDir, 'floor.duckdb'),
+          memoryLimit: env['SPOOR_DUCKDB_MEMORY'] ?? '1GB',
+        })
+      : await openStore({
+          kind: 'clickhouse',
+          url: env['SPOOR_CLICKHOUSE_URL']!,
+          database: `${env['SPOOR_CLICKHOUSE_DATABASE']}_floor`,
+        });
   await store.migrate();
   return store;
 }
@@ -42,7 +51,15 @@ async function runMode(mode: BenchMode, o: PipelineOptions): Promise<ModeResult>
     const projectId = randomUUID();
     const t0 = performance.now();
     await withAdapters(env, async ({ store, bus, topics }) => {
-      await store.projects.create({ project_id: projectId, origin: BENCH_ORIGIN, project: BENCH_PROJECT, account_id: 'acct-bench', verified: true, verification_token: randomUUID(), created_at: Date.now() });
+      await store.projects.create({
+        project_id: projectId,
+        origin: BENCH_ORIGIN,
+        project: BENCH_PROJECT,
+        account_id: 'acct-bench',
+        verified: true,
+        verification_token: randomUUID(),
+        created_at: Date.now(),
+      });
       await prefillRaw(bus, topics.rawEvents, projectId, o, log);
     });
     const prefillSec = (performance.now() - t0) / 1000;
@@ -50,17 +67,28 @@ async function runMode(mode: BenchMode, o: PipelineOptions): Promise<ModeResult>
     const stages: StageResult[] = [];
     for (const stage of stageNames) {
       const r = await runStage(env, stage);
-      log(`${mode}: ${stage} drained ${r.messages.toLocaleString('en')} messages in ${r.seconds.toFixed(1)} s: ${Math.round(r.perSec).toLocaleString('en')}/s, ${r.cpuUsPerMessage.toFixed(0)} µs CPU each`);
+      log(
+        `${mode}: ${stage} drained ${r.messages.toLocaleString('en')} messages in ${r.seconds.toFixed(1)} s: ${Math.round(r.perSec).toLocaleString('en')}/s, ${r.cpuUsPerMessage.toFixed(0)} µs CPU each`,
+      );
       stages.push(r);
     }
     const store = await floorStore(mode, env, dataDir);
     let floors: StageResult[];
     try {
-      floors = await runFloors(store, { projectId, events: o.events, sessions: o.sessions, perSession: o.perSession, updates: stages[2]!.messages });
+      floors = await runFloors(store, {
+        projectId,
+        events: o.events,
+        sessions: o.sessions,
+        perSession: o.perSession,
+        updates: stages[2]!.messages,
+      });
     } finally {
       await store.close();
     }
-    for (const f of floors) log(`${mode}: ${f.stage} floor ${Math.round(f.perSec).toLocaleString('en')}/s, ${f.cpuUsPerMessage.toFixed(0)} µs CPU each`);
+    for (const f of floors)
+      log(
+        `${mode}: ${f.stage} floor ${Math.round(f.perSec).toLocaleString('en')}/s, ${f.cpuUsPerMessage.toFixed(0)} µs CPU each`,
+      );
     return { mode, prefillSec, stages, floors };
   } finally {
     await rm(dataDir, { recursive: true, force: true });
@@ -68,7 +96,10 @@ async function runMode(mode: BenchMode, o: PipelineOptions): Promise<ModeResult>
 }
 
 function table(results: ModeResult[]): string {
-  const rows = ['| mode | stage | messages | stage msg/s | floor msg/s | stage ÷ floor | stage CPU µs/msg | floor CPU µs/msg |', '|---|---|---:|---:|---:|---:|---:|---:|'];
+  const rows = [
+    '| mode | stage | messages | stage msg/s | floor msg/s | stage ÷ floor | stage CPU µs/msg | floor CPU µs/msg |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const r of results) {
     if (r.skipped) {
       rows.push(`| ${r.mode} | SKIPPED: ${r.skipped} | | | | | | |`);
@@ -76,7 +107,9 @@ function table(results: ModeResult[]): string {
     }
     r.stages!.forEach((s, i) => {
       const f = r.floors![i]!;
-      rows.push(`| ${r.mode} | ${s.stage} | ${s.messages} | ${Math.round(s.perSec)} | ${Math.round(f.perSec)} | ${(s.perSec / f.perSec).toFixed(2)} | ${s.cpuUsPerMessage.toFixed(0)} | ${f.cpuUsPerMessage.toFixed(0)} |`);
+      rows.push(
+        `| ${r.mode} | ${s.stage} | ${s.messages} | ${Math.round(s.perSec)} | ${Math.round(f.perSec)} | ${(s.perSec / f.perSec).toFixed(2)} | ${s.cpuUsPerMessage.toFixed(0)} | ${f.cpuUsPerMessage.toFixed(0)} |`,
+      );
     });
     const slowest = [...r.stages!].sort((a, b) => a.perSec - b.perSec)[0]!;
     rows.push(`| ${r.mode} | slowest: ${slowest.stage} | | | | | | |`);
@@ -93,7 +126,9 @@ async function main(): Promise<number> {
     process.stderr.write(`${err.message}\n`);
     return 2;
   }
-  log(`pipeline benchmark: ${o.events.toLocaleString('en')} events in runs of ${o.perSession} over ${o.sessions} sessions; ${describeMachine(machineInfo())}`);
+  log(
+    `pipeline benchmark: ${o.events.toLocaleString('en')} events in runs of ${o.perSession} over ${o.sessions} sessions; ${describeMachine(machineInfo())}`,
+  );
   const results: ModeResult[] = [];
   try {
     for (const mode of o.modes) results.push(await runMode(mode, o));

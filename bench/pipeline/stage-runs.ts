@@ -23,7 +23,12 @@ export interface StageResult {
 
 const logger = createLogger('bench', 'error');
 
-const STAGES: Array<{ stage: ServiceName; module: ServiceModule; input: 'rawEvents' | 'enrichedEvents' | 'sessionUpdates'; group: string }> = [
+const STAGES: Array<{
+  stage: ServiceName;
+  module: ServiceModule;
+  input: 'rawEvents' | 'enrichedEvents' | 'sessionUpdates';
+  group: string;
+}> = [
   { stage: 'enricher', module: enricherModule, input: 'rawEvents', group: 'enricher' },
   { stage: 'sessionizer', module: sessionizerModule, input: 'enrichedEvents', group: 'sessionizer' },
   { stage: 'classifier', module: classifierModule, input: 'sessionUpdates', group: 'classifier' },
@@ -53,11 +58,20 @@ export async function runStage(env: Record<string, string>, stage: ServiceName):
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  return { stage, messages, seconds, perSec: messages / seconds, cpuUsPerMessage: (cpu.user + cpu.system) / Math.max(1, messages) };
+  return {
+    stage,
+    messages,
+    seconds,
+    perSec: messages / seconds,
+    cpuUsPerMessage: (cpu.user + cpu.system) / Math.max(1, messages),
+  };
 }
 
 /** Opens the adapters of the stage's config (the same engines), runs `use`, closes them. */
-export async function withAdapters<T>(env: Record<string, string>, use: (a: Awaited<ReturnType<typeof openAdapters>>) => Promise<T>): Promise<T> {
+export async function withAdapters<T>(
+  env: Record<string, string>,
+  use: (a: Awaited<ReturnType<typeof openAdapters>>) => Promise<T>,
+): Promise<T> {
   const adapters = await openAdapters(stageConfig(env, 'enricher'), logger);
   try {
     return await use(adapters);
@@ -68,12 +82,23 @@ export async function withAdapters<T>(env: Record<string, string>, use: (a: Awai
 
 const NO_ENRICHMENT = {
   geo: { country: null, region: null, city: null, latitude: null, longitude: null },
-  browser: { name: null, version: null }, os: { name: null, version: null }, device: { type: null, vendor: null, model: null },
-  bot: false, path: null, query: {}, utm: { source: null, medium: null, campaign: null, term: null, content: null },
+  browser: { name: null, version: null },
+  os: { name: null, version: null },
+  device: { type: null, vendor: null, model: null },
+  bot: false,
+  path: null,
+  query: {},
+  utm: { source: null, medium: null, campaign: null, term: null, content: null },
 };
 
 /** Times only what `step` does with each batch of freshly made messages (making them is not timed). */
-async function timed(count: number, batch: number, make: (from: number, to: number) => string[], step: (values: string[]) => Promise<void>, stage: ServiceName): Promise<StageResult> {
+async function timed(
+  count: number,
+  batch: number,
+  make: (from: number, to: number) => string[],
+  step: (values: string[]) => Promise<void>,
+  stage: ServiceName,
+): Promise<StageResult> {
   let ms = 0;
   let cpuUs = 0;
   for (let i = 0; i < count; i += batch) {
@@ -104,26 +129,52 @@ export interface FloorInput {
  */
 export async function runFloors(store: Store, o: FloorInput): Promise<StageResult[]> {
   const now = Date.now();
-  const raw = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => rawBenchEvent(o.projectId, from + k, o.sessions, o.perSession, now));
-  const enricher = await timed(o.events, 5000, (a, b) => raw(a, b).map((e) => JSON.stringify(e)), async (values) => {
-    const parsed = values.map((v) => JSON.parse(v) as RawEvent);
-    await store.events.insertEvents(parsed.map((e) => ({ raw: e, enriched: { ...e, ...NO_ENRICHMENT } as EnrichedEvent })));
-  }, 'enricher');
-  const sessionizer = await timed(o.events, 2000, (a, b) => raw(a, b).map((e) => JSON.stringify({ ...e, ...NO_ENRICHMENT })), async (values) => {
-    const latest = new Map<string, EnrichedEvent>();
-    for (const v of values) {
-      const e = JSON.parse(v) as EnrichedEvent;
-      latest.set(e.session_id, e);
-    }
-    await store.sessions.upsert([...latest.values()].map((e) => ({ ...emptySession(e), event_count: 1, updated_at: now })));
-  }, 'sessionizer');
+  const raw = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, k) => rawBenchEvent(o.projectId, from + k, o.sessions, o.perSession, now));
+  const enricher = await timed(
+    o.events,
+    5000,
+    (a, b) => raw(a, b).map((e) => JSON.stringify(e)),
+    async (values) => {
+      const parsed = values.map((v) => JSON.parse(v) as RawEvent);
+      await store.events.insertEvents(
+        parsed.map((e) => ({ raw: e, enriched: { ...e, ...NO_ENRICHMENT } as EnrichedEvent })),
+      );
+    },
+    'enricher',
+  );
+  const sessionizer = await timed(
+    o.events,
+    2000,
+    (a, b) => raw(a, b).map((e) => JSON.stringify({ ...e, ...NO_ENRICHMENT })),
+    async (values) => {
+      const latest = new Map<string, EnrichedEvent>();
+      for (const v of values) {
+        const e = JSON.parse(v) as EnrichedEvent;
+        latest.set(e.session_id, e);
+      }
+      await store.sessions.upsert(
+        [...latest.values()].map((e) => ({ ...emptySession(e), event_count: 1, updated_at: now })),
+      );
+    },
+    'sessionizer',
+  );
   const summary = (i: number) => {
-    const { seen: _s, ...s } = emptySession({ ...rawBenchEvent(o.projectId, (i % o.sessions) * o.perSession, o.sessions, o.perSession, now), ...NO_ENRICHMENT } as EnrichedEvent);
+    const { seen: _s, ...s } = emptySession({
+      ...rawBenchEvent(o.projectId, (i % o.sessions) * o.perSession, o.sessions, o.perSession, now),
+      ...NO_ENRICHMENT,
+    } as EnrichedEvent);
     return s as SessionSummary;
   };
-  const classifier = await timed(o.updates, 2000, (a, b) => Array.from({ length: b - a }, (_, k) => JSON.stringify(summary(a + k))), async (values) => {
-    const parsed = values.map((v) => JSON.parse(v) as SessionSummary);
-    await store.classifications.getMany(o.projectId, [...new Set(parsed.map((s) => s.session_id))]);
-  }, 'classifier');
+  const classifier = await timed(
+    o.updates,
+    2000,
+    (a, b) => Array.from({ length: b - a }, (_, k) => JSON.stringify(summary(a + k))),
+    async (values) => {
+      const parsed = values.map((v) => JSON.parse(v) as SessionSummary);
+      await store.classifications.getMany(o.projectId, [...new Set(parsed.map((s) => s.session_id))]);
+    },
+    'classifier',
+  );
   return [enricher, sessionizer, classifier];
 }

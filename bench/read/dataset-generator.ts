@@ -75,7 +75,13 @@ function queryOf(path: string, utm: Utm | null, rng: SeededRandom): Record<strin
 }
 
 function utmOfQuery(q: Record<string, string>): Utm {
-  return { source: q['utm_source'] ?? null, medium: q['utm_medium'] ?? null, campaign: q['utm_campaign'] ?? null, term: q['utm_term'] ?? null, content: q['utm_content'] ?? null };
+  return {
+    source: q['utm_source'] ?? null,
+    medium: q['utm_medium'] ?? null,
+    campaign: q['utm_campaign'] ?? null,
+    term: q['utm_term'] ?? null,
+    content: q['utm_content'] ?? null,
+  };
 }
 
 /** What stays fixed over one session: who the visitor is and where they came from. */
@@ -92,26 +98,59 @@ interface Visitor {
 
 function drawVisitor(rng: SeededRandom): Visitor {
   return {
-    sessionId: rng.uuid4(), client: rng.pick(CLIENTS), geo: rng.pick(GEOS), referrer: rng.pick(REFERRERS),
-    campaign: rng.pick(UTMS), ip: randomIp(rng), skew: rng.between(-3000, 3000),
+    sessionId: rng.uuid4(),
+    client: rng.pick(CLIENTS),
+    geo: rng.pick(GEOS),
+    referrer: rng.pick(REFERRERS),
+    campaign: rng.pick(UTMS),
+    ip: randomIp(rng),
+    skew: rng.between(-3000, 3000),
   };
 }
 
 /** One event as ingest would have stored it raw, and as the enricher would have stored it. */
-function eventPair(spec: DatasetSpec, rng: SeededRandom, v: Visitor, page: (typeof PAGES)[number], action: string, t: number, isEntry: boolean): GeneratedSession['events'][number] {
+function eventPair(
+  spec: DatasetSpec,
+  rng: SeededRandom,
+  v: Visitor,
+  page: (typeof PAGES)[number],
+  action: string,
+  t: number,
+  isEntry: boolean,
+): GeneratedSession['events'][number] {
   const query = queryOf(page.path, isEntry ? v.campaign : null, rng);
   const search = new URLSearchParams(query).toString();
   const url = `${spec.origin}${page.path}${search ? `?${search}` : ''}`;
   const sentAt = t + v.skew + rng.between(0, 5_000);
   const receivedAt = t + rng.between(20, 300);
   const raw: RawEvent = {
-    project_id: spec.projectId, project: spec.project, origin: spec.origin, event_id: rng.uuid7(receivedAt), action,
-    timestamp: t, client_timestamp: t + v.skew, sent_at: sentAt, received_at: receivedAt, payload: payloadFor(action, rng, page),
-    session_id: v.sessionId, url, referrer: v.referrer, ip: v.ip, user_agent: v.client.userAgent,
+    project_id: spec.projectId,
+    project: spec.project,
+    origin: spec.origin,
+    event_id: rng.uuid7(receivedAt),
+    action,
+    timestamp: t,
+    client_timestamp: t + v.skew,
+    sent_at: sentAt,
+    received_at: receivedAt,
+    payload: payloadFor(action, rng, page),
+    session_id: v.sessionId,
+    url,
+    referrer: v.referrer,
+    ip: v.ip,
+    user_agent: v.client.userAgent,
   };
   const enriched: EnrichedEvent = {
-    ...raw, session_id: v.sessionId, geo: v.geo, browser: v.client.browser, os: v.client.os, device: v.client.device,
-    bot: false, path: page.path, query, utm: utmOfQuery(query),
+    ...raw,
+    session_id: v.sessionId,
+    geo: v.geo,
+    browser: v.client.browser,
+    os: v.client.os,
+    device: v.client.device,
+    bot: false,
+    path: page.path,
+    query,
+    utm: utmOfQuery(query),
   };
   return { raw, enriched };
 }
@@ -123,10 +162,27 @@ function summaryOf(spec: DatasetSpec, v: Visitor, events: GeneratedSession['even
   const actions: Record<string, number> = {};
   for (const { raw } of events) actions[raw.action] = (actions[raw.action] ?? 0) + 1;
   return {
-    session_id: v.sessionId, project_id: spec.projectId, first_event_at: first.timestamp, last_event_at: last.timestamp,
-    duration_ms: last.timestamp - first.timestamp, event_count: events.length, actions, entry_url: first.url, exit_url: last.url,
-    page_count: actions['pageview'] ?? 0, referrer: v.referrer, utm: first.utm, browser: v.client.browser, os: v.client.os,
-    device: v.client.device, geo: v.geo, attributes: {}, tags: [], classification: null, updated_at: last.received_at, seen: [],
+    session_id: v.sessionId,
+    project_id: spec.projectId,
+    first_event_at: first.timestamp,
+    last_event_at: last.timestamp,
+    duration_ms: last.timestamp - first.timestamp,
+    event_count: events.length,
+    actions,
+    entry_url: first.url,
+    exit_url: last.url,
+    page_count: actions['pageview'] ?? 0,
+    referrer: v.referrer,
+    utm: first.utm,
+    browser: v.client.browser,
+    os: v.client.os,
+    device: v.client.device,
+    geo: v.geo,
+    attributes: {},
+    tags: [],
+    classification: null,
+    updated_at: last.received_at,
+    seen: [],
   };
 }
 
@@ -143,11 +199,15 @@ function generateSession(spec: DatasetSpec, rng: SeededRandom, start: number, co
     events.push(eventPair(spec, rng, visitor, page, action, t, k === 0));
   }
   const state = summaryOf(spec, visitor, events);
-  const tags = TAGS.filter((tag) => rng.next() < tag.share)
-    .map((tag): SessionTag => ({
-      project_id: spec.projectId, session_id: visitor.sessionId, tag: tag.tag, source: 'manual',
-      tagged_at: state.updated_at, removed: false, changed_at: state.updated_at,
-    }));
+  const tags = TAGS.filter((tag) => rng.next() < tag.share).map((tag): SessionTag => ({
+    project_id: spec.projectId,
+    session_id: visitor.sessionId,
+    tag: tag.tag,
+    source: 'manual',
+    tagged_at: state.updated_at,
+    removed: false,
+    changed_at: state.updated_at,
+  }));
   return { state, events, tags };
 }
 
@@ -183,7 +243,8 @@ export function* generateDataset(spec: DatasetSpec, facts: DatasetFacts): Genera
   // Sessions start uniformly over the 30 days; a session lasts at most ~40 min (20 events), so
   // starting them 2 h before the end keeps every event in the past.
   const starts = new Float64Array(spec.sessions);
-  for (let i = 0; i < spec.sessions; i++) starts[i] = Math.floor(spec.endMs - SPAN_MS + rng.next() * (SPAN_MS - 2 * 3_600_000));
+  for (let i = 0; i < spec.sessions; i++)
+    starts[i] = Math.floor(spec.endMs - SPAN_MS + rng.next() * (SPAN_MS - 2 * 3_600_000));
   starts.sort();
   const perSession = Math.floor(spec.events / spec.sessions);
   const remainder = spec.events % spec.sessions;
@@ -202,7 +263,8 @@ export function* generateDataset(spec: DatasetSpec, facts: DatasetFacts): Genera
       facts.payloadBytes += JSON.stringify(e.raw.payload).length;
     }
     for (const t of s.tags) (facts.tagTimes[t.tag] ??= []).push(t.tagged_at);
-    if (i % sampleEvery === 0 && facts.sessionSample.length < SAMPLE_SIZE) facts.sessionSample.push({ session_id: s.state.session_id, events: count });
+    if (i % sampleEvery === 0 && facts.sessionSample.length < SAMPLE_SIZE)
+      facts.sessionSample.push({ session_id: s.state.session_id, events: count });
     facts.events += count;
     facts.sessions++;
     if (pairs.length >= spec.batchEvents) {

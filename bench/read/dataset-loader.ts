@@ -43,7 +43,9 @@ async function writeBatch(store: Store, b: DatasetBatch): Promise<void> {
 
 function progress(label: string, done: number, total: number, startedAt: number): void {
   const s = (Date.now() - startedAt) / 1000;
-  process.stdout.write(`  ${label}: ${done.toLocaleString('en')} / ${total.toLocaleString('en')} events in ${s.toFixed(0)} s (${(done / s).toFixed(0)} events/s)\n`);
+  process.stdout.write(
+    `  ${label}: ${done.toLocaleString('en')} / ${total.toLocaleString('en')} events in ${s.toFixed(0)} s (${(done / s).toFixed(0)} events/s)\n`,
+  );
 }
 
 /**
@@ -51,15 +53,19 @@ function progress(label: string, done: number, total: number, startedAt: number)
  * the newest just before `endMs`. Returns what the checks and the load need to know.
  */
 export async function loadDataset(
-  env: Record<string, string>, label: string, scope: { origin: string; project: string },
-  sizes: { events: number; sessions: number }, endMs: number,
+  env: Record<string, string>,
+  label: string,
+  scope: { origin: string; project: string },
+  sizes: { events: number; sessions: number },
+  endMs: number,
 ): Promise<LoadedDataset> {
   const startedAt = Date.now();
   const adapters = await openAdapters(loadConfig(env), createLogger('bench-read', 'error'));
   try {
     const { store } = adapters;
     const record = await store.projects.find(scope.origin, scope.project);
-    if (!record) throw new Error(`${label}: project ${scope.project} at ${scope.origin} is not in the store after registration`);
+    if (!record)
+      throw new Error(`${label}: project ${scope.project} at ${scope.origin} is not in the store after registration`);
     const facts = emptyFacts();
     const spec = { projectId: record.project_id, ...scope, ...sizes, endMs, batchEvents: BATCH_EVENTS, seed: SEED };
     let rows = 0;
@@ -71,7 +77,8 @@ export async function loadDataset(
       const t0 = performance.now();
       await writeBatch(store, batch);
       storeMs += performance.now() - t0;
-      rows += batch.raw.length + batch.enriched.length + batch.sessions.length + batch.tags.length + batch.actions.length;
+      rows +=
+        batch.raw.length + batch.enriched.length + batch.sessions.length + batch.tags.length + batch.actions.length;
       tags += batch.tags.length;
       batches++;
       if (facts.events >= nextReport) {
@@ -82,8 +89,16 @@ export async function loadDataset(
     await adapters.close();
     const wallMs = Date.now() - startedAt;
     const stats: LoadStats = {
-      events: facts.events, sessions: facts.sessions, tags, rows, batches, wallMs, storeMs: Math.round(storeMs),
-      eventsPerSec: facts.events / (wallMs / 1000), rowsPerSec: rows / (wallMs / 1000), avgPayloadBytes: facts.payloadBytes / facts.events,
+      events: facts.events,
+      sessions: facts.sessions,
+      tags,
+      rows,
+      batches,
+      wallMs,
+      storeMs: Math.round(storeMs),
+      eventsPerSec: facts.events / (wallMs / 1000),
+      rowsPerSec: rows / (wallMs / 1000),
+      avgPayloadBytes: facts.payloadBytes / facts.events,
     };
     return { projectId: record.project_id, facts, stats };
   } catch (err) {

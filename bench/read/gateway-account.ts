@@ -19,7 +19,8 @@ async function postJson<T>(url: string, body: unknown, token?: string): Promise<
   if (token) headers['authorization'] = `Bearer ${token}`;
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await res.text();
-  if (res.status !== 200) throw new Error(`POST ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 500)}`);
+  if (res.status !== 200)
+    throw new Error(`POST ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as T;
 }
 
@@ -28,9 +29,12 @@ export async function createAccountAndProject(baseUrl: string, runId: string): P
   const email = `bench-read-${runId}@example.com`;
   const { id_token } = await postJson<{ id_token: string }>(`${baseUrl}/v1/auth/signup`, { email, password: PASSWORD });
   const registered = await postJson<{ origin: string; project: string; verified: boolean }>(
-    `${baseUrl}/v1/users/projects`, { origin: READ_ORIGIN, project: READ_PROJECT }, id_token,
+    `${baseUrl}/v1/users/projects`,
+    { origin: READ_ORIGIN, project: READ_PROJECT },
+    id_token,
   );
-  if (!registered.verified) throw new Error(`the project at ${registered.origin} is not verified; a loopback origin should be`);
+  if (!registered.verified)
+    throw new Error(`the project at ${registered.origin} is not verified; a loopback origin should be`);
   return { email, origin: registered.origin, project: registered.project };
 }
 

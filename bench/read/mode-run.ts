@@ -49,7 +49,11 @@ async function waitUntilStarted(child: ServerChild, url: string): Promise<void> 
   await child.waitUntilServing(`${url}/healthz`, START_TIMEOUT_MS);
 }
 
-async function startServer(label: string, env: Record<string, string>, url: string): Promise<{ child: ServerChild; startMs: number }> {
+async function startServer(
+  label: string,
+  env: Record<string, string>,
+  url: string,
+): Promise<{ child: ServerChild; startMs: number }> {
   const t0 = Date.now();
   const child = new ServerChild(label, HOST_MAIN, [], env);
   try {
@@ -66,17 +70,35 @@ async function stopServer(child: ServerChild): Promise<void> {
   if (code !== 0) process.stderr.write(`${child.label}: the Spoor process exited with ${code} on SIGTERM\n`);
 }
 
-async function measureEndpoint(child: ServerChild, url: string, token: string, ep: ReadEndpoint, options: ReadBenchOptions): Promise<EndpointResult> {
+async function measureEndpoint(
+  child: ServerChild,
+  url: string,
+  token: string,
+  ep: ReadEndpoint,
+  options: ReadBenchOptions,
+): Promise<EndpointResult> {
   const firstRequestMs = await checkEndpoint(url, token, ep);
   const cpu0 = readCpuSeconds(child.pid);
-  const load = await runReadLoad({ url, token, paths: ep.paths, connections: options.connections, durationSec: options.durationSec });
+  const load = await runReadLoad({
+    url,
+    token,
+    paths: ep.paths,
+    connections: options.connections,
+    durationSec: options.durationSec,
+  });
   const memory = readMemory(child.pid);
   const result = {
-    name: ep.name, route: ep.route, distinctPaths: ep.paths.length, firstRequestMs, load,
+    name: ep.name,
+    route: ep.route,
+    distinctPaths: ep.paths.length,
+    firstRequestMs,
+    load,
     server: { cpuSec: readCpuSeconds(child.pid) - cpu0, rssMiB: memory.rssMiB, peakRssMiB: memory.peakRssMiB },
   };
   const e = load.exact;
-  process.stdout.write(`  ${ep.name}: ${load.autocannon.requests.mean.toFixed(0)} req/s, p50 ${e.p50.toFixed(2)} ms, p99 ${e.p99.toFixed(2)} ms, ${JSON.stringify(load.autocannon.statusCodeStats)}, first request ${firstRequestMs.toFixed(0)} ms\n`);
+  process.stdout.write(
+    `  ${ep.name}: ${load.autocannon.requests.mean.toFixed(0)} req/s, p50 ${e.p50.toFixed(2)} ms, p99 ${e.p99.toFixed(2)} ms, ${JSON.stringify(load.autocannon.statusCodeStats)}, first request ${firstRequestMs.toFixed(0)} ms\n`,
+  );
   return result;
 }
 
@@ -98,10 +120,14 @@ export async function runMode(mode: ReadMode, options: ReadBenchOptions): Promis
     }
 
     const endMs = Date.now();
-    process.stdout.write(`  loading ${options.events.toLocaleString('en')} events in ${options.sessions.toLocaleString('en')} sessions through the store\n`);
+    process.stdout.write(
+      `  loading ${options.events.toLocaleString('en')} events in ${options.sessions.toLocaleString('en')} sessions through the store\n`,
+    );
     const dataset = await loadDataset(env, mode, account, options, endMs);
     const s = dataset.stats;
-    process.stdout.write(`  loaded in ${(s.wallMs / 1000).toFixed(1)} s: ${s.eventsPerSec.toFixed(0)} events/s, ${s.rowsPerSec.toFixed(0)} rows/s (${s.rows.toLocaleString('en')} rows), store calls ${(s.storeMs / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `  loaded in ${(s.wallMs / 1000).toFixed(1)} s: ${s.eventsPerSec.toFixed(0)} events/s, ${s.rowsPerSec.toFixed(0)} rows/s (${s.rows.toLocaleString('en')} rows), store calls ${(s.storeMs / 1000).toFixed(1)} s\n`,
+    );
 
     const { child, startMs } = await startServer(mode, env, url);
     try {
@@ -110,7 +136,11 @@ export async function runMode(mode: ReadMode, options: ReadBenchOptions): Promis
       for (const ep of readEndpoints({ ...account, facts: dataset.facts, endMs })) {
         endpoints.push(await measureEndpoint(child, url, token, ep, options));
       }
-      const server = { peakRssMiB: readMemory(child.pid).peakRssMiB, errorLogLines: child.errorLines, firstErrors: child.firstErrors };
+      const server = {
+        peakRssMiB: readMemory(child.pid).peakRssMiB,
+        errorLogLines: child.errorLines,
+        firstErrors: child.firstErrors,
+      };
       return { mode, dataset: s, startMs, endpoints, server };
     } finally {
       await stopServer(child);

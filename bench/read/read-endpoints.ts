@@ -32,7 +32,8 @@ const listOf = (body: unknown, key: string): Json[] | null => {
   const v = (body as Json | null)?.[key];
   return Array.isArray(v) ? (v as Json[]) : null;
 };
-const sortedBy = (items: Json[], key: string, dir: 1 | -1) => items.every((x, i) => i === 0 || dir * ((x[key] as number) - (items[i - 1]![key] as number)) >= 0);
+const sortedBy = (items: Json[], key: string, dir: 1 | -1) =>
+  items.every((x, i) => i === 0 || dir * ((x[key] as number) - (items[i - 1]![key] as number)) >= 0);
 
 export function readEndpoints(ctx: EndpointContext): ReadEndpoint[] {
   const scope = new URLSearchParams({ origin: ctx.origin, project: ctx.project }).toString();
@@ -42,18 +43,24 @@ export function readEndpoints(ctx: EndpointContext): ReadEndpoint[] {
   const sample = facts.sessionSample;
   return [
     {
-      name: BASELINE, route: 'GET /healthz', paths: ['/healthz'],
+      name: BASELINE,
+      route: 'GET /healthz',
+      paths: ['/healthz'],
       check: (b) => ((b as Json).status === 'ok' ? null : `status is ${JSON.stringify((b as Json).status)}`),
     },
     {
       // A second reference: through express and the gateway's router like every read, but no
       // token check and no engine. /healthz asks the bus for consumer lag, which in Kafka mode is
       // four admin requests to the broker, so there it is no longer the cheapest handler.
-      name: 'discovery', route: 'GET /.well-known/openid-configuration', paths: ['/.well-known/openid-configuration'],
+      name: 'discovery',
+      route: 'GET /.well-known/openid-configuration',
+      paths: ['/.well-known/openid-configuration'],
       check: (b) => (typeof (b as Json).issuer === 'string' ? null : 'no issuer'),
     },
     {
-      name: 'sessions', route: 'GET /v1/sessions?limit=1000', paths: [`/v1/sessions/?${scope}&limit=${SESSION_LIST_LIMIT}`],
+      name: 'sessions',
+      route: 'GET /v1/sessions?limit=1000',
+      paths: [`/v1/sessions/?${scope}&limit=${SESSION_LIST_LIMIT}`],
       check: (b) => {
         const items = listOf(b, 'sessions');
         const want = Math.min(SESSION_LIST_LIMIT, facts.sessions);
@@ -62,7 +69,8 @@ export function readEndpoints(ctx: EndpointContext): ReadEndpoint[] {
       },
     },
     {
-      name: 'session-events', route: 'GET /v1/sessions/{id}/events',
+      name: 'session-events',
+      route: 'GET /v1/sessions/{id}/events',
       paths: sample.map((s) => `/v1/sessions/${encodeURIComponent(s.session_id)}/events?${scope}`),
       check: (b) => {
         const items = listOf(b, 'events');
@@ -73,20 +81,30 @@ export function readEndpoints(ctx: EndpointContext): ReadEndpoint[] {
       },
     },
     {
-      name: 'actions', route: 'GET /v1/events/actions', paths: [`/v1/events/actions?${scope}`],
+      name: 'actions',
+      route: 'GET /v1/events/actions',
+      paths: [`/v1/events/actions?${scope}`],
       check: (b) => {
-        const names = listOf(b, 'actions')?.map((a) => a.action as string).sort();
-        return JSON.stringify(names) === JSON.stringify(facts.actions) ? null : `expected actions ${facts.actions.join(',')}, got ${names?.join(',')}`;
+        const names = listOf(b, 'actions')
+          ?.map((a) => a.action as string)
+          .sort();
+        return JSON.stringify(names) === JSON.stringify(facts.actions)
+          ? null
+          : `expected actions ${facts.actions.join(',')}, got ${names?.join(',')}`;
       },
     },
     {
-      name: 'tag-vip-7d', route: 'GET /v1/tags/vip (7-day window)',
+      name: 'tag-vip-7d',
+      route: 'GET /v1/tags/vip (7-day window)',
       paths: [`/v1/tags/vip?${scope}&window_start=${windowStart}&window_end=${ctx.endMs}`],
       check: (b) => {
         const items = listOf(b, 'sessions');
         const want = Math.min(TAG_LIST_DEFAULT_LIMIT, vipInWindow);
-        if (items?.length !== want) return `expected ${want} sessions (${vipInWindow} tagged vip in the window), got ${items?.length}`;
-        return items.every((s) => (s.tagged_at as number) >= windowStart && (s.tagged_at as number) < ctx.endMs) ? null : 'a session tagged outside the window';
+        if (items?.length !== want)
+          return `expected ${want} sessions (${vipInWindow} tagged vip in the window), got ${items?.length}`;
+        return items.every((s) => (s.tagged_at as number) >= windowStart && (s.tagged_at as number) < ctx.endMs)
+          ? null
+          : 'a session tagged outside the window';
       },
     },
   ];

@@ -15,7 +15,10 @@ interface AutocannonClient {
   setRequests(requests: AutocannonRequest[]): void;
 }
 interface AutocannonInstance {
-  on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void,
+  ): void;
 }
 type Autocannon = (
   opts: {
@@ -40,7 +43,14 @@ function percentile(sorted: Float64Array, p: number): number {
 function exactLatency(samples: number[]): ExactLatency {
   const sorted = Float64Array.from(samples).sort();
   const mean = samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length);
-  return { count: sorted.length, mean, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: percentile(sorted, 100) };
+  return {
+    count: sorted.length,
+    mean,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: percentile(sorted, 100),
+  };
 }
 
 function runLoad(spec: ReadLoadSpec): Promise<ReadLoadResult> {

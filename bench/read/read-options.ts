@@ -30,15 +30,20 @@ export class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
+  if (!/^\d+$/.test(raw) || n < 1)
+    throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
   return n;
 }
 
 function modesOf(raw: string | undefined): ReadMode[] {
   if (raw === undefined || raw.trim() === '' || raw === 'all') return [...READ_MODES];
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(READ_MODES as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new UsageError(`--only: unknown mode(s) ${unknown.join(', ')}; expected ${READ_MODES.join(', ')}\n${USAGE}`);
+  if (unknown.length > 0)
+    throw new UsageError(`--only: unknown mode(s) ${unknown.join(', ')}; expected ${READ_MODES.join(', ')}\n${USAGE}`);
   return READ_MODES.filter((m) => names.includes(m));
 }
 
@@ -75,6 +80,7 @@ export function parseReadOptions(argv: string[], env: NodeJS.ProcessEnv): ReadBe
     modes: modesOf(values.only ?? env['BENCH_ONLY']),
     resultsDir: values['results-dir'] ?? DEFAULT_RESULTS_DIR,
   };
-  if (options.events < options.sessions) throw new UsageError(`--events (${options.events}) must be at least --sessions (${options.sessions})\n${USAGE}`);
+  if (options.events < options.sessions)
+    throw new UsageError(`--events (${options.events}) must be at least --sessions (${options.sessions})\n${USAGE}`);
   return options;
 }

@@ -15,9 +15,11 @@ export interface ReadBenchReport {
   failures: string[];
 }
 
-const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
+const fmt = (n: number | null | undefined, digits = 0) =>
+  n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits);
 
-const non200 = (r: EndpointResult) => Object.entries(r.load.autocannon.statusCodeStats).reduce((n, [code, s]) => (code === '200' ? n : n + s.count), 0);
+const non200 = (r: EndpointResult) =>
+  Object.entries(r.load.autocannon.statusCodeStats).reduce((n, [code, s]) => (code === '200' ? n : n + s.count), 0);
 
 function row(r: EndpointResult, baseline: EndpointResult | undefined): string[] {
   const { autocannon: a, exact: e } = r.load;
@@ -40,10 +42,22 @@ function row(r: EndpointResult, baseline: EndpointResult | undefined): string[] 
 export function formatModeTable(m: ModeResult): string {
   const endpoints = m.endpoints ?? [];
   const baseline = endpoints.find((r) => r.name === BASELINE);
-  const header = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'p50 x healthz', 'p99 x healthz', 'non-200', 'errors', 'server CPU s', 'peak RSS MiB'];
+  const header = [
+    'endpoint',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'p50 x healthz',
+    'p99 x healthz',
+    'non-200',
+    'errors',
+    'server CPU s',
+    'peak RSS MiB',
+  ];
   const rows = [header, ...endpoints.map((r) => row(r, baseline))];
   const widths = header.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...rows.slice(1).map(line)].join('\n');
 }
@@ -68,8 +82,10 @@ export function findFailures(results: ModeResult[]): string[] {
   for (const m of results) {
     for (const r of m.endpoints ?? []) {
       const a = r.load.autocannon;
-      if (non200(r) > 0) failures.push(`${m.mode} ${r.route}: answers other than 200: ${JSON.stringify(a.statusCodeStats)}`);
-      if (a.errors + a.timeouts > 0) failures.push(`${m.mode} ${r.route}: ${a.errors} socket errors, ${a.timeouts} timeouts`);
+      if (non200(r) > 0)
+        failures.push(`${m.mode} ${r.route}: answers other than 200: ${JSON.stringify(a.statusCodeStats)}`);
+      if (a.errors + a.timeouts > 0)
+        failures.push(`${m.mode} ${r.route}: ${a.errors} socket errors, ${a.timeouts} timeouts`);
       if (r.load.exact.count === 0) failures.push(`${m.mode} ${r.route}: no response at all within ${a.duration} s`);
     }
   }

@@ -22,7 +22,9 @@ async function main(): Promise<number> {
   if (!options) return 2;
   const machine = machineInfo();
   const startedAt = new Date().toISOString();
-  process.stdout.write(`read benchmark: ${options.events.toLocaleString('en')} events in ${options.sessions.toLocaleString('en')} sessions, ${options.connections} connections, ${options.durationSec} s per endpoint\n`);
+  process.stdout.write(
+    `read benchmark: ${options.events.toLocaleString('en')} events in ${options.sessions.toLocaleString('en')} sessions, ${options.connections} connections, ${options.durationSec} s per endpoint\n`,
+  );
   process.stdout.write(`machine: ${describeMachine(machine)}\n`);
   const results: ModeResult[] = [];
   const crashed: string[] = [];

@@ -15,32 +15,52 @@ const desktop: Device = { type: null, vendor: null, model: null };
 
 export const CLIENTS: readonly ClientProfile[] = [
   {
-    userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
-    browser: { name: 'Chrome', version: '124.0.0.0' }, os: { name: 'Windows', version: '10' }, device: desktop,
+    userAgent:
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+    browser: { name: 'Chrome', version: '124.0.0.0' },
+    os: { name: 'Windows', version: '10' },
+    device: desktop,
   },
   {
-    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36',
-    browser: { name: 'Chrome', version: '125.0.0.0' }, os: { name: 'macOS', version: '10.15.7' }, device: { type: null, vendor: 'Apple', model: 'Macintosh' },
+    userAgent:
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36',
+    browser: { name: 'Chrome', version: '125.0.0.0' },
+    os: { name: 'macOS', version: '10.15.7' },
+    device: { type: null, vendor: 'Apple', model: 'Macintosh' },
   },
   {
-    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
-    browser: { name: 'Safari', version: '17.4' }, os: { name: 'macOS', version: '10.15.7' }, device: { type: null, vendor: 'Apple', model: 'Macintosh' },
+    userAgent:
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+    browser: { name: 'Safari', version: '17.4' },
+    os: { name: 'macOS', version: '10.15.7' },
+    device: { type: null, vendor: 'Apple', model: 'Macintosh' },
   },
   {
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0',
-    browser: { name: 'Firefox', version: '126.0' }, os: { name: 'Linux', version: null }, device: desktop,
+    browser: { name: 'Firefox', version: '126.0' },
+    os: { name: 'Linux', version: null },
+    device: desktop,
   },
   {
-    userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
-    browser: { name: 'Mobile Safari', version: '17.5' }, os: { name: 'iOS', version: '17.5' }, device: { type: 'mobile', vendor: 'Apple', model: 'iPhone' },
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+    browser: { name: 'Mobile Safari', version: '17.5' },
+    os: { name: 'iOS', version: '17.5' },
+    device: { type: 'mobile', vendor: 'Apple', model: 'iPhone' },
   },
   {
-    userAgent: 'Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36',
-    browser: { name: 'Chrome', version: '124.0.6367.82' }, os: { name: 'Android', version: '14' }, device: { type: 'mobile', vendor: 'Samsung', model: 'SM-S918B' },
+    userAgent:
+      'Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36',
+    browser: { name: 'Chrome', version: '124.0.6367.82' },
+    os: { name: 'Android', version: '14' },
+    device: { type: 'mobile', vendor: 'Samsung', model: 'SM-S918B' },
   },
   {
-    userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.80',
-    browser: { name: 'Edge', version: '124.0.2478.80' }, os: { name: 'Windows', version: '10' }, device: desktop,
+    userAgent:
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.80',
+    browser: { name: 'Edge', version: '124.0.2478.80' },
+    os: { name: 'Windows', version: '10' },
+    device: desktop,
   },
 ];
 
@@ -58,16 +78,32 @@ export const GEOS: readonly Geo[] = [
 ];
 
 export const REFERRERS: readonly (string | null)[] = [
-  null, null, null, null,
-  'https://www.google.com/', 'https://www.google.com/', 'https://www.google.com/',
-  'https://news.ycombinator.com/', 'https://t.co/', 'https://www.bing.com/',
-  'https://duckduckgo.com/', 'https://github.com/spoor-dev/spoor',
+  null,
+  null,
+  null,
+  null,
+  'https://www.google.com/',
+  'https://www.google.com/',
+  'https://www.google.com/',
+  'https://news.ycombinator.com/',
+  'https://t.co/',
+  'https://www.bing.com/',
+  'https://duckduckgo.com/',
+  'https://github.com/spoor-dev/spoor',
 ];
 
 const NO_UTM: Utm = { source: null, medium: null, campaign: null, term: null, content: null };
 /** About a quarter of sessions arrive from a campaign; the rest carry no UTM fields. */
 export const UTMS: readonly Utm[] = [
-  NO_UTM, NO_UTM, NO_UTM, NO_UTM, NO_UTM, NO_UTM, NO_UTM, NO_UTM, NO_UTM,
+  NO_UTM,
+  NO_UTM,
+  NO_UTM,
+  NO_UTM,
+  NO_UTM,
+  NO_UTM,
+  NO_UTM,
+  NO_UTM,
+  NO_UTM,
   { source: 'newsletter', medium: 'email', campaign: 'spring-sale', term: null, content: 'header-cta' },
   { source: 'google', medium: 'cpc', campaign: 'brand-2026', term: 'session replay', content: null },
   { source: 'twitter', medium: 'social', campaign: 'launch-week', term: null, content: null },

@@ -14,12 +14,14 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 function table(rounds: RoundResult[]): string {
   const base = rounds[0]!;
   const rows = [
-    '| copies of each consumer | events | drained in s | events/s | per copy | × 1 copy | consumers\' CPU s | stored raw/enriched/in sessions | sessions checked in order |',
+    "| copies of each consumer | events | drained in s | events/s | per copy | × 1 copy | consumers' CPU s | stored raw/enriched/in sessions | sessions checked in order |",
     '|---:|---:|---:|---:|---:|---:|---:|---|---:|',
   ];
   for (const r of rounds) {
     const s = r.stored;
-    rows.push(`| ${r.copies} | ${r.events} | ${r.seconds.toFixed(1)} | ${Math.round(r.perSec)} | ${Math.round(r.perSec / r.copies)} | ${(r.perSec / base.perSec).toFixed(2)} | ${r.cpuSec.toFixed(1)} | ${s.raw}/${s.enriched}/${s.sessionEvents} | ${s.sessionsInOrder}/${Math.min(50, s.sessions)} |`);
+    rows.push(
+      `| ${r.copies} | ${r.events} | ${r.seconds.toFixed(1)} | ${Math.round(r.perSec)} | ${Math.round(r.perSec / r.copies)} | ${(r.perSec / base.perSec).toFixed(2)} | ${r.cpuSec.toFixed(1)} | ${s.raw}/${s.enriched}/${s.sessionEvents} | ${s.sessionsInOrder}/${Math.min(50, s.sessions)} |`,
+    );
   }
   return rows.join('\n');
 }
@@ -27,7 +29,12 @@ function table(rounds: RoundResult[]): string {
 /** Every event stored raw and enriched once and counted once in a session, every checked session whole. */
 function exact(r: RoundResult): boolean {
   const s = r.stored;
-  return s.raw === r.events && s.enriched === r.events && s.sessionEvents === r.events && s.sessionsInOrder === Math.min(50, s.sessions);
+  return (
+    s.raw === r.events &&
+    s.enriched === r.events &&
+    s.sessionEvents === r.events &&
+    s.sessionsInOrder === Math.min(50, s.sessions)
+  );
 }
 
 async function main(): Promise<number> {
@@ -40,7 +47,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const machine = machineInfo();
-  log(`scale benchmark: ${o.events.toLocaleString('en')} events per round in runs of ${o.perSession} over ${o.sessions} sessions, copies ${o.copies.join(' then ')}; ${describeMachine(machine)}`);
+  log(
+    `scale benchmark: ${o.events.toLocaleString('en')} events per round in runs of ${o.perSession} over ${o.sessions} sessions, copies ${o.copies.join(' then ')}; ${describeMachine(machine)}`,
+  );
   const rounds: RoundResult[] = [];
   try {
     for (const copies of o.copies) {
@@ -49,7 +58,9 @@ async function main(): Promise<number> {
         log(`\n!!!!! SKIPPED: ${r.skipped} !!!!!`);
         return 1;
       }
-      log(`${copies} cop${copies === 1 ? 'y' : 'ies'}: drained in ${r.seconds.toFixed(1)} s, ${Math.round(r.perSec).toLocaleString('en')} events/s`);
+      log(
+        `${copies} cop${copies === 1 ? 'y' : 'ies'}: drained in ${r.seconds.toFixed(1)} s, ${Math.round(r.perSec).toLocaleString('en')} events/s`,
+      );
       rounds.push(r);
     }
   } finally {
@@ -62,7 +73,8 @@ async function main(): Promise<number> {
   await writeFile(file, JSON.stringify({ benchmark: 'scale', machine, options: o, rounds }, null, 2));
   log(`results: ${file.pathname}`);
   const wrong = rounds.filter((r) => !exact(r));
-  for (const r of wrong) log(`!!!!! ${r.copies} copies: not every event stored and counted exactly once (see the table) !!!!!`);
+  for (const r of wrong)
+    log(`!!!!! ${r.copies} copies: not every event stored and counted exactly once (see the table) !!!!!`);
   return wrong.length ? 1 : 0;
 }
 

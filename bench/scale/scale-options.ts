@@ -17,7 +17,8 @@ const USAGE = `usage: npm run bench:scale -- [--events 50000] [--sessions 1000] 
 export class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
   return Number(raw);
 }
 
@@ -26,7 +27,13 @@ export function parseScaleOptions(argv: string[], env: NodeJS.ProcessEnv): Scale
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { events: { type: 'string' }, sessions: { type: 'string' }, 'per-session': { type: 'string' }, copies: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        events: { type: 'string' },
+        sessions: { type: 'string' },
+        'per-session': { type: 'string' },
+        copies: { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
     }));
   } catch (err) {
@@ -36,7 +43,9 @@ export function parseScaleOptions(argv: string[], env: NodeJS.ProcessEnv): Scale
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const copies = (values.copies ?? env['BENCH_COPIES'] ?? '1,2').split(',').map((c) => positiveInt('--copies', c.trim()));
+  const copies = (values.copies ?? env['BENCH_COPIES'] ?? '1,2')
+    .split(',')
+    .map((c) => positiveInt('--copies', c.trim()));
   return {
     events: positiveInt('--events', values.events ?? env['BENCH_EVENTS'] ?? '50000'),
     sessions: positiveInt('--sessions', values.sessions ?? '1000'),

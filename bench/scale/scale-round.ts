@@ -66,14 +66,19 @@ async function drained(env: Record<string, string>, projectId: string, events: n
 }
 
 /** Raw, enriched, counted in sessions; and how many sessions span exactly their events (order kept). */
-async function storedCounts(env: Record<string, string>, projectId: string, sessions: number): Promise<RoundResult['stored']> {
+async function storedCounts(
+  env: Record<string, string>,
+  projectId: string,
+  sessions: number,
+): Promise<RoundResult['stored']> {
   return withAdapters(env, async ({ store }) => {
     const summaries = await store.sessions.list(projectId, { limit: sessions + 10 });
     let inOrder = 0;
     for (const s of summaries.slice(0, 50)) {
       const evs = await store.events.sessionEvents(projectId, s.session_id);
       const ts = evs.map((e) => e.timestamp);
-      if (evs.length === s.event_count && s.first_event_at === Math.min(...ts) && s.last_event_at === Math.max(...ts)) inOrder++;
+      if (evs.length === s.event_count && s.first_event_at === Math.min(...ts) && s.last_event_at === Math.max(...ts))
+        inOrder++;
     }
     return {
       raw: await store.events.countRaw(projectId),
@@ -85,7 +90,11 @@ async function storedCounts(env: Record<string, string>, projectId: string, sess
   });
 }
 
-export async function runRound(copies: number, o: ScaleOptions, log: (line: string) => void): Promise<RoundResult | { skipped: string }> {
+export async function runRound(
+  copies: number,
+  o: ScaleOptions,
+  log: (line: string) => void,
+): Promise<RoundResult | { skipped: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), `spoor-bench-scale-${copies}-`));
   const children: ServerChild[] = [];
   try {
@@ -98,7 +107,14 @@ export async function runRound(copies: number, o: ScaleOptions, log: (line: stri
     for (const kind of CONSUMERS) {
       for (let c = 0; c < copies; c++) {
         const port = await freePort();
-        const childEnv = { ...env, SPOOR_SERVICES: kind, SPOOR_HANDOFF: 'bus', SPOOR_PORT: String(port), SPOOR_HEALTH_HTTP: 'true', SPOOR_DATA_DIR: await mkdtemp(join(dataDir, `${kind}-`)) };
+        const childEnv = {
+          ...env,
+          SPOOR_SERVICES: kind,
+          SPOOR_HANDOFF: 'bus',
+          SPOOR_PORT: String(port),
+          SPOOR_HEALTH_HTTP: 'true',
+          SPOOR_DATA_DIR: await mkdtemp(join(dataDir, `${kind}-`)),
+        };
         children.push(new ServerChild(`${kind}#${c + 1}`, HOST_MAIN, [], childEnv));
       }
     }

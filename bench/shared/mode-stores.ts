@@ -36,7 +36,10 @@ async function openEmbedded(o: ModeOptions): Promise<ModeAdapters> {
 
 async function openKafka(o: ModeOptions): Promise<ModeAdapters> {
   const [ch, redis] = await Promise.all([clickhouseUrl(), redisUrl()]);
-  if (!ch || !redis) throw new Error(`engines missing: ${[!ch && 'clickhouse', !redis && 'redis'].filter(Boolean).join(', ')} could not start`);
+  if (!ch || !redis)
+    throw new Error(
+      `engines missing: ${[!ch && 'clickhouse', !redis && 'redis'].filter(Boolean).join(', ')} could not start`,
+    );
   // A fresh database per call; the testkit's stand-in goes away with its temp dir, a ClickHouse
   // named by SPOOR_CLICKHOUSE_URL keeps it (the Store has no drop).
   const database = ['bench', o.bench, o.label, randomUUID().replace(/-/g, '').slice(0, 12)].filter(Boolean).join('_');

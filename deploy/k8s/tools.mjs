@@ -33,14 +33,20 @@ function kustomizeReady() {
 }
 
 function validatorReady() {
-  return existsSync(kubernetesValidate) && existsSync(venvStamp) && readFileSync(venvStamp, 'utf8') === pins.kubernetesValidate.requirement;
+  return (
+    existsSync(kubernetesValidate) &&
+    existsSync(venvStamp) &&
+    readFileSync(venvStamp, 'utf8') === pins.kubernetesValidate.requirement
+  );
 }
 
 function step(what, cmd, args, opts) {
   const t0 = Date.now();
   const out = run(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...opts });
   if (out.error || out.status !== 0) {
-    console.error(`k8s-tools: ${what} failed (${out.error?.message ?? `exit ${out.status}`}): ${cmd} ${args.join(' ')}`);
+    console.error(
+      `k8s-tools: ${what} failed (${out.error?.message ?? `exit ${out.status}`}): ${cmd} ${args.join(' ')}`,
+    );
     process.exit(1);
   }
   console.error(`k8s-tools: ${what} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
@@ -59,7 +65,12 @@ function prepare() {
   if (!validatorReady()) {
     rmSync(venv, { recursive: true, force: true });
     step('python3 -m venv', 'python3', ['-m', 'venv', venv]);
-    step(`pip install ${pins.kubernetesValidate.requirement}`, join(venv, 'bin', 'pip'), ['install', '-q', '--disable-pip-version-check', pins.kubernetesValidate.requirement]);
+    step(`pip install ${pins.kubernetesValidate.requirement}`, join(venv, 'bin', 'pip'), [
+      'install',
+      '-q',
+      '--disable-pip-version-check',
+      pins.kubernetesValidate.requirement,
+    ]);
     writeFileSync(venvStamp, pins.kubernetesValidate.requirement);
   }
   console.error(`k8s-tools: ready in ${root}`);

@@ -33,7 +33,11 @@ async function up(testkit) {
   process.on('SIGTERM', stop);
   const keepAlive = setInterval(() => undefined, 1 << 30); // engines do not hold the loop open
 
-  const [kafka, clickhouse, redis] = await Promise.all([testkit.kafkaBrokers(), testkit.clickhouseUrl(), testkit.redisUrl()]);
+  const [kafka, clickhouse, redis] = await Promise.all([
+    testkit.kafkaBrokers(),
+    testkit.clickhouseUrl(),
+    testkit.redisUrl(),
+  ]);
   const started = [
     ['SPOOR_KAFKA_BROKERS', kafka],
     ['SPOOR_CLICKHOUSE_URL', clickhouse],

@@ -11,17 +11,28 @@ const SERVICES = join(ROOT, 'services');
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'dist' || name === 'node_modules' || name === 'scratch' ? [] : sourceFiles(path);
+    if (statSync(path).isDirectory())
+      return name === 'dist' || name === 'node_modules' || name === 'scratch' ? [] : sourceFiles(path);
     return path.endsWith('.ts') ? [path] : [];
   });
 }
 
 describe('Service boundaries', () => {
   const services = readdirSync(SERVICES).filter((s) => statSync(join(SERVICES, s)).isDirectory());
-  const packages = new Map(services.map((s) => [JSON.parse(readFileSync(join(SERVICES, s, 'package.json'), 'utf8')).name as string, s]));
+  const packages = new Map(
+    services.map((s) => [JSON.parse(readFileSync(join(SERVICES, s, 'package.json'), 'utf8')).name as string, s]),
+  );
 
   it('finds the services and their package names', () => {
-    expect(services).to.include.members(['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway', 'host']);
+    expect(services).to.include.members([
+      'ingest',
+      'enricher',
+      'sessionizer',
+      'classifier',
+      'worker',
+      'gateway',
+      'host',
+    ]);
     expect(packages.get('@spoor/classifier')).to.equal('classifier');
   });
 
@@ -35,8 +46,12 @@ describe('Service boundaries', () => {
           if (other && other !== service) offending.push(`${file.slice(ROOT.length)}: ${spec}`);
         }
       }
-      const deps = Object.keys(JSON.parse(readFileSync(join(SERVICES, service, 'package.json'), 'utf8')).dependencies ?? {});
-      offending.push(...deps.filter((d) => packages.has(d) && packages.get(d) !== service).map((d) => `package.json: ${d}`));
+      const deps = Object.keys(
+        JSON.parse(readFileSync(join(SERVICES, service, 'package.json'), 'utf8')).dependencies ?? {},
+      );
+      offending.push(
+        ...deps.filter((d) => packages.has(d) && packages.get(d) !== service).map((d) => `package.json: ${d}`),
+      );
       expect(offending).to.deep.equal([]);
     });
   }

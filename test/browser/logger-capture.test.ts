@@ -53,7 +53,12 @@ for (const mode of MODES) {
       expect(v.errors).to.deep.equal([]);
       await v.close();
 
-      const listed = await waitFor(sessions, (r) => r.body?.sessions?.[0]?.event_count >= 12, 60_000, 'the visit’s events');
+      const listed = await waitFor(
+        sessions,
+        (r) => r.body?.sessions?.[0]?.event_count >= 12,
+        60_000,
+        'the visit’s events',
+      );
       // The closing tab's beacon may still be on its way through the pipeline.
       await new Promise((r) => setTimeout(r, 1000));
       expect(listed.body.sessions).to.have.length(1);
@@ -77,16 +82,33 @@ for (const mode of MODES) {
       ]);
       // Reloading restores the scroll position, which fires scroll events in its own time: the
       // reloaded page's depth may follow, sent as the tab closed.
-      expect(['', 'scroll']).to.include(all.slice(12).map((e) => e.action).join(','));
+      expect(['', 'scroll']).to.include(
+        all
+          .slice(12)
+          .map((e) => e.action)
+          .join(','),
+      );
       expect(new Set(all.map((e) => e.event_id)).size).to.equal(all.length);
       expect(events.every((e) => e.timestamp >= started - 1000 && e.timestamp <= Date.now())).to.equal(true);
       expect(all.every((e) => e.session_id === id)).to.equal(true);
 
       // What was clicked, described; what was typed, nowhere.
       const clicks = events.filter((e) => e.action === 'click').map((e) => e.payload);
-      expect(clicks[0]).to.deep.equal({ tag: 'button', id: 'buy', classes: 'btn primary', text: 'Buy now', path: 'button#buy' });
+      expect(clicks[0]).to.deep.equal({
+        tag: 'button',
+        id: 'buy',
+        classes: 'btn primary',
+        text: 'Buy now',
+        path: 'button#buy',
+      });
       expect(clicks[1]).to.deep.equal({ tag: 'input', id: 'email', path: 'input#email' });
-      expect(clicks[2]).to.deep.equal({ tag: 'a', id: 'to-pricing', text: 'Pricing', href: `${site.origin}/pricing`, path: 'a#to-pricing' });
+      expect(clicks[2]).to.deep.equal({
+        tag: 'a',
+        id: 'to-pricing',
+        text: 'Pricing',
+        href: `${site.origin}/pricing`,
+        path: 'a#to-pricing',
+      });
       expect(JSON.stringify(events)).not.to.contain('secret@example.com');
 
       // Page views: titles, and the previous page as the referrer of in-app navigation.
@@ -111,7 +133,10 @@ for (const mode of MODES) {
       expect(summary.utm.source).to.equal('newsletter');
       expect(summary.duration_ms).to.be.greaterThan(0);
 
-      const actions = (await api.get('/v1/events/actions', scope)).body.actions as Array<{ action: string; last_seen: number }>;
+      const actions = (await api.get('/v1/events/actions', scope)).body.actions as Array<{
+        action: string;
+        last_seen: number;
+      }>;
       expect(actions.map((a) => a.action).sort()).to.deep.equal(['click', 'pageview', 'scroll', 'session_start']);
       expect(actions.every((a) => a.last_seen >= started - 1000)).to.equal(true);
       // Raw events as received: each once.
@@ -138,10 +163,20 @@ for (const mode of MODES) {
       await v.page.evaluate('spoor.flush()');
       expect(v.errors).to.deep.equal([]);
       await v.close();
-      const listed = await waitFor(sessions, (r) => r.body.sessions.filter((s: any) => !before.has(s.session_id)).length === 2, 60_000, 'two new sessions');
+      const listed = await waitFor(
+        sessions,
+        (r) => r.body.sessions.filter((s: any) => !before.has(s.session_id)).length === 2,
+        60_000,
+        'two new sessions',
+      );
       const fresh = listed.body.sessions.filter((s: any) => !before.has(s.session_id));
-      const timelines = await Promise.all(fresh.map(async (s: any) => (await eventsOf(s.session_id)).map((e) => e.action)));
-      expect(timelines).to.have.deep.members([['session_start', 'pageview', 'click'], ['session_start', 'click']]);
+      const timelines = await Promise.all(
+        fresh.map(async (s: any) => (await eventsOf(s.session_id)).map((e) => e.action)),
+      );
+      expect(timelines).to.have.deep.members([
+        ['session_start', 'pageview', 'click'],
+        ['session_start', 'click'],
+      ]);
     });
   });
 }

@@ -32,7 +32,8 @@ for (const mode of MODES) {
     });
     after(async () => rig?.stop());
 
-    const rawEvents = async (project: string) => (await api.get('/v1/events', { origin: site.origin, project, limit: 1000 })).body.events as any[];
+    const rawEvents = async (project: string) =>
+      (await api.get('/v1/events', { origin: site.origin, project, limit: 1000 })).body.events as any[];
     const actionsOf = async (project: string) => (await rawEvents(project)).map((e) => e.action).sort();
 
     it('retries a batch Spoor took but the page never heard back from, and stores each event once', async () => {
@@ -44,15 +45,29 @@ for (const mode of MODES) {
         if (refused >= 2) return route.continue();
         refused++;
         await route.fetch(); // Spoor gets the batch and stores it …
-        await route.fulfill({ status: 503, headers: { 'access-control-allow-origin': site.origin, 'retry-after': '1' }, body: '{"detail":"busy"}' }); // … the page hears 503
+        await route.fulfill({
+          status: 503,
+          headers: { 'access-control-allow-origin': site.origin, 'retry-after': '1' },
+          body: '{"detail":"busy"}',
+        }); // … the page hears 503
       });
       await v.page.goto(`${site.origin}/?project=site/retry`);
       await v.page.click('#buy');
-      await waitFor(() => Promise.resolve(refused), (n) => n === 2, 20_000, 'two refused deliveries');
+      await waitFor(
+        () => Promise.resolve(refused),
+        (n) => n === 2,
+        20_000,
+        'two refused deliveries',
+      );
       await v.page.click('#buy');
-      const events = await waitFor(() => rawEvents('site/retry'), (e) => e.length >= 4, 60_000, 'four events');
+      const events = await waitFor(
+        () => rawEvents('site/retry'),
+        (e) => e.length >= 4,
+        60_000,
+        'four events',
+      );
       await pause(1500);
-      expect((await actionsOf('site/retry'))).to.deep.equal(['click', 'click', 'pageview', 'session_start']);
+      expect(await actionsOf('site/retry')).to.deep.equal(['click', 'click', 'pageview', 'session_start']);
       expect(new Set(events.map((e) => e.event_id)).size).to.equal(4);
       // The refused batches went out again with the same event ids: retried, stored once.
       const later = requests.slice(2).flat();
@@ -66,14 +81,24 @@ for (const mode of MODES) {
     it('keeps events while offline and sends them when the connection returns', async () => {
       const v = await newVisitor(browser);
       await v.page.goto(`${site.origin}/?project=site/offline`);
-      await waitFor(() => actionsOf('site/offline'), (a) => a.length === 2, 30_000, 'the first page view');
+      await waitFor(
+        () => actionsOf('site/offline'),
+        (a) => a.length === 2,
+        30_000,
+        'the first page view',
+      );
       await v.context.setOffline(true);
       await v.page.click('#buy');
       await v.page.evaluate("spoor.track('note', { offline: true })");
       await pause(2500);
       expect(await actionsOf('site/offline')).to.deep.equal(['pageview', 'session_start']);
       await v.context.setOffline(false);
-      await waitFor(() => actionsOf('site/offline'), (a) => a.length === 4, 30_000, 'the events kept while offline');
+      await waitFor(
+        () => actionsOf('site/offline'),
+        (a) => a.length === 4,
+        30_000,
+        'the events kept while offline',
+      );
       const note = (await rawEvents('site/offline')).find((e) => e.action === 'note');
       expect(note.payload).to.deep.equal({ offline: true });
       expect(v.errors).to.deep.equal([]);
@@ -100,7 +125,12 @@ for (const mode of MODES) {
       await w.page.goto(`${site.origin}/?project=site/optout-api`);
       await w.page.click('#buy');
       await w.page.evaluate('spoor.flush()');
-      await waitFor(() => actionsOf('site/optout-api'), (a) => a.length === 3, 30_000, 'events before the opt-out');
+      await waitFor(
+        () => actionsOf('site/optout-api'),
+        (a) => a.length === 3,
+        30_000,
+        'events before the opt-out',
+      );
       await w.page.evaluate('spoor.optOut()');
       await w.page.click('#buy');
       await w.page.reload();
@@ -126,7 +156,12 @@ for (const mode of MODES) {
       await plain.page.goto(`${site.origin}/dnt`);
       await plain.page.click('#buy');
       await plain.page.close({ runBeforeUnload: true });
-      await waitFor(() => actionsOf(projects.dnt), (a) => a.length === 3, 30_000, 'the tracked visit');
+      await waitFor(
+        () => actionsOf(projects.dnt),
+        (a) => a.length === 3,
+        30_000,
+        'the tracked visit',
+      );
       expect([...dnt.errors, ...plain.errors]).to.deep.equal([]);
       await Promise.all([dnt.close(), plain.close()]);
     });
@@ -140,14 +175,24 @@ for (const mode of MODES) {
       await v.page.goto(`${site.origin}/module`);
       await v.page.click('#buy');
       await v.page.evaluate('spoorModule.flush()');
-      const events = await waitFor(() => rawEvents(projects.module), (e) => e.length === 3, 30_000, 'the module page’s events');
+      const events = await waitFor(
+        () => rawEvents(projects.module),
+        (e) => e.length === 3,
+        30_000,
+        'the module page’s events',
+      );
       expect(events.map((e) => e.action).sort()).to.deep.equal(['click', 'pageview', 'signup']);
       expect(events.find((e) => e.action === 'signup').payload).to.deep.equal({ plan: 'team', seats: 3 });
       // No session id from the page; Spoor derived one (from IP, user agent and day) for all three.
       expect(sent.map((e) => e.action).sort()).to.deep.equal(['click', 'pageview', 'signup']);
       expect(sent.some((e) => 'session_id' in e)).to.equal(false);
       expect(new Set(events.map((e) => e.session_id)).size).to.equal(1);
-      const listed = await waitFor(() => api.get('/v1/sessions', { origin: site.origin, project: projects.module }), (r) => r.body.sessions.length === 1 && r.body.sessions[0].event_count === 3, 30_000, 'a derived session');
+      const listed = await waitFor(
+        () => api.get('/v1/sessions', { origin: site.origin, project: projects.module }),
+        (r) => r.body.sessions.length === 1 && r.body.sessions[0].event_count === 3,
+        30_000,
+        'a derived session',
+      );
       expect(listed.body.sessions[0].session_id).to.be.a('string');
       expect(v.errors).to.deep.equal([]);
       await v.close();
@@ -162,7 +207,10 @@ describe('The logger as served', function () {
   });
   after(async () => spoor?.stop());
 
-  for (const [path, file] of [['/logger.js', 'spoor.iife.js'], ['/logger.mjs', 'spoor.mjs']] as const) {
+  for (const [path, file] of [
+    ['/logger.js', 'spoor.iife.js'],
+    ['/logger.mjs', 'spoor.mjs'],
+  ] as const) {
     it(`serves ${path}: the built bundle, JavaScript, cached for a week and revalidated by ETag`, async () => {
       const res = await fetch(`${spoor.url}${path}`);
       expect(res.status).to.equal(200);

@@ -44,7 +44,9 @@ for (const mode of MODES) {
       const res = await user.tty(['login', email], { keys: [`${PASSWORD}\r`] });
       expect(res.code, res.stdout).to.equal(0);
       expect(res.stdout).to.contain('Password:');
-      expect(res.stdout).to.match(new RegExp(`logged in to .* as ${email} until \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}`));
+      expect(res.stdout).to.match(
+        new RegExp(`logged in to .* as ${email} until \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}`),
+      );
       expect(res.stdout).not.to.contain(PASSWORD);
       expect((await user.run(['whoami'])).json().email).to.equal(email);
     });
@@ -105,16 +107,27 @@ for (const mode of MODES) {
       await writeFile(authFile(), JSON.stringify({ ...stored, url: 'http://127.0.0.1:9' }));
       const res = await user.run(['logout']);
       expect(res.code).to.equal(1);
-      expect(res.stderr).to.match(/^error: removed the stored login, but the server did not revoke the token: http:\/\/127\.0\.0\.1:9 could not be reached \(.+\); the token stays valid until \d{4}-\d{2}-\d{2}/);
+      expect(res.stderr).to.match(
+        /^error: removed the stored login, but the server did not revoke the token: http:\/\/127\.0\.0\.1:9 could not be reached \(.+\); the token stays valid until \d{4}-\d{2}-\d{2}/,
+      );
       expect((await user.run(['logout'])).json()).to.deep.equal({ logged_out: false, revoked: false });
       // The server was never told: the token still works there.
-      const still = await fetch(`${spoor.url}/v1/users/account`, { headers: { authorization: `Bearer ${stored.token}` } });
+      const still = await fetch(`${spoor.url}/v1/users/account`, {
+        headers: { authorization: `Bearer ${stored.token}` },
+      });
       expect(still.status).to.equal(200);
       expect((await user.run(['login', email], { input: `${PASSWORD}\n` })).code).to.equal(0);
     });
 
     it('exits 2 on usage errors: unknown command or option, missing argument, no project chosen, a bad number', async () => {
-      const cases: string[][] = [['frobnicate'], ['sessions', 'show'], ['sessions', 'list', '--limit', 'ten'], ['sessions', 'list'], ['login'], ['events', 'raw', '--since', 'yesterday-ish']];
+      const cases: string[][] = [
+        ['frobnicate'],
+        ['sessions', 'show'],
+        ['sessions', 'list', '--limit', 'ten'],
+        ['sessions', 'list'],
+        ['login'],
+        ['events', 'raw', '--since', 'yesterday-ish'],
+      ];
       for (const args of cases) {
         const res = await user.run(args);
         expect(res.code, `spoor ${args.join(' ')}: ${res.stderr}`).to.equal(2);

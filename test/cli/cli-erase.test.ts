@@ -12,19 +12,31 @@ describe('spoor CLI: erase', function () {
   const origin = 'http://localhost:4560';
   const project = 'cli/erase';
   const t0 = Date.now() - 60_000;
-  const sessionIds = async () => ((await user.run(['sessions', 'list'])).json().sessions as Array<{ session_id: string }>).map((s) => s.session_id).sort();
+  const sessionIds = async () =>
+    ((await user.run(['sessions', 'list'])).json().sessions as Array<{ session_id: string }>)
+      .map((s) => s.session_id)
+      .sort();
 
   before(async function () {
     const started = await startSpoor('embedded');
     requireEngine(this, started ? 'ok' : null, 'embedded mode');
     spoor = started!;
     user = await cliUser(spoor.url);
-    expect((await user.run(['signup', 'erase@example.com'], { env: { SPOOR_PASSWORD: 'long enough pw' } })).code).to.equal(0);
+    expect(
+      (await user.run(['signup', 'erase@example.com'], { env: { SPOOR_PASSWORD: 'long enough pw' } })).code,
+    ).to.equal(0);
     expect((await user.run(['projects', 'add', origin, project])).code).to.equal(0);
     expect((await user.run(['use', origin, project])).code).to.equal(0);
-    const events = ['s-keep', 's-gone'].flatMap((sid) => ['pageview', 'click'].map((action, i) => ({ project, action, timestamp: t0 + i * 1000, session_id: sid })));
+    const events = ['s-keep', 's-gone'].flatMap((sid) =>
+      ['pageview', 'click'].map((action, i) => ({ project, action, timestamp: t0 + i * 1000, session_id: sid })),
+    );
     expect((await postAsBrowser(spoor.url, origin, events)).status).to.equal(200);
-    await waitFor(() => user.run(['sessions', 'list']), (r) => r.code === 0 && r.json().sessions.length === 2, 60_000, 'two sessions');
+    await waitFor(
+      () => user.run(['sessions', 'list']),
+      (r) => r.code === 0 && r.json().sessions.length === 2,
+      60_000,
+      'two sessions',
+    );
   });
   after(async () => spoor?.stop());
 
@@ -43,7 +55,11 @@ describe('spoor CLI: erase', function () {
   it('erases a session, then everyone stored with an IP, waiting for each job', async () => {
     const one = await user.run(['erase', '--session', 's-gone', '--poll-ms', '100']);
     expect(one.code, one.stderr).to.equal(0);
-    expect(one.json()).to.deep.include({ kind: 'erasure', status: 'succeeded', result: { sessions: 1, events: 2, overviews_rebuilt: 0 } });
+    expect(one.json()).to.deep.include({
+      kind: 'erasure',
+      status: 'succeeded',
+      result: { sessions: 1, events: 2, overviews_rebuilt: 0 },
+    });
     expect(await sessionIds()).to.deep.equal(['s-keep']);
     // Every event of the test came from the loopback address.
     const all = await user.run(['erase', '--ip', '127.0.0.1', '--poll-ms', '100']);

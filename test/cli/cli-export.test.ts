@@ -22,12 +22,25 @@ describe('spoor CLI: export, projects delete and account delete', function () {
     spoor = started!;
     user = await cliUser(spoor.url);
     files = await makeTempDir('cli-export');
-    expect((await user.run(['signup', 'export@example.com'], { env: { SPOOR_PASSWORD: 'long enough pw' } })).code).to.equal(0);
+    expect(
+      (await user.run(['signup', 'export@example.com'], { env: { SPOOR_PASSWORD: 'long enough pw' } })).code,
+    ).to.equal(0);
     expect((await user.run(['projects', 'add', origin, project])).code).to.equal(0);
     expect((await user.run(['use', origin, project])).code).to.equal(0);
-    const events = ['pageview', 'click', 'signup'].map((action, i) => ({ project, action, timestamp: t0 + i * 1000, session_id: 's-cli', payload: { i } }));
+    const events = ['pageview', 'click', 'signup'].map((action, i) => ({
+      project,
+      action,
+      timestamp: t0 + i * 1000,
+      session_id: 's-cli',
+      payload: { i },
+    }));
     expect((await postAsBrowser(spoor.url, origin, events)).status).to.equal(200);
-    await waitFor(() => user.run(['sessions', 'list']), (r) => r.code === 0 && r.json().sessions.length === 1, 60_000, 'one session');
+    await waitFor(
+      () => user.run(['sessions', 'list']),
+      (r) => r.code === 0 && r.json().sessions.length === 1,
+      60_000,
+      'one session',
+    );
   });
   after(async () => spoor?.stop());
 
@@ -37,15 +50,37 @@ describe('spoor CLI: export, projects delete and account delete', function () {
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stderr).to.match(/wrote 3 rows, [\d,]+ bytes to .*events\.parquet/);
     const rows = await readExport('parquet', await readFile(parquet));
-    expect(rows.map((r) => [r.action, JSON.parse(r.payload!).i])).to.deep.equal([['pageview', 0], ['click', 1], ['signup', 2]]);
+    expect(rows.map((r) => [r.action, JSON.parse(r.payload!).i])).to.deep.equal([
+      ['pageview', 0],
+      ['click', 1],
+      ['signup', 2],
+    ]);
 
     const csv = join(files, 'sessions.csv');
     expect((await user.run(['export', 'sessions', '-o', csv, '--poll-ms', '100'])).code).to.equal(0);
-    expect((await readExport('csv', await readFile(csv))).map((r) => [r.session_id, r.event_count])).to.deep.equal([['s-cli', '3']]);
+    expect((await readExport('csv', await readFile(csv))).map((r) => [r.session_id, r.event_count])).to.deep.equal([
+      ['s-cli', '3'],
+    ]);
 
-    const out = await user.run(['export', 'events', '--format', 'ndjson', '-o', '-', '--since', String(t0 + 1000), '--poll-ms', '100']);
+    const out = await user.run([
+      'export',
+      'events',
+      '--format',
+      'ndjson',
+      '-o',
+      '-',
+      '--since',
+      String(t0 + 1000),
+      '--poll-ms',
+      '100',
+    ]);
     expect(out.code, out.stderr).to.equal(0);
-    expect(out.stdout.trim().split('\n').map((l) => JSON.parse(l).action)).to.deep.equal(['click', 'signup']);
+    expect(
+      out.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).action),
+    ).to.deep.equal(['click', 'signup']);
 
     const bad = await user.run(['export', 'visitors']);
     expect(bad.code).to.equal(2);

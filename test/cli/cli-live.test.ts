@@ -45,20 +45,31 @@ describe('CLI: spoor live: embedded', function () {
   it('--once on a terminal prints the view', async () => {
     const r = await user.tty(['live', '--once']);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout).to.contain('2 visitors in the last 5 minutes').and.contain('Pages now').and.contain('/pricing').and.contain('Latest events');
+    expect(r.stdout)
+      .to.contain('2 visitors in the last 5 minutes')
+      .and.contain('Pages now')
+      .and.contain('/pricing')
+      .and.contain('Latest events');
   });
 
   it('follows with one JSON line per snapshot when piped, and Ctrl-C ends it with 0', async () => {
     const xdg = dirname(user.configDir);
-    const child = spawn(process.execPath, [SPOOR_BIN, 'live'], { env: { PATH: process.env.PATH ?? '', HOME: xdg, XDG_CONFIG_HOME: xdg, SPOOR_URL: spoor.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SPOOR_BIN, 'live'], {
+      env: { PATH: process.env.PATH ?? '', HOME: xdg, XDG_CONFIG_HOME: xdg, SPOOR_URL: spoor.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const deadline = Date.now() + 15_000;
-    while (stdout.split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (stdout.split('\n').filter(Boolean).length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGINT');
     expect(await exited).to.equal(0);
-    const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines.length).to.be.at.least(2);
     expect(lines[1].at).to.be.above(lines[0].at);
     expect(lines.every((s) => s.visitors === 2)).to.equal(true);
@@ -72,8 +83,11 @@ describe('CLI: spoor live: embedded', function () {
     expect(r.stdout).to.contain('Pages now');
   });
 
-  it('exits 1 with the server\'s reason for another project', async () => {
-    const stderr = failed(await user.run(['live', '--once', '--origin', 'http://localhost:4899', '--project', 'not/mine']), 1);
+  it("exits 1 with the server's reason for another project", async () => {
+    const stderr = failed(
+      await user.run(['live', '--once', '--origin', 'http://localhost:4899', '--project', 'not/mine']),
+      1,
+    );
     expect(stderr).to.contain('Project not found');
   });
 });

@@ -16,7 +16,9 @@ describe('spoor CLI: projects retention', function () {
     requireEngine(this, started ? 'ok' : null, 'the embedded mode');
     spoor = started!;
     user = await cliUser(spoor.url);
-    expect((await user.run(['signup', 'retention@example.com'], { env: { SPOOR_PASSWORD: 'long enough pw' } })).code).to.equal(0);
+    expect(
+      (await user.run(['signup', 'retention@example.com'], { env: { SPOOR_PASSWORD: 'long enough pw' } })).code,
+    ).to.equal(0);
     expect((await user.run(['projects', 'add', origin, project])).code).to.equal(0);
     expect((await user.run(['use', origin, project])).code).to.equal(0);
   });
@@ -35,7 +37,7 @@ describe('spoor CLI: projects retention', function () {
     expect(table.stdout.split('\n')[0], table.stdout).to.match(/RETENTION_DAYS\s+IP_POLICY\s*$/);
   });
 
-  it('refuses bad values with exit code 2, and the server\'s range with exit code 1', async () => {
+  it("refuses bad values with exit code 2, and the server's range with exit code 1", async () => {
     for (const args of [['--days', 'soon'], ['--ip-policy', 'scramble'], []]) {
       const res = await user.run(['projects', 'retention', ...args]);
       expect(res.code, args.join(' ')).to.equal(2);

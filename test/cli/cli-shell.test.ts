@@ -7,7 +7,10 @@ import { failed } from '../support/cli-assertions.js';
 
 /** Runs spoor with stdout a pipe whose reading end is closed before spoor writes, as `| head -1` does. */
 function runIntoClosedPipe(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [SPOOR_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', TZ: 'UTC' } });
+  const child = spawn(process.execPath, [SPOOR_BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC' },
+  });
   child.stdout!.destroy();
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -35,7 +38,13 @@ describe('CLI at a shell: closed pipes and unknown commands', function () {
 
   it('an unknown command exits 2 with or without --help, at the top and under a command', async () => {
     // `spoor export` exists since issue 17: `frobnicate` is a command no one will add.
-    const cases = [['frobnicate'], ['frobnicate', '--help'], ['frobnicate', '-h'], ['--url', 'http://127.0.0.1:9', 'frobnicate', '--help'], ['sessions', 'frobnicate', '--help']];
+    const cases = [
+      ['frobnicate'],
+      ['frobnicate', '--help'],
+      ['frobnicate', '-h'],
+      ['--url', 'http://127.0.0.1:9', 'frobnicate', '--help'],
+      ['sessions', 'frobnicate', '--help'],
+    ];
     for (const args of cases) {
       const name = args.find((a) => a === 'frobnicate');
       expect(failed(await user.run(args), 2), args.join(' ')).to.contain(`error: unknown command '${name}'`);
@@ -43,7 +52,13 @@ describe('CLI at a shell: closed pipes and unknown commands', function () {
   });
 
   it('--help of a known command still exits 0, also after options meant for the default subcommand', async () => {
-    for (const args of [['--help'], ['sessions', '--help'], ['sessions', 'list', '--help'], ['sessions', '--limit', '5', '--help'], ['help', 'sessions']]) {
+    for (const args of [
+      ['--help'],
+      ['sessions', '--help'],
+      ['sessions', 'list', '--help'],
+      ['sessions', '--limit', '5', '--help'],
+      ['help', 'sessions'],
+    ]) {
       const run = await user.run(args);
       expect(run.code, `spoor ${args.join(' ')}: ${run.stderr}`).to.equal(0);
       expect(run.stdout, args.join(' ')).to.match(/^Usage: spoor/);

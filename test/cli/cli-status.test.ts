@@ -28,7 +28,9 @@ async function closedPort(): Promise<number> {
 async function bashComplete(script: string, words: string[]): Promise<string[]> {
   const quoted = words.map((w) => `'${w}'`).join(' ');
   const program = `eval "$SPOOR_COMPLETION"; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _spoor; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', program], { env: { PATH: process.env.PATH ?? '', SPOOR_COMPLETION: script } });
+  const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', program], {
+    env: { PATH: process.env.PATH ?? '', SPOOR_COMPLETION: script },
+  });
   return stdout.split('\n').filter(Boolean);
 }
 
@@ -41,7 +43,11 @@ for (const mode of MODES) {
     before(async function () {
       // Health is system-wide, for operators only: this user is one (SPOOR_ADMIN_EMAILS).
       const operator = `cli-${randomUUID().slice(0, 8)}@example.com`;
-      const started = await startSpoor(mode, { SPOOR_HEARTBEAT_MS: '200', SPOOR_HEALTH_SNAPSHOT_MS: '300', SPOOR_ADMIN_EMAILS: operator });
+      const started = await startSpoor(mode, {
+        SPOOR_HEARTBEAT_MS: '200',
+        SPOOR_HEALTH_SNAPSHOT_MS: '300',
+        SPOOR_ADMIN_EMAILS: operator,
+      });
       requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
       spoor = started!;
       user = await cliUser(spoor.url);
@@ -51,9 +57,10 @@ for (const mode of MODES) {
     });
     after(async () => spoor?.stop());
 
-    const serverVersion = async () => ((await (await fetch(`${spoor.url}/openapi.json`)).json()) as { info: { version: string } }).info.version;
+    const serverVersion = async () =>
+      ((await (await fetch(`${spoor.url}/openapi.json`)).json()) as { info: { version: string } }).info.version;
 
-    it('status health: every service alive, the server\'s version, the storage of this mode', async () => {
+    it("status health: every service alive, the server's version, the storage of this mode", async () => {
       const health = ok(await user.run(['status', 'health']));
       expect(health.status).to.equal('ok');
       expect(health.problems).to.deep.equal([]);
@@ -66,27 +73,46 @@ for (const mode of MODES) {
 
     it('status: exits 1 without a login, with a refused token, and when the server is down', async () => {
       const stranger = await cliUser(spoor.url);
-      expect(failed(await stranger.run(['status']), 1)).to.equal('error: not logged in: run `spoor login <email>` (or set SPOOR_TOKEN)\n');
-      expect(failed(await stranger.run(['status'], { env: { SPOOR_TOKEN: 'spk_not_a_key' } }), 1)).to.match(/^error: the server refused your credentials \(.+\); run `spoor login <email>` again\n$/);
-      const down = await stranger.run(['--url', `http://127.0.0.1:${await closedPort()}`, 'status'], { env: { SPOOR_TOKEN: 'spk_not_a_key' } });
+      expect(failed(await stranger.run(['status']), 1)).to.equal(
+        'error: not logged in: run `spoor login <email>` (or set SPOOR_TOKEN)\n',
+      );
+      expect(failed(await stranger.run(['status'], { env: { SPOOR_TOKEN: 'spk_not_a_key' } }), 1)).to.match(
+        /^error: the server refused your credentials \(.+\); run `spoor login <email>` again\n$/,
+      );
+      const down = await stranger.run(['--url', `http://127.0.0.1:${await closedPort()}`, 'status'], {
+        env: { SPOOR_TOKEN: 'spk_not_a_key' },
+      });
       expect(failed(down, 1)).to.equal('error: cannot reach the server: ECONNREFUSED\n');
     });
 
-    it('status and status history: exit 1 with the server\'s words for an account that is not an operator', async () => {
+    it("status and status history: exit 1 with the server's words for an account that is not an operator", async () => {
       const other = await cliUser(spoor.url);
-      ok(await other.run(['signup', `not-ops-${randomUUID().slice(0, 8)}@example.com`], { env: { SPOOR_PASSWORD: 'long enough pw' } }));
+      ok(
+        await other.run(['signup', `not-ops-${randomUUID().slice(0, 8)}@example.com`], {
+          env: { SPOOR_PASSWORD: 'long enough pw' },
+        }),
+      );
       for (const args of [['status'], ['status', 'history']]) {
-        expect(failed(await other.run(args), 1), args.join(' ')).to.match(/^error: Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS.*\n$/);
+        expect(failed(await other.run(args), 1), args.join(' ')).to.match(
+          /^error: Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS.*\n$/,
+        );
       }
     });
 
     it('status history --limit 5: the newest five snapshots, newest first; a bad --limit fails', async () => {
-      const history = await waitFor(() => user.run(['status', 'history', '--limit', '5']), (r) => r.code === 0 && r.json().snapshots.length === 5, 20_000, 'five snapshots');
+      const history = await waitFor(
+        () => user.run(['status', 'history', '--limit', '5']),
+        (r) => r.code === 0 && r.json().snapshots.length === 5,
+        20_000,
+        'five snapshots',
+      );
       const snapshots = history.json().snapshots as Array<{ checked_at: number; status: string; services: unknown[] }>;
       const times = snapshots.map((s) => s.checked_at);
       expect(times).to.deep.equal([...times].sort((a, b) => b - a));
       for (const s of snapshots) expect(s).to.include.keys('status', 'services', 'ingest', 'lag');
-      expect(failed(await user.run(['status', 'history', '--limit', 'five']), 2)).to.contain('--limit must be a whole number');
+      expect(failed(await user.run(['status', 'history', '--limit', 'five']), 2)).to.contain(
+        '--limit must be a whole number',
+      );
       expect(failed(await user.run(['status', 'history', '--limit', '0']), 1)).to.match(/^error: query\.limit: .+\n$/);
     });
 
@@ -95,7 +121,9 @@ for (const mode of MODES) {
       expect(shown.code, shown.stdout).to.equal(0);
       const lines = shown.stdout.split(/\r?\n/);
       expect(lines[0]).to.match(/^status: +ok$/);
-      expect(lines.find((l) => l.startsWith('services:'))).to.equal(`services: ${SERVICES.map((n) => `${n} up`).join(', ')}`);
+      expect(lines.find((l) => l.startsWith('services:'))).to.equal(
+        `services: ${SERVICES.map((n) => `${n} up`).join(', ')}`,
+      );
       expect(lines.find((l) => l.startsWith('version:'))).to.contain(await serverVersion());
       expect(shown.stdout).to.match(/^TOPIC +GROUP +LAG\r?$/m);
       expect(() => JSON.parse(shown.stdout)).to.throw();
@@ -105,15 +133,28 @@ for (const mode of MODES) {
       const help = await user.run(['--help']);
       expect(help.code).to.equal(0);
       expect(help.stdout).to.match(/^Usage: spoor \[options\] \[command\]/);
-      for (const text of ['--url <url>', '--json', 'webhooks', 'channels', 'schedules', 'alerts', 'apikey', 'Exit codes: 0 done, 1 error', 'SPOOR_TOKEN']) expect(help.stdout).to.contain(text);
+      for (const text of [
+        '--url <url>',
+        '--json',
+        'webhooks',
+        'channels',
+        'schedules',
+        'alerts',
+        'apikey',
+        'Exit codes: 0 done, 1 error',
+        'SPOOR_TOKEN',
+      ])
+        expect(help.stdout).to.contain(text);
       const sub = await user.run(['webhooks', 'add', '--help']);
       expect(sub.code).to.equal(0);
       expect(sub.stdout).to.match(/^Usage: spoor webhooks add \[options\] <url>/);
-      expect(sub.stdout).to.match(/--events <types> +comma-separated: rule\.matched, threshold\.crossed,\s+digest\.created/);
+      expect(sub.stdout).to.match(
+        /--events <types> +comma-separated: rule\.matched, threshold\.crossed,\s+digest\.created/,
+      );
       expect(sub.stdout).to.contain('--description <text>');
     });
 
-    it('--version prints the build\'s version, the server\'s too; an unknown command exits 2', async () => {
+    it("--version prints the build's version, the server's too; an unknown command exits 2", async () => {
       const version = await user.run(['--version']);
       expect(version.code).to.equal(0);
       expect(version.stdout).to.equal(`${await serverVersion()}\n`);
@@ -126,9 +167,17 @@ for (const mode of MODES) {
       const git = (...args: string[]) => spawnSync('git', args, { encoding: 'utf8' });
       const described = git('describe', '--tags', '--long', hash!);
       if (described.status === 0) expect(built.version).to.equal(described.stdout.trim());
-      else expect(Number(count)).to.equal(Number(git('rev-list', '--count', hash!).stdout.trim())).and.be.greaterThan(0);
+      else
+        expect(Number(count))
+          .to.equal(Number(git('rev-list', '--count', hash!).stdout.trim()))
+          .and.be.greaterThan(0);
       expect(failed(await user.run(['bogus']), 2)).to.contain("error: unknown command 'bogus'");
-      expect(failed(await user.run(['webhooks', 'add', 'http://127.0.0.1:1/hook', '--events', 'rule.matched', '--bogus']), 2)).to.contain("unknown option '--bogus'");
+      expect(
+        failed(
+          await user.run(['webhooks', 'add', 'http://127.0.0.1:1/hook', '--events', 'rule.matched', '--bogus']),
+          2,
+        ),
+      ).to.contain("unknown option '--bogus'");
     });
 
     it('completion bash: commands, subcommands and options of `spoor webhooks add`; fish exits 2', async () => {
@@ -136,7 +185,14 @@ for (const mode of MODES) {
       expect(printed.code, printed.stderr).to.equal(0);
       const script = printed.stdout;
       expect(await bashComplete(script, ['spoor', 'web'])).to.deep.equal(['webhooks']);
-      expect(await bashComplete(script, ['spoor', 'webhooks', ''])).to.include.members(['add', 'list', 'get', 'deliveries', 'enable', 'delete']);
+      expect(await bashComplete(script, ['spoor', 'webhooks', ''])).to.include.members([
+        'add',
+        'list',
+        'get',
+        'deliveries',
+        'enable',
+        'delete',
+      ]);
       expect(await bashComplete(script, ['spoor', 'webhooks', 'de'])).to.have.members(['delete', 'deliveries']);
       const options = await bashComplete(script, ['spoor', 'webhooks', 'add', '--']);
       expect(options).to.include.members(['--events', '--description', '--help', '--json']);

@@ -1,16 +1,28 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import type { Harness } from '../support/spoor-harness.js';
-import { expectLabelled, expectNoHorizontalScroll, go, openDashboard, see, type DashboardTab } from './dashboard-browser.js';
+import {
+  expectLabelled,
+  expectNoHorizontalScroll,
+  go,
+  openDashboard,
+  see,
+  type DashboardTab,
+} from './dashboard-browser.js';
 import { startDashboardRig, type DashboardRig } from './dashboard-rig.js';
 import { seedProject, type SeededProject } from './dashboard-events.js';
 
 const MODE = 'embedded';
 /** The element that has focus, described by its text or accessible name. */
-const focused = (page: Page) => page.evaluate(() => {
-  const el = (globalThis as any).document.activeElement;
-  return { text: String(el?.textContent ?? '').trim(), label: String(el?.getAttribute('aria-label') ?? ''), outline: String((globalThis as any).getComputedStyle(el).outlineStyle) };
-});
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = (globalThis as any).document.activeElement;
+    return {
+      text: String(el?.textContent ?? '').trim(),
+      label: String(el?.getAttribute('aria-label') ?? ''),
+      outline: String((globalThis as any).getComputedStyle(el).outlineStyle),
+    };
+  });
 
 /**
  * How the dashboard is served and reached, beyond what each page shows: the gateway's answers
@@ -60,8 +72,18 @@ describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
     expect(js.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
     expect(js.headers.get('content-type')).to.match(/^text\/javascript/);
     const navigation = { accept: 'text/html,application/xhtml+xml' };
-    expect((await fetch(`${spoor.url}/sessions/some-id`, { headers: navigation })).headers.get('content-type')).to.match(/^text\/html/);
-    for (const path of ['/v1/sessions', '/v1/nothing', '/openapi.json', '/healthz', '/.well-known/jwks.json', '/logger.js', '/assets/missing.js']) {
+    expect(
+      (await fetch(`${spoor.url}/sessions/some-id`, { headers: navigation })).headers.get('content-type'),
+    ).to.match(/^text\/html/);
+    for (const path of [
+      '/v1/sessions',
+      '/v1/nothing',
+      '/openapi.json',
+      '/healthz',
+      '/.well-known/jwks.json',
+      '/logger.js',
+      '/assets/missing.js',
+    ]) {
       const res = await fetch(`${spoor.url}${path}`, { headers: navigation });
       expect(res.headers.get('content-type') ?? '', path).not.to.match(/^text\/html/);
     }
@@ -72,10 +94,22 @@ describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
   it('fits a 375 px phone without sideways scrolling, on every page', async () => {
     const phone = await openDashboard(browser, MODE, { viewport: { width: 375, height: 812 }, from: tab.context });
     try {
-      for (const [path, heading] of [['/overview', 'Overview of'], ['/sessions', 'Sessions'], ['/sessions/visit-reader', 'Session'], ['/actions', 'Actions'], ['/rules', 'Rules'], ['/transitions', 'Transitions'], ['/settings', 'Settings'], ['/health', 'Health'], ['/projects', 'Projects']] as const) {
+      for (const [path, heading] of [
+        ['/overview', 'Overview of'],
+        ['/sessions', 'Sessions'],
+        ['/sessions/visit-reader', 'Session'],
+        ['/actions', 'Actions'],
+        ['/rules', 'Rules'],
+        ['/transitions', 'Transitions'],
+        ['/settings', 'Settings'],
+        ['/health', 'Health'],
+        ['/projects', 'Projects'],
+      ] as const) {
         if (path === '/transitions') phone.expectFailure({ status: 404, path: '/v1/transitions' });
         // This account is no operator: health answers 403, which the page explains.
-        if (path === '/health') for (const p of ['/v1/status/health', '/v1/status/health/history']) phone.expectFailure({ status: 403, path: p });
+        if (path === '/health')
+          for (const p of ['/v1/status/health', '/v1/status/health/history'])
+            phone.expectFailure({ status: 403, path: p });
         await phone.page.goto(`${spoor.url}${path}`);
         await phone.page.getByRole('heading', { level: 1, name: heading }).waitFor();
         if (path === '/health') {
@@ -113,7 +147,12 @@ describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
   });
 
   it('sends a user whose token is refused back to sign-in with a message', async () => {
-    await page.evaluate(() => (globalThis as any).localStorage.setItem('spoor.token', JSON.stringify({ id_token: 'not-a-token', expires_at: Date.now() + 3_600_000, email: 'x@example.com' })));
+    await page.evaluate(() =>
+      (globalThis as any).localStorage.setItem(
+        'spoor.token',
+        JSON.stringify({ id_token: 'not-a-token', expires_at: Date.now() + 3_600_000, email: 'x@example.com' }),
+      ),
+    );
     tab.expectFailure({ status: 401, path: '/v1/users/projects' });
     await page.goto(`${spoor.url}/sessions`);
     await page.waitForURL('**/login?notice=*');

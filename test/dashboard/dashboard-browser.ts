@@ -8,7 +8,10 @@ import { DESKTOP_CHROME } from '../support/browser-visitor.js';
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'dashboard');
 
 /** An expected failed request: Chromium logs each non-2xx answer of fetch() as a console error. */
-export interface ExpectedFailure { status: number; path: string }
+export interface ExpectedFailure {
+  status: number;
+  path: string;
+}
 
 export interface DashboardTab {
   context: BrowserContext;
@@ -28,10 +31,18 @@ export interface DashboardTab {
  * expected, or the test fails; Chromium's console line for such an answer is left to that
  * check. Any other console error, page error or failed request fails the test.
  */
-export async function openDashboard(browser: Browser, mode: string, opts: { viewport?: { width: number; height: number }; from?: BrowserContext } = {}): Promise<DashboardTab> {
+export async function openDashboard(
+  browser: Browser,
+  mode: string,
+  opts: { viewport?: { width: number; height: number }; from?: BrowserContext } = {},
+): Promise<DashboardTab> {
   // `from`: the same signed-in browser storage (the token in localStorage) in a new window size.
   const storageState = opts.from ? await opts.from.storageState() : undefined;
-  const context = await browser.newContext({ userAgent: DESKTOP_CHROME, viewport: opts.viewport ?? { width: 1280, height: 900 }, ...(storageState ? { storageState } : {}) });
+  const context = await browser.newContext({
+    userAgent: DESKTOP_CHROME,
+    viewport: opts.viewport ?? { width: 1280, height: 900 },
+    ...(storageState ? { storageState } : {}),
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   const expected: ExpectedFailure[] = [];
@@ -43,10 +54,13 @@ export async function openDashboard(browser: Browser, mode: string, opts: { view
     if (i >= 0) expected.splice(i, 1);
     else errors.push(`unexpected ${res.status()} for ${res.request().method()} ${path}`);
   });
-  page.on('requestfailed', (req) => errors.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`));
+  page.on('requestfailed', (req) =>
+    errors.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`),
+  );
   page.on('console', (m) => {
     // Chromium's line for an HTTP error answer: the response listener above already judged it.
-    if (m.type() !== 'error' || /^Failed to load resource: the server responded with a status of/.test(m.text())) return;
+    if (m.type() !== 'error' || /^Failed to load resource: the server responded with a status of/.test(m.text()))
+      return;
     errors.push(`console: ${m.text()}`);
   });
   const dir = join(ARTIFACTS, mode);
@@ -68,7 +82,8 @@ export async function expectLabelled(page: Page): Promise<void> {
   const unlabelled = await page.evaluate(() =>
     [...(globalThis as any).document.querySelectorAll('input, select, textarea')]
       .filter((el: any) => el.type !== 'hidden' && !(el.labels?.length || el.getAttribute('aria-label')))
-      .map((el: any) => String(el.outerHTML).slice(0, 120)));
+      .map((el: any) => String(el.outerHTML).slice(0, 120)),
+  );
   expect(unlabelled, 'inputs without a label').to.deep.equal([]);
 }
 

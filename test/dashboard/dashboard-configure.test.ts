@@ -26,7 +26,12 @@ for (const mode of MODES) {
       // Loopback webhooks allowed; heartbeats and snapshots often, so health has figures and a
       // history; the account is an operator, who alone may see health (SPOOR_ADMIN_EMAILS).
       const operator = `ops-${Math.random().toString(36).slice(2)}@example.com`;
-      rig = await startDashboardRig(this, mode, { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1', SPOOR_HEARTBEAT_MS: '500', SPOOR_HEALTH_SNAPSHOT_MS: '1000', SPOOR_ADMIN_EMAILS: operator });
+      rig = await startDashboardRig(this, mode, {
+        SPOOR_WEBHOOK_ALLOW_PRIVATE: '1',
+        SPOOR_HEARTBEAT_MS: '500',
+        SPOOR_HEALTH_SNAPSHOT_MS: '1000',
+        SPOOR_ADMIN_EMAILS: operator,
+      });
       ({ spoor, tab, page } = rig);
       seeded = await seedProject(spoor.url, 'site/web', operator);
     });
@@ -59,7 +64,9 @@ for (const mode of MODES) {
       await page.getByRole('button', { name: 'Save rule' }).click();
       const alert = page.locator('.rule-editor [role="alert"]');
       await alert.waitFor();
-      expect(await alert.textContent()).to.match(/^logic/).and.contain('no_such_operator');
+      expect(await alert.textContent())
+        .to.match(/^logic/)
+        .and.contain('no_such_operator');
       await page.getByLabel('Logic (JSONLogic)').fill('{">=": [{"var": "page_count"}, 2]}');
       await page.getByRole('button', { name: 'Test on recent sessions' }).click();
       await see(page, 'Matches 1 of 3 recent sessions.');
@@ -82,7 +89,11 @@ for (const mode of MODES) {
       tab.expectFailure({ status: 422, path: '/v1/rules/test' });
       await page.getByRole('button', { name: 'Check and test YAML' }).click();
       await see(page, /YAML error at line \d+, column \d+/);
-      await page.getByLabel('YAML rules document').fill('rules:\n  - rule_id: bouncer\n    label: Bounced\n    tags: [bounced]\n    logic: {"<": [{var: page_count}, 2]}\n');
+      await page
+        .getByLabel('YAML rules document')
+        .fill(
+          'rules:\n  - rule_id: bouncer\n    label: Bounced\n    tags: [bounced]\n    logic: {"<": [{var: page_count}, 2]}\n',
+        );
       await page.getByRole('button', { name: 'Check and test YAML' }).click();
       await see(page, 'The document is valid; it matches 2 recent sessions.');
       await page.getByRole('button', { name: 'Apply YAML' }).click();
@@ -93,7 +104,12 @@ for (const mode of MODES) {
 
     it('sessions: filters by classification once the rules ran (a backfill)', async () => {
       const job = await seeded.api.post('/v1/trigger/backfill', { origin: seeded.origin, project: seeded.project });
-      await waitFor(() => seeded.api.get(`/v1/jobs/${job.body.job_id}`), (r) => r.body?.status === 'succeeded', 60_000, 'the backfill');
+      await waitFor(
+        () => seeded.api.get(`/v1/jobs/${job.body.job_id}`),
+        (r) => r.body?.status === 'succeeded',
+        60_000,
+        'the backfill',
+      );
       await go(page, 'Sessions');
       await page.getByLabel('Classification').selectOption('bouncer');
       await page.getByRole('button', { name: 'Filter' }).click();
@@ -107,7 +123,11 @@ for (const mode of MODES) {
     });
 
     it('tags: lists tags and opens the sessions that carry one', async () => {
-      await seeded.api.post('/v1/sessions/visit-reader/tags', { origin: seeded.origin, project: seeded.project, tag: 'vip' });
+      await seeded.api.post('/v1/sessions/visit-reader/tags', {
+        origin: seeded.origin,
+        project: seeded.project,
+        tag: 'vip',
+      });
       await go(page, 'Tags');
       await page.getByRole('link', { name: 'vip' }).click();
       await see(page, 'Sessions tagged “vip”');
@@ -123,14 +143,19 @@ for (const mode of MODES) {
       await see(page, 'Computed.', 60_000);
       const rows = await page.locator('.heatmap tbody th').allTextContents();
       expect(rows).to.include.members(['$start', 'session_start', 'pageview', 'click']);
-      const cell = page.locator('.heatmap tbody tr', { has: page.locator('th', { hasText: /^session_start$/ }) }).locator('td[title^="session_start → pageview"]');
+      const cell = page
+        .locator('.heatmap tbody tr', { has: page.locator('th', { hasText: /^session_start$/ }) })
+        .locator('td[title^="session_start → pageview"]');
       expect(await cell.textContent()).to.equal('100%');
       await see(page, 'Most frequent steps');
       // One step of a kind reads "1 time", not "1 times" (issue 20).
       const steps = await page.locator('ol.flows li').allTextContents();
       expect(steps).to.include('session_start → pageview 1 time (100%)');
       expect(steps.filter((s) => /\b1 times\b/.test(s))).to.deep.equal([]);
-      expect(steps.some((s) => /\b[2-9] times\b/.test(s)), steps.join('; ')).to.equal(true);
+      expect(
+        steps.some((s) => /\b[2-9] times\b/.test(s)),
+        steps.join('; '),
+      ).to.equal(true);
       await finish('transitions');
     });
 
@@ -147,7 +172,9 @@ for (const mode of MODES) {
       await page.getByLabel('rule.matched', { exact: true }).uncheck();
       await page.getByLabel('threshold.crossed', { exact: true }).check();
       await page.getByRole('button', { name: 'Add webhook' }).click();
-      expect(await page.getByLabel('Signing secret of the webhook to http://127.0.0.1:9/hook').inputValue()).to.match(/^whsec_/);
+      expect(await page.getByLabel('Signing secret of the webhook to http://127.0.0.1:9/hook').inputValue()).to.match(
+        /^whsec_/,
+      );
       await page.getByRole('button', { name: 'Delivery log' }).click();
       await see(page, 'No delivery yet.');
       await page.getByLabel('Channel name').fill('team');
@@ -168,7 +195,9 @@ for (const mode of MODES) {
       await see(page, 'Added the alert “rush”.');
       await see(page, 'more than 5 sessions tagged “bounced” within 1 h');
       const stored = await seeded.api.get('/v1/alerts', { origin: seeded.origin, project: seeded.project });
-      expect(stored.body.alerts.map((a: any) => a.condition)).to.deep.equal([{ type: 'tag_count', tag: 'bounced', threshold: 5, window_ms: 3_600_000 }]);
+      expect(stored.body.alerts.map((a: any) => a.condition)).to.deep.equal([
+        { type: 'tag_count', tag: 'bounced', threshold: 5, window_ms: 3_600_000 },
+      ]);
       await finish('settings');
       await page.reload();
       await page.getByRole('heading', { name: 'Settings' }).waitFor();
@@ -186,8 +215,29 @@ for (const mode of MODES) {
     it('health: current figures and the history; an instance gone silent counts as down, not as an instance', async () => {
       // An ingest instance that stopped ten minutes ago, as a crashed process leaves its last heartbeat.
       const at = Date.now() - 600_000;
-      const gone: Heartbeat = { instance: 'gone', services: ['ingest'], started_at: at - 60_000, at, every_ms: 500, version: 'v0', stats: {}, rates: {}, consumes: [] };
-      await spoor.store.records.put([{ kind: HEARTBEAT_KIND, project_id: '', id: gone.instance, parent_id: '', sort_key: at, data: gone, updated_at: at, deleted: false }]);
+      const gone: Heartbeat = {
+        instance: 'gone',
+        services: ['ingest'],
+        started_at: at - 60_000,
+        at,
+        every_ms: 500,
+        version: 'v0',
+        stats: {},
+        rates: {},
+        consumes: [],
+      };
+      await spoor.store.records.put([
+        {
+          kind: HEARTBEAT_KIND,
+          project_id: '',
+          id: gone.instance,
+          parent_id: '',
+          sort_key: at,
+          data: gone,
+          updated_at: at,
+          deleted: false,
+        },
+      ]);
       await go(page, 'Health');
       await see(page, /^Status: (ok|degraded)$/);
       for (const service of ['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']) {

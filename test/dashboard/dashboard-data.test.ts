@@ -14,11 +14,12 @@ const DAY = 86_400_000;
 type Format = 'csv' | 'ndjson' | 'parquet';
 
 /** The value of a datetime-local input `agoMs` ago in the page's time zone, and the instant it means there. */
-const localTimeAgo = (page: Page, agoMs: number) => page.evaluate((ago) => {
-  const d = new Date(Date.now() - ago);
-  const value = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-  return { value, ms: new Date(value).getTime() };
-}, agoMs);
+const localTimeAgo = (page: Page, agoMs: number) =>
+  page.evaluate((ago) => {
+    const d = new Date(Date.now() - ago);
+    const value = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    return { value, ms: new Date(value).getTime() };
+  }, agoMs);
 
 /**
  * A user's data, from the dashboard (issue 17): the sessions page's Export (sessions and events,
@@ -49,9 +50,15 @@ describe('Dashboard: export and the danger zone', function () {
   const exportStatus = () => page.getByRole('region', { name: 'Export' }).getByRole('status');
 
   /** Picks a format, presses an export button and reads the file the browser saved. */
-  async function download(button: string, format: Format): Promise<{ name: string; rows: Array<Record<string, unknown>> }> {
+  async function download(
+    button: string,
+    format: Format,
+  ): Promise<{ name: string; rows: Array<Record<string, unknown>> }> {
     await page.getByLabel('Format').selectOption(format);
-    const [file] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByRole('button', { name: button, exact: true }).click()]);
+    const [file] = await Promise.all([
+      page.waitForEvent('download', { timeout: 60_000 }),
+      page.getByRole('button', { name: button, exact: true }).click(),
+    ]);
     return { name: file.suggestedFilename(), rows: await readExport(format, await readFile((await file.path())!)) };
   }
 
@@ -63,9 +70,13 @@ describe('Dashboard: export and the danger zone', function () {
   it('exports the sessions it lists as CSV, all of them and then those of the time filter', async () => {
     await go(page, 'Sessions');
     const all = await download('Export sessions', 'csv');
-    const listed = (await seeded.api.get('/v1/sessions', { ...scopeOf(seeded.project), limit: 1000 })).body.sessions.map((s: { session_id: string }) => s.session_id);
+    const listed = (
+      await seeded.api.get('/v1/sessions', { ...scopeOf(seeded.project), limit: 1000 })
+    ).body.sessions.map((s: { session_id: string }) => s.session_id);
     expect(all.name).to.match(/\.csv$/);
-    expect(all.rows.map((r) => r['session_id']).sort()).to.deep.equal([...listed].sort()).and.to.have.length(3);
+    expect(all.rows.map((r) => r['session_id']).sort())
+      .to.deep.equal([...listed].sort())
+      .and.to.have.length(3);
     await see(page, `Downloaded ${all.name}: 3 sessions`);
 
     // The page's time window is the export's: the session of three days ago falls out.
@@ -75,8 +86,12 @@ describe('Dashboard: export and the danger zone', function () {
     await page.waitForURL('**/sessions?from=*');
     await see(page, /^From .* to now \(the time filter above\)/);
     const recent = await download('Export sessions', 'csv');
-    const recentListed = (await seeded.api.get('/v1/sessions', { ...scopeOf(seeded.project), window_start: from.ms, limit: 1000 })).body.sessions.map((s: { session_id: string }) => s.session_id);
-    expect(recent.rows.map((r) => r['session_id']).sort()).to.deep.equal([...recentListed].sort()).and.to.deep.equal(['visit-bounce', 'visit-reader']);
+    const recentListed = (
+      await seeded.api.get('/v1/sessions', { ...scopeOf(seeded.project), window_start: from.ms, limit: 1000 })
+    ).body.sessions.map((s: { session_id: string }) => s.session_id);
+    expect(recent.rows.map((r) => r['session_id']).sort())
+      .to.deep.equal([...recentListed].sort())
+      .and.to.deep.equal(['visit-bounce', 'visit-reader']);
     await rig.finish('export-sessions');
   });
 
@@ -84,9 +99,13 @@ describe('Dashboard: export and the danger zone', function () {
     await page.goto(`${spoor.url}/sessions`);
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
     const events = await download('Export events', 'ndjson');
-    const listed = (await seeded.api.get('/v1/events', { ...scopeOf(seeded.project), limit: 1000 })).body.events.map((e: { event_id: string }) => e.event_id);
+    const listed = (await seeded.api.get('/v1/events', { ...scopeOf(seeded.project), limit: 1000 })).body.events.map(
+      (e: { event_id: string }) => e.event_id,
+    );
     expect(events.name).to.match(/\.ndjson$/);
-    expect(events.rows.map((r) => r['event_id']).sort()).to.deep.equal([...listed].sort()).and.to.have.length(7);
+    expect(events.rows.map((r) => r['event_id']).sort())
+      .to.deep.equal([...listed].sort())
+      .and.to.have.length(7);
     await see(page, /: 7 events, /);
     await rig.finish('export-events');
   });
@@ -98,7 +117,10 @@ describe('Dashboard: export and the danger zone', function () {
     await pick(gated.project, gated.origin);
     tab.expectFailure({ status: 403, path: '/v1/exports' });
     await page.getByRole('button', { name: 'Export events', exact: true }).click();
-    await see(page, 'The domain of https://unverified.example is not verified, so its events cannot be exported yet (sessions can).');
+    await see(
+      page,
+      'The domain of https://unverified.example is not verified, so its events cannot be exported yet (sessions can).',
+    );
     expect(await exportStatus().getAttribute('class')).to.contain('error');
     expect(await exportStatus().getByRole('link', { name: 'Projects' }).getAttribute('href')).to.equal('/projects');
     const sessions = await download('Export sessions', 'csv');
@@ -107,11 +129,19 @@ describe('Dashboard: export and the danger zone', function () {
     await rig.finish('export-unverified');
   });
 
-  it('sets the retention days and IP policy, shows the API\'s refusal, and keeps forever when emptied', async () => {
+  it("sets the retention days and IP policy, shows the API's refusal, and keeps forever when emptied", async () => {
     await page.goto(`${spoor.url}/settings`);
     await pick(seeded.project);
     const card = page.getByRole('region', { name: 'Data retention' });
-    const mine = async () => ((await seeded.api.get('/v1/projects')).body.projects as Array<{ origin: string; project: string; retention_days: number | null; ip_policy: string }>).find((p) => p.project === seeded.project && p.origin === seeded.origin)!;
+    const mine = async () =>
+      (
+        (await seeded.api.get('/v1/projects')).body.projects as Array<{
+          origin: string;
+          project: string;
+          retention_days: number | null;
+          ip_policy: string;
+        }>
+      ).find((p) => p.project === seeded.project && p.origin === seeded.origin)!;
     await see(page, 'Events and sessions are kept until you delete them');
     const days = card.getByLabel('Keep events and sessions (days)');
     await days.fill('0');
@@ -151,15 +181,21 @@ describe('Dashboard: export and the danger zone', function () {
     await page.waitForURL('**/projects?deleted=*', { timeout: 60_000 });
     await see(page, 'Deleted site/doomed and all its data.');
     const { projects } = (await seeded.api.get('/v1/projects')).body as { projects: Array<{ project: string }> };
-    expect(projects.map((p) => p.project)).to.include(seeded.project).and.not.to.include(doomed.project);
-    expect(await page.locator('#project-picker option').allTextContents()).not.to.include(`site/doomed (${seeded.origin})`);
+    expect(projects.map((p) => p.project))
+      .to.include(seeded.project)
+      .and.not.to.include(doomed.project);
+    expect(await page.locator('#project-picker option').allTextContents()).not.to.include(
+      `site/doomed (${seeded.origin})`,
+    );
     expect(await page.getByRole('listitem').filter({ hasText: 'site/doomed' }).count()).to.equal(0);
     await rig.finish('delete-project');
   });
 
   it('deletes the account once its email is typed, and signs out at once', async () => {
     const sent: string[] = [];
-    page.on('request', (r) => { if (r.method() === 'DELETE') sent.push(r.url()); });
+    page.on('request', (r) => {
+      if (r.method() === 'DELETE') sent.push(r.url());
+    });
     await page.goto(`${spoor.url}/settings`);
     const zone = page.getByRole('region', { name: 'Danger zone' });
     const confirm = zone.getByLabel(`To confirm, type your account’s email: ${seeded.email}`);
@@ -177,7 +213,12 @@ describe('Dashboard: export and the danger zone', function () {
     expect(new URL(sent[0]!).searchParams.get('confirm')).to.equal(seeded.email);
     expect(await page.evaluate(() => (globalThis as any).localStorage.getItem('spoor.token'))).to.equal(null);
     // The server did it: the account's token is refused once the job ran, and its email is free.
-    await waitFor(() => seeded.api.get('/v1/users/account'), (r) => r.status === 401, 60_000, 'the account deletion');
+    await waitFor(
+      () => seeded.api.get('/v1/users/account'),
+      (r) => r.status === 401,
+      60_000,
+      'the account deletion',
+    );
     expect(await spoor.store.accounts.findByEmail(seeded.email)).to.equal(null);
     expect(tab.errors).to.deep.equal([]);
   });

@@ -15,8 +15,15 @@ const browserUa = (version: number) => DESKTOP_CHROME.replace('Chrome/156', `Chr
 type Visit = [session: string, action: string, at: number, payload?: Record<string, unknown>];
 
 /** The text of every row of a table (header cell and data cells), after its caption. */
-const rowsOf = (page: Page, selector: string) => page.locator(selector).first().evaluate((table: any) =>
-  [...table.querySelectorAll('tbody tr')].map((tr: any) => [...tr.children].map((c: any) => String(c.textContent).trim())));
+const rowsOf = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .first()
+    .evaluate((table: any) =>
+      [...table.querySelectorAll('tbody tr')].map((tr: any) =>
+        [...tr.children].map((c: any) => String(c.textContent).trim()),
+      ),
+    );
 
 /**
  * Funnels and retention in the dashboard (issue 18), over hand-made visits whose answers are
@@ -39,8 +46,17 @@ for (const mode of MODES) {
     const today = Math.floor(Date.now() / DAY) * DAY;
 
     async function send(scope: { origin: string; project: string }, visits: Visit[], ua = DESKTOP_CHROME) {
-      const events = visits.map(([session_id, action, timestamp, payload]) => ({ project: scope.project, session_id, action, timestamp, url: `${scope.origin}/`, payload: payload ?? {} }));
-      expect((await post(`${spoor.url}/v1/event/batch`, { events }, { origin: scope.origin, 'user-agent': ua })).status).to.equal(200);
+      const events = visits.map(([session_id, action, timestamp, payload]) => ({
+        project: scope.project,
+        session_id,
+        action,
+        timestamp,
+        url: `${scope.origin}/`,
+        payload: payload ?? {},
+      }));
+      expect(
+        (await post(`${spoor.url}/v1/event/batch`, { events }, { origin: scope.origin, 'user-agent': ua })).status,
+      ).to.equal(200);
     }
 
     /**
@@ -50,20 +66,52 @@ for (const mode of MODES) {
      */
     async function sendVisits(): Promise<void> {
       await send({ origin, project }, [
-        ['s1', 'pageview', t0], ['s1', 'click', t0 + 10_000, { button: 'buy' }], ['s1', 'signup', t0 + 40_000],
-        ['s2', 'pageview', t0], ['s2', 'click', t0 + 20_000, { button: 'buy' }],
-        ['s3', 'pageview', t0], ['s3', 'click', t0 + 5_000, { button: 'other' }],
-        ['s4', 'click', t0, { button: 'buy' }], ['s4', 'pageview', t0 + 1_000],
-        ['s5', 'pageview', t0], ['s5', 'click', t0 + 30_000, { button: 'buy' }], ['s5', 'signup', t0 + 2 * HOUR],
+        ['s1', 'pageview', t0],
+        ['s1', 'click', t0 + 10_000, { button: 'buy' }],
+        ['s1', 'signup', t0 + 40_000],
+        ['s2', 'pageview', t0],
+        ['s2', 'click', t0 + 20_000, { button: 'buy' }],
+        ['s3', 'pageview', t0],
+        ['s3', 'click', t0 + 5_000, { button: 'other' }],
+        ['s4', 'click', t0, { button: 'buy' }],
+        ['s4', 'pageview', t0 + 1_000],
+        ['s5', 'pageview', t0],
+        ['s5', 'click', t0 + 30_000, { button: 'buy' }],
+        ['s5', 'signup', t0 + 2 * HOUR],
       ]);
       // Day cohorts: V1 and V2 first seen two days ago (V1 back yesterday and today), V3 first seen yesterday, back today.
       const noon = (day: number) => today + day * DAY + 12 * HOUR;
       const now = today + Math.floor((Date.now() - today) / 2);
-      await send(retention, [['v1-a', 'pageview', noon(-2)], ['v1-b', 'pageview', noon(-1)], ['v1-c', 'pageview', now]], browserUa(150));
+      await send(
+        retention,
+        [
+          ['v1-a', 'pageview', noon(-2)],
+          ['v1-b', 'pageview', noon(-1)],
+          ['v1-c', 'pageview', now],
+        ],
+        browserUa(150),
+      );
       await send(retention, [['v2-a', 'pageview', noon(-2)]], browserUa(151));
-      await send(retention, [['v3-a', 'pageview', noon(-1)], ['v3-b', 'pageview', now]], browserUa(152));
-      await waitFor(() => api.get('/v1/sessions', { origin, project, limit: 10 }), (r) => r.body?.sessions?.length === 5, 60_000, 'five sessions');
-      await waitFor(() => api.get('/v1/sessions', { ...retention, limit: 10, window_start: today - 3 * DAY }), (r) => r.body?.sessions?.length === 6, 60_000, 'six retention sessions');
+      await send(
+        retention,
+        [
+          ['v3-a', 'pageview', noon(-1)],
+          ['v3-b', 'pageview', now],
+        ],
+        browserUa(152),
+      );
+      await waitFor(
+        () => api.get('/v1/sessions', { origin, project, limit: 10 }),
+        (r) => r.body?.sessions?.length === 5,
+        60_000,
+        'five sessions',
+      );
+      await waitFor(
+        () => api.get('/v1/sessions', { ...retention, limit: 10, window_start: today - 3 * DAY }),
+        (r) => r.body?.sessions?.length === 6,
+        60_000,
+        'six retention sessions',
+      );
     }
 
     before(async function () {
@@ -84,11 +132,12 @@ for (const mode of MODES) {
     after(async () => rig?.stop());
 
     const step = (n: number) => page.getByRole('group', { name: `Step ${n}`, exact: true });
-    const expectKnownCounts = async () => expect(await rowsOf(page, 'table.funnel-table')).to.deep.equal([
-      ['pageview', '5', '3', '100%', '100%', '20 s'],
-      ['click', '3', '1', '60%', '60%', '30 s'],
-      ['signup', '1', '—', '33.3%', '20%', '—'],
-    ]);
+    const expectKnownCounts = async () =>
+      expect(await rowsOf(page, 'table.funnel-table')).to.deep.equal([
+        ['pageview', '5', '3', '100%', '100%', '20 s'],
+        ['click', '3', '1', '60%', '60%', '30 s'],
+        ['signup', '1', '—', '33.3%', '20%', '—'],
+      ]);
 
     it('builds a three-step funnel from the action picker and shows the known counts', async () => {
       await go(page, 'Funnels');
@@ -102,13 +151,17 @@ for (const mode of MODES) {
       await page.getByRole('button', { name: 'Run' }).click();
       await see(page, 'Counted sessions (evaluated in SQL).');
       await expectKnownCounts();
-      expect((await page.locator('.funnel-chart li').allTextContents()).map((t) => t.replace(/\s+/g, ' '))).to.deep.equal([
-        '1. pageview5 · 100% of step 1', '2. click3 · 60% of step 1', '3. signup1 · 20% of step 1 · 33.3% of step 2',
+      expect(
+        (await page.locator('.funnel-chart li').allTextContents()).map((t) => t.replace(/\s+/g, ' ')),
+      ).to.deep.equal([
+        '1. pageview5 · 100% of step 1',
+        '2. click3 · 60% of step 1',
+        '3. signup1 · 20% of step 1 · 33.3% of step 2',
       ]);
       await rig.finish('funnels');
     });
 
-    it('shows the API\'s 422 under a bad rule step, then counts the rule once it is right', async () => {
+    it("shows the API's 422 under a bad rule step, then counts the rule once it is right", async () => {
       await step(3).getByLabel('Kind').selectOption('rule');
       await step(3).getByLabel('Rule (JSONLogic over one event)').fill('{"nope": [1]}');
       tab.expectFailure({ status: 422, path: '/v1/funnels/query' });
@@ -131,8 +184,14 @@ for (const mode of MODES) {
       const saved = page.getByRole('region', { name: 'Saved funnels' });
       await saved.getByText('Checkout').waitFor();
       const listed = (await api.get('/v1/funnels', { origin, project })).body.funnels;
-      expect(listed.map((f: { name: string; conversion_window_ms: number }) => [f.name, f.conversion_window_ms])).to.deep.equal([['Checkout', HOUR]]);
-      expect(listed[0].steps).to.deep.equal([{ action: 'pageview' }, { action: 'click', where: { button: 'buy' } }, { name: 'signup', logic: { '==': [{ var: 'action' }, 'signup'] } }]);
+      expect(
+        listed.map((f: { name: string; conversion_window_ms: number }) => [f.name, f.conversion_window_ms]),
+      ).to.deep.equal([['Checkout', HOUR]]);
+      expect(listed[0].steps).to.deep.equal([
+        { action: 'pageview' },
+        { action: 'click', where: { button: 'buy' } },
+        { name: 'signup', logic: { '==': [{ var: 'action' }, 'signup'] } },
+      ]);
       await go(page, 'Overview');
       await go(page, 'Funnels');
       await page.getByRole('button', { name: 'Open Checkout' }).click();
@@ -163,7 +222,10 @@ for (const mode of MODES) {
     });
 
     it('fits a 375 px phone without sideways scrolling', async () => {
-      const phone = await openDashboard(rig.browser, mode, { viewport: { width: 375, height: 812 }, from: tab.context });
+      const phone = await openDashboard(rig.browser, mode, {
+        viewport: { width: 375, height: 812 },
+        from: tab.context,
+      });
       try {
         await phone.page.goto(`${spoor.url}/funnels`);
         await phone.page.getByRole('button', { name: 'Run' }).click();

@@ -14,7 +14,12 @@ const MODE = 'embedded';
 
 /** The figure under `label` reads `value`, within `timeout`. */
 const figure = (page: Page, label: string, value: string, timeout: number) =>
-  page.locator('.figure').filter({ hasText: label }).locator('dd').filter({ hasText: new RegExp(`^${value}$`) }).waitFor({ timeout });
+  page
+    .locator('.figure')
+    .filter({ hasText: label })
+    .locator('dd')
+    .filter({ hasText: new RegExp(`^${value}$`) })
+    .waitFor({ timeout });
 
 async function liveViewers(spoorUrl: string): Promise<number> {
   const text = await (await fetch(new URL('/metrics', spoorUrl))).text();
@@ -48,8 +53,20 @@ describe('Dashboard: the Live page', function () {
     await see(page, '/pricing');
     const sent = Date.now();
     const events = [
-      { project: seeded.project, action: 'pageview', timestamp: sent, session_id: 'live-newcomer', url: `${seeded.origin}/live-check` },
-      { project: seeded.project, action: 'live_probe', timestamp: sent, session_id: 'live-newcomer', url: `${seeded.origin}/live-check` },
+      {
+        project: seeded.project,
+        action: 'pageview',
+        timestamp: sent,
+        session_id: 'live-newcomer',
+        url: `${seeded.origin}/live-check`,
+      },
+      {
+        project: seeded.project,
+        action: 'live_probe',
+        timestamp: sent,
+        session_id: 'live-newcomer',
+        url: `${seeded.origin}/live-check`,
+      },
     ];
     expect((await postAsBrowser(spoor.url, seeded.origin, events)).status).to.equal(200);
     await figure(page, 'Visitors now', '3', 5000);
@@ -65,11 +82,34 @@ describe('Dashboard: the Live page', function () {
   it('reconnects when the stream drops, and resumes', async () => {
     const { page, spoor } = rig;
     // The first stream after this ends after one (made-up) snapshot, as a restarting gateway's would.
-    const fake = { origin: seeded.origin, project: seeded.project, at: Date.now(), window_ms: 300_000, interval_ms: 2000, visitors: 42, pages: [], events: [] };
+    const fake = {
+      origin: seeded.origin,
+      project: seeded.project,
+      at: Date.now(),
+      window_ms: 300_000,
+      interval_ms: 2000,
+      visitors: 42,
+      pages: [],
+      events: [],
+    };
     const isLive = (url: URL) => url.pathname === '/v1/live';
-    await page.route(isLive, (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: `retry: 1000\n\nevent: snapshot\nid: 1\ndata: ${JSON.stringify(fake)}\n\n` }), { times: 1 });
+    await page.route(
+      isLive,
+      (route) =>
+        route.fulfill({
+          status: 200,
+          contentType: 'text/event-stream',
+          body: `retry: 1000\n\nevent: snapshot\nid: 1\ndata: ${JSON.stringify(fake)}\n\n`,
+        }),
+      { times: 1 },
+    );
     await go(page, 'Overview');
-    await waitFor(() => liveViewers(spoor.url), (n) => n === 0, 5000, 'the first stream to end');
+    await waitFor(
+      () => liveViewers(spoor.url),
+      (n) => n === 0,
+      5000,
+      'the first stream to end',
+    );
     await go(page, 'Live');
     await figure(page, 'Visitors now', '42', 5000);
     await see(page, /reconnecting in 1 s/, 5000);
@@ -81,7 +121,12 @@ describe('Dashboard: the Live page', function () {
     const { page, spoor, tab } = rig;
     expect(await liveViewers(spoor.url)).to.equal(1);
     await go(page, 'Overview');
-    await waitFor(() => liveViewers(spoor.url), (n) => n === 0, 5000, 'the Live page’s stream to end');
+    await waitFor(
+      () => liveViewers(spoor.url),
+      (n) => n === 0,
+      5000,
+      'the Live page’s stream to end',
+    );
     const computed = await liveComputations(spoor.url);
     await new Promise((r) => setTimeout(r, 2500));
     expect(await liveComputations(spoor.url)).to.equal(computed);

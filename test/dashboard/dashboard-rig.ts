@@ -17,11 +17,18 @@ export interface DashboardRig {
 }
 
 /** Chromium and Spoor in `mode` (with `env`), one dashboard tab; skips loudly when either is missing. */
-export async function startDashboardRig(ctx: Context, mode: Mode, env: Record<string, string> = {}): Promise<DashboardRig> {
+export async function startDashboardRig(
+  ctx: Context,
+  mode: Mode,
+  env: Record<string, string> = {},
+): Promise<DashboardRig> {
   const { browser, spoor } = await startChromiumAndSpoor(ctx, mode, env);
   const tab = await openDashboard(browser, mode);
   return {
-    browser, spoor, tab, page: tab.page,
+    browser,
+    spoor,
+    tab,
+    page: tab.page,
     async finish(name) {
       await tab.screenshot(name);
       await expectLabelled(tab.page);

@@ -57,7 +57,9 @@ for (const mode of MODES) {
       await page.getByLabel('Project identifier').fill(PROJECT);
       await page.getByRole('button', { name: 'Register' }).click();
       await see(page, 'Domain verified: raw events are readable.');
-      expect(await page.locator('.snippet code').textContent()).to.equal(`<script defer src="${spoor.url}/logger.js" data-project="${PROJECT}"></script>`);
+      expect(await page.locator('.snippet code').textContent()).to.equal(
+        `<script defer src="${spoor.url}/logger.js" data-project="${PROJECT}"></script>`,
+      );
       await page.getByLabel('Origin of the site').fill('https://example.test');
       await page.getByLabel('Project identifier').fill('example/web');
       await page.getByRole('button', { name: 'Register' }).click();
@@ -73,10 +75,22 @@ for (const mode of MODES) {
 
     it('shows the overview: aggregates on demand, headline figures, charts and top lists', async () => {
       await postVisits(spoor.url, origin, PROJECT);
-      const token = await page.evaluate(() => JSON.parse((globalThis as any).localStorage.getItem('spoor.token')).id_token as string);
+      const token = await page.evaluate(
+        () => JSON.parse((globalThis as any).localStorage.getItem('spoor.token')).id_token as string,
+      );
       const api = new ApiClient(spoor.url, token);
-      await waitFor(() => api.get('/v1/sessions', { origin, project: PROJECT }), (r) => r.body?.sessions?.length === 3, 60_000, 'three sessions');
-      await waitFor(() => api.get('/v1/sessions/visit-reader', { origin, project: PROJECT }), (r) => r.body?.event_count === 5, 60_000, 'the reader’s five events');
+      await waitFor(
+        () => api.get('/v1/sessions', { origin, project: PROJECT }),
+        (r) => r.body?.sessions?.length === 3,
+        60_000,
+        'three sessions',
+      );
+      await waitFor(
+        () => api.get('/v1/sessions/visit-reader', { origin, project: PROJECT }),
+        (r) => r.body?.event_count === 5,
+        60_000,
+        'the reader’s five events',
+      );
       await go(page, 'Overview');
       await see(page, 'No overview of the last 24 hours yet');
       await page.getByRole('button', { name: 'Aggregate now' }).click();
@@ -102,9 +116,17 @@ for (const mode of MODES) {
       await page.getByRole('heading', { name: 'Session', exact: true }).waitFor();
       await see(page, 'visit-reader');
       await see(page, 'Timeline (5 events)');
-      expect(await texts(page, '.timeline .action')).to.deep.equal(['session_start', 'pageview', 'click', 'pageview', 'click']);
+      expect(await texts(page, '.timeline .action')).to.deep.equal([
+        'session_start',
+        'pageview',
+        'click',
+        'pageview',
+        'click',
+      ]);
       await page.locator('.timeline summary').first().click();
-      expect(await page.locator('.timeline details').first().textContent()).to.contain('Browser: Chrome').and.contain('UTM: source=newsletter');
+      expect(await page.locator('.timeline details').first().textContent())
+        .to.contain('Browser: Chrome')
+        .and.contain('UTM: source=newsletter');
       await see(page, /^(Not classified yet|No rule matches this session)\.$/);
       await page.getByLabel('Add a tag').fill('vip');
       await page.getByRole('button', { name: 'Tag session' }).click();
@@ -117,7 +139,10 @@ for (const mode of MODES) {
     it('lists sessions newest first and filters them by tag and by time', async () => {
       // The list costs one request to the sessions API, however many sessions it shows.
       const asked: string[] = [];
-      const count = (r: { url(): string }) => { const path = new URL(r.url()).pathname; if (path.startsWith('/v1/sessions')) asked.push(path); };
+      const count = (r: { url(): string }) => {
+        const path = new URL(r.url()).pathname;
+        if (path.startsWith('/v1/sessions')) asked.push(path);
+      };
       page.on('request', count);
       await go(page, 'Sessions');
       expect(await page.locator('.session-row').count()).to.equal(3);
@@ -129,7 +154,9 @@ for (const mode of MODES) {
       await see(page, '1 shown');
       expect(await page.locator('.session-row').count()).to.equal(1);
       await finish('sessions-tagged');
-      await page.goto(`${spoor.url}/sessions?from=${encodeURIComponent(new Date(Date.now() - 86_400_000 - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16))}`);
+      await page.goto(
+        `${spoor.url}/sessions?from=${encodeURIComponent(new Date(Date.now() - 86_400_000 - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16))}`,
+      );
       await see(page, '2 shown');
       await finish('sessions');
     });
@@ -139,7 +166,9 @@ for (const mode of MODES) {
       await see(page, '1 of 4 actions stopped arriving.');
       const row = (a: string) => page.locator('.action-list li', { hasText: a }).textContent();
       expect(await row('legacy_signup')).to.contain('stopped arriving');
-      expect(await row('pageview')).to.contain('arriving').and.not.contain('stopped');
+      expect(await row('pageview'))
+        .to.contain('arriving')
+        .and.not.contain('stopped');
       await finish('actions');
     });
   });

@@ -18,12 +18,21 @@ for (const mode of MODES) {
     let doomed: ApiClient;
     let other: ApiClient;
     const email = `doomed-${Date.now()}@example.com`;
-    const scopes = [{ origin: 'http://localhost:4710', project: 'doomed/web' }, { origin: 'http://localhost:4711', project: 'doomed/shop' }];
+    const scopes = [
+      { origin: 'http://localhost:4710', project: 'doomed/web' },
+      { origin: 'http://localhost:4711', project: 'doomed/shop' },
+    ];
     const otherScope = { origin: 'http://localhost:4712', project: 'kept/web' };
 
     async function send(to: { origin: string; project: string }, sessionId: string) {
       const t0 = Date.now() - 60_000;
-      const events = ['pageview', 'click'].map((action, i) => ({ project: to.project, action, timestamp: t0 + i * 1000, session_id: sessionId, event_id: `${sessionId}-${i}` }));
+      const events = ['pageview', 'click'].map((action, i) => ({
+        project: to.project,
+        action,
+        timestamp: t0 + i * 1000,
+        session_id: sessionId,
+        event_id: `${sessionId}-${i}`,
+      }));
       const res = await postAsBrowser(spoor.url, to.origin, events);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }
@@ -40,8 +49,17 @@ for (const mode of MODES) {
       }
       expect((await other.post('/v1/users/projects', otherScope)).status).to.equal(200);
       await send(otherScope, 's-kept');
-      for (const [client, scope] of [[doomed, scopes[0]!], [doomed, scopes[1]!], [other, otherScope]] as const) {
-        await waitFor(() => client.get('/v1/sessions', { ...scope, limit: 10 }), (r) => r.body?.sessions?.length === 1, 30_000, `a session in ${scope.project}`);
+      for (const [client, scope] of [
+        [doomed, scopes[0]!],
+        [doomed, scopes[1]!],
+        [other, otherScope],
+      ] as const) {
+        await waitFor(
+          () => client.get('/v1/sessions', { ...scope, limit: 10 }),
+          (r) => r.body?.sessions?.length === 1,
+          30_000,
+          `a session in ${scope.project}`,
+        );
       }
     });
 
@@ -49,7 +67,7 @@ for (const mode of MODES) {
       await spoor?.stop();
     });
 
-    it('answers 401 without credentials, 403 to an API key, 422 without the account\'s email', async () => {
+    it("answers 401 without credentials, 403 to an API key, 422 without the account's email", async () => {
       expect((await doomed.withToken(null).delete('/v1/users/account', { confirm: email })).status).to.equal(401);
       const key = await doomed.post('/v1/users/apikey', { api_key_name: 'full-key' });
       expect(key.status).to.equal(200);
@@ -66,7 +84,9 @@ for (const mode of MODES) {
 
     it('deletes the account, its keys and projects; nothing of it works or remains; another account is untouched', async () => {
       const key = (await doomed.post('/v1/users/apikey', { api_key_name: 'ci' })).body.api_key as string;
-      const projectIds = await Promise.all(scopes.map(async (s) => (await spoor.store.projects.find(s.origin, s.project))!.project_id));
+      const projectIds = await Promise.all(
+        scopes.map(async (s) => (await spoor.store.projects.find(s.origin, s.project))!.project_id),
+      );
       const accountId = (await doomed.get('/v1/users/account')).body.account_id as string;
 
       // The confirmation compares like an email: case and surrounding spaces do not matter.
@@ -74,11 +94,18 @@ for (const mode of MODES) {
       expect(queued.status, queued.text).to.equal(200);
       expect(queued.body.status).to.equal('queued');
       // The job deletes the account last: its token is refused once it has run.
-      await waitFor(() => doomed.get(`/v1/jobs/${queued.body.job_id}`), (r) => r.status === 401, 60_000, 'the account deletion');
+      await waitFor(
+        () => doomed.get(`/v1/jobs/${queued.body.job_id}`),
+        (r) => r.status === 401,
+        60_000,
+        'the account deletion',
+      );
 
       expect((await doomed.get('/v1/users/account')).status).to.equal(401);
       expect((await doomed.withToken(key).get('/v1/projects')).status).to.equal(401);
-      expect((await new ApiClient(spoor.url).post('/v1/auth/login', { email, password: PASSWORD })).status).to.equal(401);
+      expect((await new ApiClient(spoor.url).post('/v1/auth/login', { email, password: PASSWORD })).status).to.equal(
+        401,
+      );
       for (const id of projectIds) {
         expect(await spoor.store.projects.get(id)).to.equal(null);
         expect(await spoor.store.events.countRaw(id)).to.equal(0);
@@ -87,12 +114,17 @@ for (const mode of MODES) {
       }
       expect(await spoor.store.accounts.get(accountId)).to.equal(null);
       expect(await spoor.store.apiKeys.list(accountId)).to.deep.equal([]);
-      expect((await spoor.store.jobs.listByAccount(accountId, 10)).map((j) => j.kind)).to.deep.equal(['account_deletion']);
+      expect((await spoor.store.jobs.listByAccount(accountId, 10)).map((j) => j.kind)).to.deep.equal([
+        'account_deletion',
+      ]);
       // Nothing of the projects in the KV (open sessions, dedup claims…): there was nothing to delete.
       expect(await spoor.process.adapters.kv.deletePrefixes(projectIds.flatMap(projectKvPrefixes))).to.equal(0);
 
       // Events for its projects are refused once ingest's project cache lapses (10 s; docs/data.md).
-      const late = () => postAsBrowser(spoor.url, scopes[0]!.origin, [{ project: scopes[0]!.project, action: 'late', timestamp: Date.now() }]);
+      const late = () =>
+        postAsBrowser(spoor.url, scopes[0]!.origin, [
+          { project: scopes[0]!.project, action: 'late', timestamp: Date.now() },
+        ]);
       const refused = await waitFor(late, (r) => r.status !== 200, 20_000, 'ingest refusing the deleted project');
       expect(refused.status).to.equal(404);
       // The other account's data is whole.

@@ -16,11 +16,21 @@ describe('Funnels and retention over HTTP: embedded', function () {
   const scope = { origin, project };
   const t0 = Date.now() - 30 * 60_000;
   const window = { window_start: t0 - 60_000, window_end: t0 + 3_600_000 };
-  const buyByRule = { name: 'Buy clicked', logic: { and: [{ '==': [{ var: 'action' }, 'click'] }, { in: ['Buy', { var: 'payload.text' }] }] } };
+  const buyByRule = {
+    name: 'Buy clicked',
+    logic: { and: [{ '==': [{ var: 'action' }, 'click'] }, { in: ['Buy', { var: 'payload.text' }] }] },
+  };
   const steps = [{ action: 'pageview' }, buyByRule, { action: 'signup', where: { plan: 'team' } }];
 
   async function send(sessionId: string, events: Array<[string, Record<string, unknown>?]>) {
-    const body = events.map(([action, payload], i) => ({ project, action, timestamp: t0 + i * 1000, session_id: sessionId, url: `${origin}/p${i}`, payload: payload ?? {} }));
+    const body = events.map(([action, payload], i) => ({
+      project,
+      action,
+      timestamp: t0 + i * 1000,
+      session_id: sessionId,
+      url: `${origin}/p${i}`,
+      payload: payload ?? {},
+    }));
     expect((await postAsBrowser(spoor.url, origin, body)).status).to.equal(200);
   }
 
@@ -35,7 +45,12 @@ describe('Funnels and retention over HTTP: embedded', function () {
     await send('f-1', [['pageview'], ['click', { text: 'Buy now' }], ['signup', { plan: 'team' }]]);
     await send('f-2', [['pageview'], ['click', { text: 'Read more' }], ['signup', { plan: 'team' }]]);
     await send('f-3', [['pageview']]);
-    await waitFor(() => api.get('/v1/sessions', { ...scope, limit: 10 }), (r) => r.body?.sessions?.length === 3, 30_000, 'three sessions');
+    await waitFor(
+      () => api.get('/v1/sessions', { ...scope, limit: 10 }),
+      (r) => r.body?.sessions?.length === 3,
+      30_000,
+      'three sessions',
+    );
   });
 
   after(async function () {
@@ -45,14 +60,47 @@ describe('Funnels and retention over HTTP: embedded', function () {
   it('answers a funnel with a rule step: entered, converted, conversions, median time to the next step', async function () {
     const res = await api.post('/v1/funnels/query', { ...scope, ...window, steps });
     expect(res.status, res.text).to.equal(200);
-    expect(res.body).to.include({ unit: 'session', order: 'strict', conversion_window_ms: 86_400_000, evaluated_in: 'typescript', breakdown: null });
+    expect(res.body).to.include({
+      unit: 'session',
+      order: 'strict',
+      conversion_window_ms: 86_400_000,
+      evaluated_in: 'typescript',
+      breakdown: null,
+    });
     expect(res.body.step_evaluation).to.deep.equal(['sql', 'typescript', 'sql']);
     expect(res.body.steps).to.deep.equal([
-      { name: 'pageview', entered: 3, converted: 1, conversion_from_previous: 1, conversion_from_first: 1, median_ms_to_next: 1000 },
-      { name: 'Buy clicked', entered: 1, converted: 1, conversion_from_previous: 1 / 3, conversion_from_first: 1 / 3, median_ms_to_next: 1000 },
-      { name: 'signup', entered: 1, converted: null, conversion_from_previous: 1, conversion_from_first: 1 / 3, median_ms_to_next: null },
+      {
+        name: 'pageview',
+        entered: 3,
+        converted: 1,
+        conversion_from_previous: 1,
+        conversion_from_first: 1,
+        median_ms_to_next: 1000,
+      },
+      {
+        name: 'Buy clicked',
+        entered: 1,
+        converted: 1,
+        conversion_from_previous: 1 / 3,
+        conversion_from_first: 1 / 3,
+        median_ms_to_next: 1000,
+      },
+      {
+        name: 'signup',
+        entered: 1,
+        converted: null,
+        conversion_from_previous: 1,
+        conversion_from_first: 1 / 3,
+        median_ms_to_next: null,
+      },
     ]);
-    const compiled = await api.post('/v1/funnels/query', { ...scope, ...window, steps: [{ action: 'pageview' }, { action: 'click', where: { text: 'Buy now' } }, steps[2]], breakdown: 'browser', order: 'any' });
+    const compiled = await api.post('/v1/funnels/query', {
+      ...scope,
+      ...window,
+      steps: [{ action: 'pageview' }, { action: 'click', where: { text: 'Buy now' } }, steps[2]],
+      breakdown: 'browser',
+      order: 'any',
+    });
     expect(compiled.status, compiled.text).to.equal(200);
     expect(compiled.body.evaluated_in).to.equal('sql');
     expect(compiled.body.steps.map((s: { entered: number }) => s.entered)).to.deep.equal([3, 1, 1]);
@@ -64,8 +112,17 @@ describe('Funnels and retention over HTTP: embedded', function () {
     const saved = await api.post('/v1/funnels', { ...scope, name: 'Checkout', steps });
     expect(saved.status, saved.text).to.equal(200);
     const id = saved.body.funnel_id as string;
-    expect(saved.body).to.include({ name: 'Checkout', unit: 'session', order: 'strict', breakdown: null, origin, project });
-    expect((await api.get('/v1/funnels', scope)).body.funnels.map((f: { funnel_id: string }) => f.funnel_id)).to.deep.equal([id]);
+    expect(saved.body).to.include({
+      name: 'Checkout',
+      unit: 'session',
+      order: 'strict',
+      breakdown: null,
+      origin,
+      project,
+    });
+    expect(
+      (await api.get('/v1/funnels', scope)).body.funnels.map((f: { funnel_id: string }) => f.funnel_id),
+    ).to.deep.equal([id]);
     const result = await api.get(`/v1/funnels/${id}/result`, { ...scope, ...window });
     expect(result.status, result.text).to.equal(200);
     expect(result.body.steps.map((s: { entered: number }) => s.entered)).to.deep.equal([3, 1, 1]);
@@ -80,11 +137,20 @@ describe('Funnels and retention over HTTP: embedded', function () {
     const res = await api.get('/v1/retention', { ...scope, window_start: t0, window_end: end, period: 'day' });
     expect(res.status, res.text).to.equal(200);
     const day = Math.floor(t0 / 86_400_000) * 86_400_000;
-    expect(res.body).to.include({ period: 'day', period_ms: 86_400_000, window_start: day, window_end: end, action: null });
+    expect(res.body).to.include({
+      period: 'day',
+      period_ms: 86_400_000,
+      window_start: day,
+      window_end: end,
+      action: null,
+    });
     // The three sessions came from one browser: one visitor, first seen on t0's day (a window
     // that crosses midnight also holds the next day's empty cohort).
     const next = end > day + 86_400_000 ? [{ start: day + 86_400_000, size: 0, returning: [0], shares: [0] }] : [];
-    expect(res.body.cohorts).to.deep.equal([{ start: day, size: 1, returning: next.length ? [1, 0] : [1], shares: next.length ? [1, 0] : [1] }, ...next]);
+    expect(res.body.cohorts).to.deep.equal([
+      { start: day, size: 1, returning: next.length ? [1, 0] : [1], shares: next.length ? [1, 0] : [1] },
+      ...next,
+    ]);
   });
 
   it('refuses bad funnels and retention queries with 422 and where the fault is', async function () {
@@ -102,7 +168,10 @@ describe('Funnels and retention over HTTP: embedded', function () {
     for (const [body, loc] of cases) {
       const res = await api.post('/v1/funnels/query', { ...scope, ...body });
       expect(res.status, JSON.stringify(body)).to.equal(422);
-      expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc), JSON.stringify(body)).to.deep.include(loc);
+      expect(
+        res.body.detail.map((d: { loc: unknown[] }) => d.loc),
+        JSON.stringify(body),
+      ).to.deep.include(loc);
     }
     const badPeriod = await api.get('/v1/retention', { ...scope, period: 'month' });
     expect(badPeriod.status).to.equal(422);
@@ -112,7 +181,7 @@ describe('Funnels and retention over HTTP: embedded', function () {
     expect(tooLong.body.detail[0].loc).to.deep.equal(['query', 'window_start']);
   });
 
-  it('answers 401 without credentials and 404 for another account\'s project', async function () {
+  it("answers 401 without credentials and 404 for another account's project", async function () {
     const anonymous = api.withToken(null);
     expect((await anonymous.post('/v1/funnels/query', { ...scope, steps })).status).to.equal(401);
     expect((await anonymous.get('/v1/retention', scope)).status).to.equal(401);

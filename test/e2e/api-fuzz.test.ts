@@ -42,12 +42,26 @@ function operationsOf(doc: Doc): Operation[] {
   );
 }
 
-const nested = (depth: number, open: string, close: string, leaf = '1') => `${open.repeat(depth)}${leaf}${close.repeat(depth)}`;
+const nested = (depth: number, open: string, close: string, leaf = '1') =>
+  `${open.repeat(depth)}${leaf}${close.repeat(depth)}`;
 
 /** Strings a parser or a database may choke on: control characters, lone surrogates, RTL marks, NUL, huge. */
 const oddString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 64 }),
-  fc.constantFrom('\u0000', '\ud800', '\udfff', '\u202e', '\ufeff', '%ZZ', '../../etc/passwd', "'; DROP TABLE events; --", '${7*7}', '__proto__', 'constructor', 'x'.repeat(70_000)),
+  fc.constantFrom(
+    '\u0000',
+    '\ud800',
+    '\udfff',
+    '\u202e',
+    '\ufeff',
+    '%ZZ',
+    '../../etc/passwd',
+    "'; DROP TABLE events; --",
+    '${7*7}',
+    '__proto__',
+    'constructor',
+    'x'.repeat(70_000),
+  ),
 );
 
 /** A JSON value of a type no field expects, or an odd string. */
@@ -59,16 +73,39 @@ const wrongValue = fc.oneof(
 
 /** Bodies as raw text, so the test never serialises what it cannot. */
 function hostileBody(fields: string[]): fc.Arbitrary<string> {
-  const safe = (v: unknown) => { try { return JSON.stringify(v) ?? 'null'; } catch { return 'null'; } };
+  const safe = (v: unknown) => {
+    try {
+      return JSON.stringify(v) ?? 'null';
+    } catch {
+      return 'null';
+    }
+  };
   const keys = fields.length ? fc.constantFrom(...fields) : fc.string({ maxLength: 8 });
   return fc.oneof(
     fc.integer({ min: 65, max: 20_000 }).map((d) => nested(d, '{"a":', '}')),
     fc.integer({ min: 65, max: 100_000 }).map((d) => nested(d, '[', ']', '')),
     fc.integer({ min: 1_000, max: 150_000 }).map((n) => `[${'0,'.repeat(n - 1)}0]`),
-    fc.constantFrom('{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}', '{"__proto__":null}', '', ' ', '{', 'null', '[]', '"x"', '1e99999', '\ufeff{}', '{"a":1,"a":2}'),
+    fc.constantFrom(
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"admin":true}}}',
+      '{"__proto__":null}',
+      '',
+      ' ',
+      '{',
+      'null',
+      '[]',
+      '"x"',
+      '1e99999',
+      '\ufeff{}',
+      '{"a":1,"a":2}',
+    ),
     fc.dictionary(keys, wrongValue, { maxKeys: 6 }).map(safe),
-    fc.record({ deep: fc.integer({ min: 10, max: 60 }), key: keys }).map(({ deep, key }) => `{${JSON.stringify(key)}:${nested(deep, '{"a":', '}')}}`),
-    fc.record({ key: keys, n: fc.integer({ min: 1_000, max: 50_000 }) }).map(({ key, n }) => `{${JSON.stringify(key)}:[${'{},'.repeat(n - 1)}{}]}`),
+    fc
+      .record({ deep: fc.integer({ min: 10, max: 60 }), key: keys })
+      .map(({ deep, key }) => `{${JSON.stringify(key)}:${nested(deep, '{"a":', '}')}}`),
+    fc
+      .record({ key: keys, n: fc.integer({ min: 1_000, max: 50_000 }) })
+      .map(({ key, n }) => `{${JSON.stringify(key)}:[${'{},'.repeat(n - 1)}{}]}`),
   );
 }
 
@@ -102,7 +139,10 @@ describe('Fuzz: hostile requests at every operation (issue 13)', function () {
 
   before(async () => {
     spoor = (await startSpoor('embedded'))!;
-    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', { email: `fuzz-${randomUUID()}@example.com`, password: 'a long password' });
+    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', {
+      email: `fuzz-${randomUUID()}@example.com`,
+      password: 'a long password',
+    });
     api = new ApiClient(spoor.url, signup.body.id_token);
     await api.post('/v1/users/projects', { origin: 'http://localhost:3000', project: 'fuzz/web' });
     operations = operationsOf((await api.get('/openapi.json')).body);
@@ -113,7 +153,13 @@ describe('Fuzz: hostile requests at every operation (issue 13)', function () {
     expect(operations.length).to.be.above(60);
   });
 
-  async function send(op: Operation, token: string | null, body: string | undefined, query: Record<string, string>, path: Record<string, string>) {
+  async function send(
+    op: Operation,
+    token: string | null,
+    body: string | undefined,
+    query: Record<string, string>,
+    path: Record<string, string>,
+  ) {
     let url = op.path;
     for (const p of op.params.filter((x) => x.in === 'path')) url = url.replace(`{${p.name}}`, path[p.name] ?? 'x');
     const target = new URL(url, spoor.url);
@@ -129,16 +175,33 @@ describe('Fuzz: hostile requests at every operation (issue 13)', function () {
   for (const withToken of [true, false]) {
     it(`no 5xx and documented errors ${withToken ? 'with' : 'without'} a token`, async () => {
       for (const op of operations) {
-        const queryArb = fc.record(Object.fromEntries(op.params.filter((p) => p.in === 'query').map((p) => [p.name, fc.oneof(oddString, fc.constantFrom('http://localhost:3000', 'fuzz/web', '-1', '1e99', ''))])), { requiredKeys: [] });
-        const pathArb = fc.record(Object.fromEntries(op.params.filter((p) => p.in === 'path').map((p) => [p.name, pathValue()])));
+        const queryArb = fc.record(
+          Object.fromEntries(
+            op.params
+              .filter((p) => p.in === 'query')
+              .map((p) => [
+                p.name,
+                fc.oneof(oddString, fc.constantFrom('http://localhost:3000', 'fuzz/web', '-1', '1e99', '')),
+              ]),
+          ),
+          { requiredKeys: [] },
+        );
+        const pathArb = fc.record(
+          Object.fromEntries(op.params.filter((p) => p.in === 'path').map((p) => [p.name, pathValue()])),
+        );
         const bodyArb = op.method === 'GET' ? fc.constant(undefined) : hostileBody(op.bodyFields);
         await fc.assert(
-          fc.asyncProperty(bodyArb, queryArb as fc.Arbitrary<Record<string, string>>, pathArb as fc.Arbitrary<Record<string, string>>, async (body, query, path) => {
-            const res = await send(op, withToken ? api.token : null, body, query, path);
-            const what = `${op.method} ${op.path} -> ${res.status} ${res.text.slice(0, 200)}`;
-            expect(res.status, what).to.be.below(500);
-            if (res.status >= 400) expectDocumentedError(res.status, JSON.parse(res.text), what);
-          }),
+          fc.asyncProperty(
+            bodyArb,
+            queryArb as fc.Arbitrary<Record<string, string>>,
+            pathArb as fc.Arbitrary<Record<string, string>>,
+            async (body, query, path) => {
+              const res = await send(op, withToken ? api.token : null, body, query, path);
+              const what = `${op.method} ${op.path} -> ${res.status} ${res.text.slice(0, 200)}`;
+              expect(res.status, what).to.be.below(500);
+              if (res.status >= 400) expectDocumentedError(res.status, JSON.parse(res.text), what);
+            },
+          ),
           { numRuns: RUNS, seed: SEED },
         );
       }

@@ -58,7 +58,10 @@ for (const mode of MODES) {
     after(async () => spoor?.stop());
 
     const apiKey = async (owner: ApiClient, keyScope?: string): Promise<ApiClient> => {
-      const res = await owner.post('/v1/users/apikey', { api_key_name: `k-${randomUUID().slice(0, 8)}`, ...(keyScope ? { scope: keyScope } : {}) });
+      const res = await owner.post('/v1/users/apikey', {
+        api_key_name: `k-${randomUUID().slice(0, 8)}`,
+        ...(keyScope ? { scope: keyScope } : {}),
+      });
       expect(res.status, res.text).to.equal(200);
       return owner.withToken(res.body.api_key as string);
     };
@@ -66,19 +69,33 @@ for (const mode of MODES) {
     it('refuses a token signed by the built-in key whose sub names no account: 401, WWW-Authenticate: Bearer', async () => {
       const [key] = await spoor!.store.signingKeys.list();
       const now = Math.floor(Date.now() / 1000);
-      const forged = await new SignJWT({ email: 'ghost@example.com' }).setProtectedHeader({ alg: 'ES256', kid: key!.kid, typ: 'JWT' })
-        .setIssuer(env.SPOOR_PUBLIC_URL!).setAudience('spoor').setSubject(randomUUID()).setJti(randomUUID())
-        .setIssuedAt(now).setNotBefore(now).setExpirationTime(now + 600)
+      const forged = await new SignJWT({ email: 'ghost@example.com' })
+        .setProtectedHeader({ alg: 'ES256', kid: key!.kid, typ: 'JWT' })
+        .setIssuer(env.SPOOR_PUBLIC_URL!)
+        .setAudience('spoor')
+        .setSubject(randomUUID())
+        .setJti(randomUUID())
+        .setIssuedAt(now)
+        .setNotBefore(now)
+        .setExpirationTime(now + 600)
         .sign(await importJWK(JSON.parse(key!.private_jwk), 'ES256'));
       const ghost = user.withToken(forged);
       expect401(await ghost.get('/v1/users/account'), 'GET account');
       expect401(await ghost.get('/v1/users/projects'), 'GET projects');
-      expect401(await ghost.post('/v1/users/projects', { origin: 'https://ghost.example', project: 'ghost/web' }), 'POST project');
+      expect401(
+        await ghost.post('/v1/users/projects', { origin: 'https://ghost.example', project: 'ghost/web' }),
+        'POST project',
+      );
       // The same key and claims for a real account pass: the signature was never the problem.
       const real = await signUp(spoor!.url);
       const { account_id } = (await real.get('/v1/users/account')).body;
-      const genuine = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key!.kid }).setIssuer(env.SPOOR_PUBLIC_URL!)
-        .setAudience('spoor').setSubject(account_id).setIssuedAt(now).setExpirationTime(now + 600)
+      const genuine = await new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: key!.kid })
+        .setIssuer(env.SPOOR_PUBLIC_URL!)
+        .setAudience('spoor')
+        .setSubject(account_id)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
         .sign(await importJWK(JSON.parse(key!.private_jwk), 'ES256'));
       expect((await user.withToken(genuine).get('/v1/users/account')).body.account_id).to.equal(account_id);
     });
@@ -86,7 +103,10 @@ for (const mode of MODES) {
     it('logout revokes the token it was called with, and only that one', async () => {
       const email = `out-${randomUUID().slice(0, 8)}@example.com`;
       const first = await signUp(spoor!.url, email);
-      const login = await new ApiClient(spoor!.url).post('/v1/auth/login', { email, password: 'correct horse battery' });
+      const login = await new ApiClient(spoor!.url).post('/v1/auth/login', {
+        email,
+        password: 'correct horse battery',
+      });
       const second = first.withToken(login.body.id_token as string);
       expect((await first.get('/v1/users/account')).status).to.equal(200);
 
@@ -112,9 +132,14 @@ for (const mode of MODES) {
     it('lists each key with its scope; full is the default; a bad scope is 422', async () => {
       const owner = await signUp(spoor!.url);
       expect((await owner.post('/v1/users/apikey', { api_key_name: 'plain' })).body.scope).to.equal('full');
-      expect((await owner.post('/v1/users/apikey', { api_key_name: 'reader', scope: 'read' })).body.scope).to.equal('read');
+      expect((await owner.post('/v1/users/apikey', { api_key_name: 'reader', scope: 'read' })).body.scope).to.equal(
+        'read',
+      );
       const listed = await owner.get('/v1/users/apikey');
-      expect(listed.body.api_keys.map((k: any) => [k.api_key_name, k.scope])).to.deep.equal([['plain', 'full'], ['reader', 'read']]);
+      expect(listed.body.api_keys.map((k: any) => [k.api_key_name, k.scope])).to.deep.equal([
+        ['plain', 'full'],
+        ['reader', 'read'],
+      ]);
       const bad = await owner.post('/v1/users/apikey', { api_key_name: 'bad', scope: 'admin' });
       expect(bad.status).to.equal(422);
       expect(bad.body.detail[0].loc).to.deep.equal(['body', 'scope']);
@@ -125,33 +150,52 @@ for (const mode of MODES) {
       expect((await reader.get('/v1/users/projects')).body.projects).to.have.length(1);
       expect((await reader.get('/v1/sessions', scope)).status).to.equal(200);
       const doc = (await reader.get('/openapi.json')).body as Doc;
-      const writes = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item)
-        .filter(([method, op]) => !['get', 'options'].includes(method) && (op.security ?? []).length > 0 && !READING_POSTS.has(path))
-        .map(([method]) => ({ method: method.toUpperCase(), path })));
+      const writes = Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(
+            ([method, op]) =>
+              !['get', 'options'].includes(method) && (op.security ?? []).length > 0 && !READING_POSTS.has(path),
+          )
+          .map(([method]) => ({ method: method.toUpperCase(), path })),
+      );
       expect(writes.length).to.be.greaterThan(20);
       for (const { method, path } of writes) {
-        const res = await reader.call(method, concrete(path), {}, { ...scope, api_key_name: 'x', tag: 'x', rule_id: 'x' });
+        const res = await reader.call(
+          method,
+          concrete(path),
+          {},
+          { ...scope, api_key_name: 'x', tag: 'x', rule_id: 'x' },
+        );
         if (path === '/v1/auth/logout') expect(res.status, path).to.equal(400);
         else expect403(res, `${method} ${path}`, /scope "read"/);
       }
-      const funnel = await reader.call('POST', '/v1/funnels/query', {}, { ...scope, steps: [{ action: 'pageview' }, { action: 'signup' }] });
+      const funnel = await reader.call(
+        'POST',
+        '/v1/funnels/query',
+        {},
+        { ...scope, steps: [{ action: 'pageview' }, { action: 'signup' }] },
+      );
       expect(funnel.status, `a read-only key runs a funnel query: ${funnel.text}`).to.equal(200);
       expect((await reader.get('/v1/users/apikey')).body.api_keys.map((k: any) => k.scope)).to.not.include('operator');
       expect((await user.post('/v1/users/apikey', { api_key_name: 'still-fine' })).status).to.equal(200);
     });
 
     it('documents 403 on every operation a read-only key or a non-operator is refused', async () => {
-      const doc = (await user.get('/openapi.json')).body as { paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>> };
+      const doc = (await user.get('/openapi.json')).body as {
+        paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
+      };
       for (const [path, item] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(item)) {
           if (method === 'options' || (op.security ?? []).length === 0) continue;
-          const refusable = (method !== 'get' && path !== '/v1/auth/logout' && !READING_POSTS.has(path)) || path.startsWith('/v1/status/health');
+          const refusable =
+            (method !== 'get' && path !== '/v1/auth/logout' && !READING_POSTS.has(path)) ||
+            path.startsWith('/v1/status/health');
           if (refusable) expect(op.responses, `${method} ${path}`).to.have.property('403');
         }
       }
     });
 
-    it('health and its history: 403 to other accounts and keys, 200 to an operator\'s token and operator key', async () => {
+    it("health and its history: 403 to other accounts and keys, 200 to an operator's token and operator key", async () => {
       const paths = ['/v1/status/health', '/v1/status/health/history'];
       const opsFullKey = await apiKey(ops);
       for (const path of paths) {
@@ -160,11 +204,21 @@ for (const mode of MODES) {
         expect403(await opsFullKey.get(path), `operator's full key ${path}`, /Operators only/);
         expect((await ops.get(path)).status, `operator token ${path}`).to.equal(200);
       }
-      expect403(await user.post('/v1/users/apikey', { api_key_name: 'sneaky', scope: 'operator' }), 'non-operator makes an operator key', /operator/);
-      expect403(await opsFullKey.post('/v1/users/apikey', { api_key_name: 'sneaky', scope: 'operator' }), 'operator\'s full key makes one', /operator/);
+      expect403(
+        await user.post('/v1/users/apikey', { api_key_name: 'sneaky', scope: 'operator' }),
+        'non-operator makes an operator key',
+        /operator/,
+      );
+      expect403(
+        await opsFullKey.post('/v1/users/apikey', { api_key_name: 'sneaky', scope: 'operator' }),
+        "operator's full key makes one",
+        /operator/,
+      );
       const opsKey = await apiKey(ops, 'operator');
       for (const path of paths) expect((await opsKey.get(path)).status, `operator key ${path}`).to.equal(200);
-      expect((await opsKey.post('/v1/users/apikey', { api_key_name: 'from-op-key', scope: 'operator' })).status).to.equal(200);
+      expect(
+        (await opsKey.post('/v1/users/apikey', { api_key_name: 'from-op-key', scope: 'operator' })).status,
+      ).to.equal(200);
       expect((await ops.get('/v1/users/apikey')).body.api_keys.map((k: any) => k.scope)).to.include('operator');
     });
 
@@ -172,8 +226,18 @@ for (const mode of MODES) {
       const res = await fetch(`${spoor!.url}/healthz`);
       expect(res.status).to.equal(200);
       const text = await res.text();
-      expect(Object.keys(JSON.parse(text)).sort()).to.deep.equal(['bus', 'counters', 'kv', 'lag', 'lag_sampled_at', 'status', 'store', 'uptime_ms']);
-      for (const secret of [scope.project, scope.origin, opsEmail, 'localhost:4310']) expect(text).to.not.contain(secret);
+      expect(Object.keys(JSON.parse(text)).sort()).to.deep.equal([
+        'bus',
+        'counters',
+        'kv',
+        'lag',
+        'lag_sampled_at',
+        'status',
+        'store',
+        'uptime_ms',
+      ]);
+      for (const secret of [scope.project, scope.origin, opsEmail, 'localhost:4310'])
+        expect(text).to.not.contain(secret);
     });
 
     it('a logged-out token stays refused after a restart on the same store; operators stay operators', async () => {

@@ -15,11 +15,26 @@ const ORIGIN = 'https://crash.example';
 /** The all-in-one process, as `npm start` runs it, in a child we can SIGKILL. */
 class SpoorChild {
   private child: ChildProcess | null = null;
-  constructor(readonly env: Record<string, string>, readonly url: string) {}
+  constructor(
+    readonly env: Record<string, string>,
+    readonly url: string,
+  ) {}
 
   async start(): Promise<void> {
-    this.child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'ignore', 'inherit'] });
-    await waitFor(() => fetch(`${this.url}/healthz`).then((r) => r.ok, () => false), (up) => up, 60_000, 'spoor to start');
+    this.child = spawn(process.execPath, [HOST_MAIN], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await waitFor(
+      () =>
+        fetch(`${this.url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      (up) => up,
+      60_000,
+      'spoor to start',
+    );
   }
 
   kill(signal: NodeJS.Signals): Promise<void> {
@@ -36,7 +51,10 @@ class SpoorChild {
   async drained(): Promise<void> {
     const since = Date.now();
     await waitFor(
-      () => fetch(`${this.url}/healthz`).then((r) => r.json() as Promise<{ lag: Record<string, number>; lag_sampled_at: number }>),
+      () =>
+        fetch(`${this.url}/healthz`).then(
+          (r) => r.json() as Promise<{ lag: Record<string, number>; lag_sampled_at: number }>,
+        ),
       (h) => h.lag_sampled_at > since && Object.keys(h.lag).length >= 2 && Object.values(h.lag).every((n) => n === 0),
       90_000,
       'the pipeline to drain',
@@ -61,9 +79,21 @@ class Sender {
   }
 
   async send(eventId: string): Promise<void> {
-    const body = { project: 'crash/web', origin: ORIGIN, action: 'click', timestamp: Date.now(), session_id: `s-${eventId.split('-')[0]}`, event_id: eventId, payload: { eventId } };
+    const body = {
+      project: 'crash/web',
+      origin: ORIGIN,
+      action: 'click',
+      timestamp: Date.now(),
+      session_id: `s-${eventId.split('-')[0]}`,
+      event_id: eventId,
+      payload: { eventId },
+    };
     try {
-      const res = await fetch(`${this.url}/v1/event`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${this.url}/v1/event`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       await res.text();
       if (res.status === 200) {
         this.acked.add(eventId);
@@ -84,7 +114,13 @@ async function crashScenario(mode: Mode, ctx: Mocha.Context, extraEnv: Record<st
   const env = await modeEnv(mode, dataDir);
   requireEngine(ctx, env ? 'ok' : null, `engines for ${mode} mode`);
   const port = await freePort();
-  const fullEnv = { ...env!, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '100', ...extraEnv };
+  const fullEnv = {
+    ...env!,
+    SPOOR_PORT: String(port),
+    SPOOR_LOG_LEVEL: 'error',
+    SPOOR_LAG_SAMPLE_MS: '100',
+    ...extraEnv,
+  };
   const config = loadConfig(fullEnv);
   const logger = createLogger('crash-test', 'error');
   // Register the project before the process starts: DuckDB admits one process at a time.
@@ -96,7 +132,12 @@ async function crashScenario(mode: Mode, ctx: Mocha.Context, extraEnv: Record<st
   await spoor.start();
   const sender = new Sender(spoor.url);
   const loops = Array.from({ length: 16 }, (_, w) => sender.loop(w));
-  await waitFor(async () => sender.acked.size, (n) => n >= 300, 30_000, 'acknowledged events');
+  await waitFor(
+    async () => sender.acked.size,
+    (n) => n >= 300,
+    30_000,
+    'acknowledged events',
+  );
   await spoor.kill('SIGKILL');
   sender.stop();
   await Promise.all(loops);

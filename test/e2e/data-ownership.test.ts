@@ -11,7 +11,11 @@ import { MODES } from '../support/engine-env.js';
 import { postAsBrowser, startSpoor, waitFor, type Harness } from '../support/spoor-harness.js';
 
 const FORMATS: ExportFormat[] = ['csv', 'ndjson', 'parquet'];
-const CONTENT_TYPES: Record<ExportFormat, RegExp> = { csv: /^text\/csv/, ndjson: /^application\/x-ndjson/, parquet: /^application\/vnd\.apache\.parquet/ };
+const CONTENT_TYPES: Record<ExportFormat, RegExp> = {
+  csv: /^text\/csv/,
+  ndjson: /^application\/x-ndjson/,
+  parquet: /^application\/vnd\.apache\.parquet/,
+};
 
 for (const mode of MODES) {
   describe(`Data ownership: exports and project deletion: ${mode}`, function () {
@@ -27,15 +31,25 @@ for (const mode of MODES) {
 
     async function send(to: { origin: string; project: string }, sessionId: string, actions: string[], start = t0) {
       const events = actions.map((action, i) => ({
-        project: to.project, action, timestamp: start + i * 1000, session_id: sessionId, event_id: `${sessionId}-${i}`,
-        url: `${to.origin}/p${i}?q=${i}`, payload: { i, note: `a "quoted", comma ${i}` },
+        project: to.project,
+        action,
+        timestamp: start + i * 1000,
+        session_id: sessionId,
+        event_id: `${sessionId}-${i}`,
+        url: `${to.origin}/p${i}?q=${i}`,
+        payload: { i, note: `a "quoted", comma ${i}` },
       }));
       const res = await postAsBrowser(spoor.url, to.origin, events);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }
 
     async function finished(client: ApiClient, jobId: string) {
-      const res = await waitFor(() => client.get(`/v1/jobs/${jobId}`), (r) => ['succeeded', 'failed'].includes(r.body?.status), 60_000, `job ${jobId}`);
+      const res = await waitFor(
+        () => client.get(`/v1/jobs/${jobId}`),
+        (r) => ['succeeded', 'failed'].includes(r.body?.status),
+        60_000,
+        `job ${jobId}`,
+      );
       return res.body;
     }
 
@@ -49,7 +63,9 @@ for (const mode of MODES) {
     }
 
     async function download(client: ApiClient, jobId: string) {
-      const res = await fetch(new URL(`/v1/exports/${jobId}/file`, spoor.url), { headers: { authorization: `Bearer ${client.token}` } });
+      const res = await fetch(new URL(`/v1/exports/${jobId}/file`, spoor.url), {
+        headers: { authorization: `Bearer ${client.token}` },
+      });
       return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
     }
 
@@ -64,8 +80,18 @@ for (const mode of MODES) {
       await send(scope, 's-one', ['pageview', 'click', 'signup']);
       await send(scope, 's-two', ['pageview', 'pageview'], t0 + 60_000);
       await send(otherScope, 's-theirs', ['pageview', 'click']);
-      await waitFor(() => api.get('/v1/sessions', { ...scope, limit: 10 }), (r) => r.body?.sessions?.length === 2, 30_000, 'two sessions');
-      await waitFor(() => other.get('/v1/sessions', { ...otherScope, limit: 10 }), (r) => r.body?.sessions?.length === 1, 30_000, 'their session');
+      await waitFor(
+        () => api.get('/v1/sessions', { ...scope, limit: 10 }),
+        (r) => r.body?.sessions?.length === 2,
+        30_000,
+        'two sessions',
+      );
+      await waitFor(
+        () => other.get('/v1/sessions', { ...otherScope, limit: 10 }),
+        (r) => r.body?.sessions?.length === 1,
+        30_000,
+        'their session',
+      );
     });
 
     after(async () => {
@@ -89,22 +115,61 @@ for (const mode of MODES) {
             expect(file.status).to.equal(200);
             expect(file.headers.get('content-type')).to.match(CONTENT_TYPES[format]);
             expect(file.headers.get('content-disposition')).to.equal(`attachment; filename="${job.result.file_name}"`);
-            expect(Number(file.headers.get('content-length'))).to.equal(file.bytes.length).and.equal(job.result.bytes);
+            expect(Number(file.headers.get('content-length')))
+              .to.equal(file.bytes.length)
+              .and.equal(job.result.bytes);
             files[what] = await readExport(format, file.bytes);
           }
 
-          expect(files.events!.map((r) => [r.event_id, r.action, Number(r.timestamp), JSON.parse(r.payload!), r.ip, r.user_agent, r.session_id]))
-            .to.deep.equal(apiRaw.map((e: any) => [e.event_id, e.action, e.timestamp, e.payload, e.ip, e.user_agent, e.session_id]));
-          expect(files.enriched_events!.map((r) => [r.event_id, r.browser_name, r.path, JSON.parse(r.query!), r.bot, r.session_id]))
-            .to.deep.equal(apiEnriched.map((e: any) => [e.event_id, e.browser.name, e.path, e.query, String(e.bot), e.session_id]));
+          expect(
+            files.events!.map((r) => [
+              r.event_id,
+              r.action,
+              Number(r.timestamp),
+              JSON.parse(r.payload!),
+              r.ip,
+              r.user_agent,
+              r.session_id,
+            ]),
+          ).to.deep.equal(
+            apiRaw.map((e: any) => [e.event_id, e.action, e.timestamp, e.payload, e.ip, e.user_agent, e.session_id]),
+          );
+          expect(
+            files.enriched_events!.map((r) => [
+              r.event_id,
+              r.browser_name,
+              r.path,
+              JSON.parse(r.query!),
+              r.bot,
+              r.session_id,
+            ]),
+          ).to.deep.equal(
+            apiEnriched.map((e: any) => [e.event_id, e.browser.name, e.path, e.query, String(e.bot), e.session_id]),
+          );
           // Exports run oldest first; the session listing answers newest first.
-          expect(files.sessions!.map((r) => [r.session_id, Number(r.first_event_at), Number(r.last_event_at), Number(r.event_count)]))
-            .to.deep.equal([...apiSessions].reverse().map((s: any) => [s.session_id, s.first_event_at, s.last_event_at, s.event_count]));
+          expect(
+            files.sessions!.map((r) => [
+              r.session_id,
+              Number(r.first_event_at),
+              Number(r.last_event_at),
+              Number(r.event_count),
+            ]),
+          ).to.deep.equal(
+            [...apiSessions]
+              .reverse()
+              .map((s: any) => [s.session_id, s.first_event_at, s.last_event_at, s.event_count]),
+          );
         });
       }
 
       it('exports only the window, end exclusive', async () => {
-        const job = await exportOf(api, { ...scope, what: 'events', format: 'ndjson', window_start: t0 + 1000, window_end: t0 + 60_000 });
+        const job = await exportOf(api, {
+          ...scope,
+          what: 'events',
+          format: 'ndjson',
+          window_start: t0 + 1000,
+          window_end: t0 + 60_000,
+        });
         const rows = await readExport('ndjson', (await download(api, job.job_id)).bytes);
         expect(rows.map((r) => r.event_id)).to.deep.equal(['s-one-1', 's-one-2']);
       });
@@ -114,7 +179,9 @@ for (const mode of MODES) {
         expect((await anonymous.post('/v1/exports', { ...scope, what: 'events', format: 'csv' })).status).to.equal(401);
         const job = await exportOf(api, { ...scope, what: 'sessions', format: 'csv' });
         expect((await anonymous.get(`/v1/exports/${job.job_id}/file`)).status).to.equal(401);
-        expect((await api.withToken('not-a-token').get(`/v1/exports/${job.job_id}/file`)).headers.get('www-authenticate')).to.equal('Bearer');
+        expect(
+          (await api.withToken('not-a-token').get(`/v1/exports/${job.job_id}/file`)).headers.get('www-authenticate'),
+        ).to.equal('Bearer');
 
         const bad: Array<[object, string[]]> = [
           [{ ...scope, format: 'csv' }, ['body', 'what']],
@@ -128,7 +195,10 @@ for (const mode of MODES) {
         for (const [body, loc] of bad) {
           const res = await api.post('/v1/exports', body);
           expect(res.status, JSON.stringify(body)).to.equal(422);
-          expect(res.body.detail.map((d: any) => d.loc), JSON.stringify(body)).to.deep.include(loc);
+          expect(
+            res.body.detail.map((d: any) => d.loc),
+            JSON.stringify(body),
+          ).to.deep.include(loc);
         }
         const longId = await api.get(`/v1/exports/${'x'.repeat(65)}/file`);
         expect(longId.status).to.equal(422);
@@ -169,7 +239,11 @@ for (const mode of MODES) {
         expect(running.status).to.equal(409);
         expect(running.body.detail).to.match(/running/);
         const result = stored.result as { expires_at: number };
-        await spoor.store.jobs.put({ ...stored, result: { ...result, expires_at: Date.now() - 1 }, updated_at: stored.updated_at + 2 });
+        await spoor.store.jobs.put({
+          ...stored,
+          result: { ...result, expires_at: Date.now() - 1 },
+          updated_at: stored.updated_at + 2,
+        });
         const expired = await api.get(`/v1/exports/${job.job_id}/file`);
         expect(expired.status).to.equal(404);
         expect(expired.body.detail).to.match(/expired/);
@@ -177,9 +251,13 @@ for (const mode of MODES) {
     });
 
     describe('project deletion', () => {
-      it('answers 401, 422 without a matching confirmation, 404 for another account\'s project', async () => {
+      it("answers 401, 422 without a matching confirmation, 404 for another account's project", async () => {
         expect((await api.withToken(null).delete('/v1/projects', { ...scope, confirm: project })).status).to.equal(401);
-        for (const [query, loc] of [[scope, 'confirm'], [{ ...scope, confirm: 'owned/WEB' }, 'confirm'], [{ origin, confirm: project }, 'project']] as const) {
+        for (const [query, loc] of [
+          [scope, 'confirm'],
+          [{ ...scope, confirm: 'owned/WEB' }, 'confirm'],
+          [{ origin, confirm: project }, 'project'],
+        ] as const) {
           const res = await api.delete('/v1/projects', query);
           expect(res.status, JSON.stringify(query)).to.equal(422);
           expect(res.body.detail.map((d: any) => d.loc)).to.deep.include(['query', loc]);
@@ -193,12 +271,33 @@ for (const mode of MODES) {
         const p = (await spoor.store.projects.find(origin, project))!;
         const kv = spoor.process.adapters.kv;
         // Some of what the project holds beyond events and sessions.
-        expect((await api.post('/v1/rules', { ...scope, rule_id: 'r-any', logic: { '>=': [{ var: 'event_count' }, 1] }, tags: ['ruled'] })).status).to.equal(200);
+        expect(
+          (
+            await api.post('/v1/rules', {
+              ...scope,
+              rule_id: 'r-any',
+              logic: { '>=': [{ var: 'event_count' }, 1] },
+              tags: ['ruled'],
+            })
+          ).status,
+        ).to.equal(200);
         expect((await api.post('/v1/sessions/s-one/tags', { ...scope, tag: 'by-hand' })).status).to.equal(200);
-        expect((await api.post('/v1/webhooks', { ...scope, url: 'http://127.0.0.1:9/hook', events: ['digest.created'] })).status).to.equal(200);
-        expect((await api.post('/v1/schedules', { ...scope, kind: 'transitions', interval_ms: 3_600_000 })).status).to.equal(200);
-        expect((await api.post('/v1/channels', { ...scope, name: 'chat', kind: 'slack', url: 'http://127.0.0.1:9/chat' })).status).to.equal(200);
-        const aggregation = await api.post('/v1/trigger/aggregation', { ...scope, window_start: t0 - 3_600_000, window_end: t0 + 3_600_000 });
+        expect(
+          (await api.post('/v1/webhooks', { ...scope, url: 'http://127.0.0.1:9/hook', events: ['digest.created'] }))
+            .status,
+        ).to.equal(200);
+        expect(
+          (await api.post('/v1/schedules', { ...scope, kind: 'transitions', interval_ms: 3_600_000 })).status,
+        ).to.equal(200);
+        expect(
+          (await api.post('/v1/channels', { ...scope, name: 'chat', kind: 'slack', url: 'http://127.0.0.1:9/chat' }))
+            .status,
+        ).to.equal(200);
+        const aggregation = await api.post('/v1/trigger/aggregation', {
+          ...scope,
+          window_start: t0 - 3_600_000,
+          window_end: t0 + 3_600_000,
+        });
         expect((await finished(api, aggregation.body.job_id)).status).to.equal('succeeded');
         expect((await api.get('/v1/projects/overview', scope)).body.overviews).to.have.length(1);
         const exported = await exportOf(api, { ...scope, what: 'events', format: 'parquet' });
@@ -211,14 +310,33 @@ for (const mode of MODES) {
 
         // The API: the project is gone from the listings and every scoped read answers 404.
         expect((await api.get('/v1/projects')).body.projects.map((x: any) => x.project)).to.not.include(project);
-        for (const path of ['/v1/sessions', '/v1/events', '/v1/events/enriched', '/v1/events/actions', '/v1/tags', '/v1/rules', '/v1/projects/overview', '/v1/webhooks', '/v1/schedules', '/v1/channels', '/v1/alerts', '/v1/sessions/s-one', '/v1/sessions/s-one/events', '/v1/rules/r-any']) {
+        for (const path of [
+          '/v1/sessions',
+          '/v1/events',
+          '/v1/events/enriched',
+          '/v1/events/actions',
+          '/v1/tags',
+          '/v1/rules',
+          '/v1/projects/overview',
+          '/v1/webhooks',
+          '/v1/schedules',
+          '/v1/channels',
+          '/v1/alerts',
+          '/v1/sessions/s-one',
+          '/v1/sessions/s-one/events',
+          '/v1/rules/r-any',
+        ]) {
           const res = await api.get(path, scope);
           expect(res.status, path).to.equal(404);
           expect(res.body, path).to.deep.equal({ detail: 'Project not found' });
         }
         expect((await download(api, exported.job_id)).status).to.equal(404);
         // Of the project's jobs only the deletion's own record is left.
-        expect((await api.get('/v1/jobs', { limit: 100 })).body.jobs.filter((j: any) => j.project === project && j.origin === origin).map((j: any) => j.kind)).to.deep.equal(['project_deletion']);
+        expect(
+          (await api.get('/v1/jobs', { limit: 100 })).body.jobs
+            .filter((j: any) => j.project === project && j.origin === origin)
+            .map((j: any) => j.kind),
+        ).to.deep.equal(['project_deletion']);
         expect((await api.get(`/v1/jobs/${aggregation.body.job_id}`)).status).to.equal(404);
 
         // The store, read directly.
@@ -230,14 +348,21 @@ for (const mode of MODES) {
         expect(await s.tags.list(p.project_id)).to.deep.equal([]);
         expect(await s.rules.list(p.project_id)).to.deep.equal([]);
         expect(await s.classifications.getMany(p.project_id, ['s-one', 's-two'])).to.deep.equal([]);
-        for (const kind of ['overview', 'webhook', 'schedule', 'channel', 'transitions']) expect(await s.records.list(kind, p.project_id, { limit: 10 }), kind).to.deep.equal([]);
+        for (const kind of ['overview', 'webhook', 'schedule', 'channel', 'transitions'])
+          expect(await s.records.list(kind, p.project_id, { limit: 10 }), kind).to.deep.equal([]);
         // The KV: open session states, dedup claims and the rules stamp are gone.
-        const keys = ['s-one', 's-two'].map((sid) => openSessionKey(p.project_id, sid)).concat([`rules:stamp:${p.project_id}`, `dedup:${p.project_id}:s-one-0`]);
+        const keys = ['s-one', 's-two']
+          .map((sid) => openSessionKey(p.project_id, sid))
+          .concat([`rules:stamp:${p.project_id}`, `dedup:${p.project_id}:s-one-0`]);
         expect(await kv.mget(keys)).to.deep.equal(keys.map(() => null));
 
         // The other account's project is whole; the pair can be registered afresh, empty.
         expect((await other.get('/v1/events', { ...otherScope, limit: 100 })).body.events).to.have.length(2);
-        expect(await kv.get(openSessionKey((await s.projects.find(otherScope.origin, otherScope.project))!.project_id, 's-theirs'))).to.not.equal(null);
+        expect(
+          await kv.get(
+            openSessionKey((await s.projects.find(otherScope.origin, otherScope.project))!.project_id, 's-theirs'),
+          ),
+        ).to.not.equal(null);
         expect((await api.post('/v1/users/projects', scope)).status).to.equal(200);
         expect((await api.get('/v1/events', scope)).body.events).to.deep.equal([]);
       });

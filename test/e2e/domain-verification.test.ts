@@ -19,7 +19,10 @@ describe('Project domain verification through DNS', function () {
     // Register first: the record's value is only known once the server made the token.
     let spoor = await startSpoor('embedded', { SPOOR_DATA_DIR: dataDir });
     requireEngine(this, spoor ? 'ok' : null, 'embedded mode');
-    let api = new ApiClient(spoor!.url, (await new ApiClient(spoor!.url).post('/v1/auth/signup', { email, password })).body.id_token);
+    let api = new ApiClient(
+      spoor!.url,
+      (await new ApiClient(spoor!.url).post('/v1/auth/signup', { email, password })).body.id_token,
+    );
     const registered = await api.post('/v1/users/projects', scope);
     expect(registered.body.verified).to.equal(false);
     expect(registered.body.verification.name).to.equal('_spoor.shop.example.com');
@@ -29,7 +32,10 @@ describe('Project domain verification through DNS', function () {
     const wrong = await dnsServer([{ name: '_spoor.shop.example.com', value: 'spoor-verify=somebody-else' }]);
     requireEngine(this, wrong ? 'ok' : null, 'dnsmasq');
     spoor = await startSpoor('embedded', { SPOOR_DATA_DIR: dataDir, SPOOR_DNS_SERVER: wrong!.server });
-    api = new ApiClient(spoor!.url, (await new ApiClient(spoor!.url).post('/v1/auth/login', { email, password })).body.id_token);
+    api = new ApiClient(
+      spoor!.url,
+      (await new ApiClient(spoor!.url).post('/v1/auth/login', { email, password })).body.id_token,
+    );
     const refused = await api.post('/v1/users/projects/verify', scope);
     expect(refused.status).to.equal(200);
     expect(refused.body.verified).to.equal(false);
@@ -38,10 +44,15 @@ describe('Project domain verification through DNS', function () {
     await spoor!.stop();
     await wrong!.stop();
 
-    const right = await dnsServer([{ name: registered.body.verification.name, value: registered.body.verification.value }]);
+    const right = await dnsServer([
+      { name: registered.body.verification.name, value: registered.body.verification.value },
+    ]);
     spoor = await startSpoor('embedded', { SPOOR_DATA_DIR: dataDir, SPOOR_DNS_SERVER: right!.server });
     try {
-      api = new ApiClient(spoor!.url, (await new ApiClient(spoor!.url).post('/v1/auth/login', { email, password })).body.id_token);
+      api = new ApiClient(
+        spoor!.url,
+        (await new ApiClient(spoor!.url).post('/v1/auth/login', { email, password })).body.id_token,
+      );
       const verified = await api.post('/v1/users/projects/verify', scope);
       expect(verified.body.verified).to.equal(true);
       expect((await api.get('/v1/events', scope)).status).to.equal(200);

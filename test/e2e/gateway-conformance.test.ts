@@ -11,7 +11,11 @@ interface Operation {
   requestBody?: unknown;
   responses?: Record<string, unknown>;
 }
-type Doc = { info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+type Doc = {
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 const CORS = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers'];
 const concrete = (path: string) => path.replace(/\{(\w+)\}/g, (_m, name: string) => `sample-${name}`);
@@ -23,7 +27,11 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
   let doc: Doc;
   const scope = { origin: 'http://127.0.0.1:9999', project: 'conf/web' };
   const operations = () =>
-    Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([m]) => m !== 'options').map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([m]) => m !== 'options')
+        .map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+    );
 
   before(async function () {
     const started = await startSpoor('embedded');
@@ -37,17 +45,34 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
 
   it('serves a valid OpenAPI 3.1 document at /openapi.json and /v1/openapi.json', async () => {
     const validator = new Validator();
-    const result = await validator.validate(doc as unknown as Parameters<Validator["validate"]>[0]);
+    const result = await validator.validate(doc as unknown as Parameters<Validator['validate']>[0]);
     expect(result.valid, JSON.stringify(result.errors)).to.equal(true);
     expect((await api.get('/v1/openapi.json')).body).to.deep.equal(doc);
     expect(doc.info.version).to.match(/^v?[\w.]+-\d+-g([0-9a-f]+|unknown)$/);
     expect(doc.components.securitySchemes).to.have.property('bearerAuth');
-    expect(Object.keys(doc.paths)).to.include.members(['/v1/sessions', '/v1/sessions/{session_id}', '/v1/events', '/v1/event', '/v1/events/actions', '/v1/tags/{tag}', '/v1/users/apikey/{api_key_name}', '/v1/event/batch']);
+    expect(Object.keys(doc.paths)).to.include.members([
+      '/v1/sessions',
+      '/v1/sessions/{session_id}',
+      '/v1/events',
+      '/v1/event',
+      '/v1/events/actions',
+      '/v1/tags/{tag}',
+      '/v1/users/apikey/{api_key_name}',
+      '/v1/event/batch',
+    ]);
   });
 
-  it('secures every operation but POST /event, OPTIONS, the sign-in doors and the recipients\' confirmation link', () => {
+  it("secures every operation but POST /event, OPTIONS, the sign-in doors and the recipients' confirmation link", () => {
     // The confirmation link is opened from a mail, without credentials: its token is the proof (issue 13).
-    const open = new Set(['POST /v1/event', 'POST /v1/event/batch', 'POST /v1/auth/signup', 'POST /v1/auth/login', 'GET /.well-known/jwks.json', 'GET /.well-known/openid-configuration', 'GET /v1/recipients/confirm']);
+    const open = new Set([
+      'POST /v1/event',
+      'POST /v1/event/batch',
+      'POST /v1/auth/signup',
+      'POST /v1/auth/login',
+      'GET /.well-known/jwks.json',
+      'GET /.well-known/openid-configuration',
+      'GET /v1/recipients/confirm',
+    ]);
     for (const { path, method, op } of operations()) {
       const key = `${method} ${path}`;
       if (open.has(key)) expect(op.security, key).to.deep.equal([]);
@@ -69,7 +94,12 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
     for (const { path, method, op } of operations()) {
       if (!op.security?.length) continue;
       for (const token of [null, 'not-a-token', 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'spk_forged']) {
-        const res = await new ApiClient(spoor.url, token).call(method, concrete(path), scope, op.requestBody ? {} : undefined);
+        const res = await new ApiClient(spoor.url, token).call(
+          method,
+          concrete(path),
+          scope,
+          op.requestBody ? {} : undefined,
+        );
         expect(res.status, `${method} ${path} with ${token}`).to.equal(401);
         expect(res.headers.get('www-authenticate')).to.equal('Bearer');
         expect(res.body.detail).to.be.a('string');
@@ -96,7 +126,10 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
       const res = await api.call(method, concrete(path), {}, {});
       expect(res.status, `${method} ${path}`).to.equal(422);
       // Query failures come first where an operation also takes a query (PATCH /v1/projects).
-      expect(res.body.detail.map((d: { loc: string[] }) => d.loc[0]), `${method} ${path}`).to.include('body');
+      expect(
+        res.body.detail.map((d: { loc: string[] }) => d.loc[0]),
+        `${method} ${path}`,
+      ).to.include('body');
     }
   });
 
@@ -133,7 +166,10 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
 
   it('answers 405 with Allow, not 404, for a method a documented path does not have (issue 20)', async () => {
     // What the document says a concrete path answers: `/v1/rules/test` is also `/v1/rules/{rule_id}`.
-    const templates = Object.entries(doc.paths).map(([path, item]) => ({ pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`), methods: Object.keys(item).map((m) => m.toUpperCase()) }));
+    const templates = Object.entries(doc.paths).map(([path, item]) => ({
+      pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`),
+      methods: Object.keys(item).map((m) => m.toUpperCase()),
+    }));
     const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
     for (const path of Object.keys(doc.paths)) {
       const url = concrete(path);
@@ -153,7 +189,11 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
   it('answers 415 in the documented shape to text/plain on every JSON body but the two ingest operations (issue 20)', async () => {
     for (const { path, method, op } of operations()) {
       if (!op.requestBody) continue;
-      const res = await fetch(new URL(concrete(path), spoor.url), { method, headers: { authorization: `Bearer ${api.token}`, 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(scope) });
+      const res = await fetch(new URL(concrete(path), spoor.url), {
+        method,
+        headers: { authorization: `Bearer ${api.token}`, 'content-type': 'text/plain;charset=UTF-8' },
+        body: JSON.stringify(scope),
+      });
       const body = (await res.json()) as { detail: unknown };
       if (path.startsWith('/v1/event')) {
         // sendBeacon and the logger post text/plain JSON: read as JSON (here a 422 for the missing fields).
@@ -161,7 +201,9 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
         continue;
       }
       expect(res.status, `${method} ${path}`).to.equal(415);
-      expect(body, `${method} ${path}`).to.deep.equal({ detail: 'Unsupported content type text/plain;charset=UTF-8; send application/json' });
+      expect(body, `${method} ${path}`).to.deep.equal({
+        detail: 'Unsupported content type text/plain;charset=UTF-8; send application/json',
+      });
       expect(op.responses, `${method} ${path} documents 415`).to.have.property('415');
     }
   });

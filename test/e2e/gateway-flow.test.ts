@@ -29,9 +29,16 @@ for (const mode of MODES) {
       const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', { email, password: 'hunter2hunter2' });
       expect(signup.status).to.equal(200);
       expect(signup.body.expires_at).to.be.greaterThan(Date.now());
-      expect((await new ApiClient(spoor.url).post('/v1/auth/signup', { email, password: 'hunter2hunter2' })).status).to.equal(409);
-      expect((await new ApiClient(spoor.url).post('/v1/auth/login', { email, password: 'wrong-password' })).status).to.equal(401);
-      const login = await new ApiClient(spoor.url).post('/v1/auth/login', { email: email.toUpperCase(), password: 'hunter2hunter2' });
+      expect(
+        (await new ApiClient(spoor.url).post('/v1/auth/signup', { email, password: 'hunter2hunter2' })).status,
+      ).to.equal(409);
+      expect(
+        (await new ApiClient(spoor.url).post('/v1/auth/login', { email, password: 'wrong-password' })).status,
+      ).to.equal(401);
+      const login = await new ApiClient(spoor.url).post('/v1/auth/login', {
+        email: email.toUpperCase(),
+        password: 'hunter2hunter2',
+      });
       expect(login.status).to.equal(200);
       const account = await new ApiClient(spoor.url, login.body.id_token).get('/v1/users/account');
       expect(account.body).to.include({ email });
@@ -46,25 +53,51 @@ for (const mode of MODES) {
       expect(res.body.verification.value).to.match(/^spoor-verify=/);
       for (const path of ['/v1/projects/', '/v1/users/projects']) {
         const list = await api.get(path);
-        expect(list.body.projects).to.deep.include.members([{ origin, project, verified: true, created_at: res.body.created_at, retention_days: null, ip_policy: 'full' }]);
+        expect(list.body.projects).to.deep.include.members([
+          { origin, project, verified: true, created_at: res.body.created_at, retention_days: null, ip_policy: 'full' },
+        ]);
       }
     });
 
     it('takes events and reads every endpoint back, with a token and with an API key', async () => {
       const events = [
-        { project, action: 'pageview', timestamp: t0, session_id: sid, url: 'http://localhost:3000/?utm_source=x', payload: { n: 1 } },
-        { project, action: 'click', timestamp: t0 + 1000, session_id: sid, url: 'http://localhost:3000/', payload: { n: 2 } },
+        {
+          project,
+          action: 'pageview',
+          timestamp: t0,
+          session_id: sid,
+          url: 'http://localhost:3000/?utm_source=x',
+          payload: { n: 1 },
+        },
+        {
+          project,
+          action: 'click',
+          timestamp: t0 + 1000,
+          session_id: sid,
+          url: 'http://localhost:3000/',
+          payload: { n: 2 },
+        },
       ];
       const ingest = await postAsBrowser(spoor.url, origin, events);
       expect(ingest.status).to.equal(200);
-      await waitFor(() => api.get(`/v1/sessions/${sid}`, scope), (r) => r.status === 200 && r.body.event_count === 2, 30_000, 'the session');
+      await waitFor(
+        () => api.get(`/v1/sessions/${sid}`, scope),
+        (r) => r.status === 200 && r.body.event_count === 2,
+        30_000,
+        'the session',
+      );
 
       const key = await api.post('/v1/users/apikey', { api_key_name: 'ci' });
       expect(key.status).to.equal(200);
       const keyed = api.withToken(key.body.api_key);
       for (const client of [api, keyed]) {
         const sessions = await client.get('/v1/sessions/', scope);
-        expect(sessions.body.sessions[0]).to.deep.equal({ session_id: sid, first_event_at: t0, last_event_at: t0 + 1000, event_count: 2 });
+        expect(sessions.body.sessions[0]).to.deep.equal({
+          session_id: sid,
+          first_event_at: t0,
+          last_event_at: t0 + 1000,
+          event_count: 2,
+        });
         const summary = await client.get(`/v1/sessions/${sid}`, scope);
         expect(summary.body).to.include({ session_id: sid, event_count: 2, duration_ms: 1000, page_count: 1 });
         expect(summary.body).to.not.have.property('seen');
@@ -84,7 +117,10 @@ for (const mode of MODES) {
           expect(enriched.body.events[0].query).to.deep.equal({ utm_source: 'x' });
         }
         const actions = await client.get('/v1/events/actions', scope);
-        expect(actions.body.actions).to.deep.include.members([{ action: 'click', last_seen: t0 + 1000 }, { action: 'pageview', last_seen: t0 }]);
+        expect(actions.body.actions).to.deep.include.members([
+          { action: 'click', last_seen: t0 + 1000 },
+          { action: 'pageview', last_seen: t0 },
+        ]);
         expect((await client.get('/v1/tags', scope)).body).to.deep.equal({ tags: [] });
         expect((await client.get('/v1/tags/vip', scope)).body).to.deep.equal({ tag: 'vip', sessions: [] });
         expect((await client.get('/v1/projects/overview', scope)).body).to.deep.equal({ overviews: [] });
@@ -106,7 +142,19 @@ for (const mode of MODES) {
 
     it('gives another account 404 for this project and its sessions, and 409 for registering it', async () => {
       const other = await signUp(spoor.url);
-      for (const path of ['/v1/sessions', `/v1/sessions/${sid}`, `/v1/sessions/${sid}/events`, `/v1/sessions/${sid}/attributes`, `/v1/sessions/${sid}/tags`, '/v1/events', '/v1/events/enriched', '/v1/events/actions', '/v1/tags', '/v1/tags/x', '/v1/projects/overview']) {
+      for (const path of [
+        '/v1/sessions',
+        `/v1/sessions/${sid}`,
+        `/v1/sessions/${sid}/events`,
+        `/v1/sessions/${sid}/attributes`,
+        `/v1/sessions/${sid}/tags`,
+        '/v1/events',
+        '/v1/events/enriched',
+        '/v1/events/actions',
+        '/v1/tags',
+        '/v1/tags/x',
+        '/v1/projects/overview',
+      ]) {
         const res = await other.get(path, scope);
         expect(res.status, path).to.equal(404);
         expect(res.body).to.deep.equal({ detail: 'Project not found' });

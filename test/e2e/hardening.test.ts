@@ -37,11 +37,18 @@ interface Operation {
   parameters: Array<{ name: string; in: string; required?: boolean }>;
 }
 
-function operationsOf(document: { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> }): Operation[] {
+function operationsOf(document: {
+  paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>>;
+}): Operation[] {
   return Object.entries(document.paths).flatMap(([path, ops]) =>
     Object.entries(ops)
       .filter(([method]) => method !== 'options')
-      .map(([method, op]) => ({ method: method.toUpperCase(), path, operationId: op.operationId, parameters: op.parameters ?? [] })),
+      .map(([method, op]) => ({
+        method: method.toUpperCase(),
+        path,
+        operationId: op.operationId,
+        parameters: op.parameters ?? [],
+      })),
   );
 }
 
@@ -53,7 +60,10 @@ describe('Hardening: hostile requests (issue 13)', function () {
 
   before(async () => {
     spoor = (await startSpoor('embedded'))!;
-    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', { email: `h-${randomUUID()}@example.com`, password: 'a long password' });
+    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', {
+      email: `h-${randomUUID()}@example.com`,
+      password: 'a long password',
+    });
     api = new ApiClient(spoor.url, signup.body.id_token);
     operations = operationsOf((await api.get('/openapi.json')).body);
   });
@@ -68,7 +78,11 @@ describe('Hardening: hostile requests (issue 13)', function () {
   });
 
   it('answers a signup whose email is nested 10,000 deep in JSON, without a stack trace', async () => {
-    const res = await fetch(`${spoor.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"email":${nestedJson(10_000)},"password":"a long password"}` });
+    const res = await fetch(`${spoor.url}/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"email":${nestedJson(10_000)},"password":"a long password"}`,
+    });
     const text = await res.text();
     expect(res.status).to.equal(422);
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
@@ -89,7 +103,12 @@ describe('Hardening: hostile requests (issue 13)', function () {
     for (const op of withParams) {
       const path = op.path.replace(/\{\w+\}/g, '%ZZ');
       for (const client of [api, api.withToken(null)]) {
-        const res = await client.call(op.method, path, { origin: 'http://localhost:3000', project: 'p/w' }, op.method === 'GET' || op.method === 'DELETE' ? undefined : {});
+        const res = await client.call(
+          op.method,
+          path,
+          { origin: 'http://localhost:3000', project: 'p/w' },
+          op.method === 'GET' || op.method === 'DELETE' ? undefined : {},
+        );
         expect(res.status, `${op.method} ${path}`).to.equal(400);
         expect(res.body.detail, `${op.method} ${path}`).to.be.a('string');
         expectNoInternals(res.text);
@@ -106,8 +125,12 @@ describe('Hardening: hostile requests (issue 13)', function () {
     const key = keys.find((k) => k.kid === kid)!;
     const forged = await new SignJWT({ email: 'ghost@example.com' })
       .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
-      .setIssuer(claims.iss!).setAudience(claims.aud as string).setSubject(randomUUID())
-      .setIssuedAt().setNotBefore('0s').setExpirationTime('1h')
+      .setIssuer(claims.iss!)
+      .setAudience(claims.aud as string)
+      .setSubject(randomUUID())
+      .setIssuedAt()
+      .setNotBefore('0s')
+      .setExpirationTime('1h')
       .sign(await importJWK(JSON.parse(key.private_jwk), 'ES256'));
     const res = await api.withToken(forged).get('/v1/users/account');
     expect(res.status).to.equal(401);
@@ -135,11 +158,16 @@ describe('Hardening: rules with an unbounded cost (issue 13)', function () {
     for (let i = 0; i < levels; i++) logic = { map: [Array.from({ length: width }, (_, j) => j), logic] };
     return logic;
   };
-  const doubling = { reduce: [Array.from({ length: 40 }, (_, i) => i), { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]] };
+  const doubling = {
+    reduce: [Array.from({ length: 40 }, (_, i) => i), { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]],
+  };
 
   before(async () => {
     spoor = (await startSpoor('embedded'))!;
-    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', { email: `c-${randomUUID()}@example.com`, password: 'a long password' });
+    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', {
+      email: `c-${randomUUID()}@example.com`,
+      password: 'a long password',
+    });
     api = new ApiClient(spoor.url, signup.body.id_token);
     await api.post('/v1/users/projects', { origin, project });
   });
@@ -169,7 +197,10 @@ describe('Hardening: rules with an unbounded cost (issue 13)', function () {
   it('refuses /v1/rules/test whose sessions make a bounded rule too costly in total (422)', async () => {
     const yaml = '- rule_id: scan\n  logic: {"some": [{"var": "xs"}, {"==": [{"var": ""}, -1]}]}\n  tags: [x]\n';
     // Each session fits the per-evaluation budget (3,000 items × 5 steps); sixty of them pass the total.
-    const sessions = Array.from({ length: 60 }, (_, i) => ({ session_id: `s${i}`, xs: Array.from({ length: 3_000 }, (_, j) => j) }));
+    const sessions = Array.from({ length: 60 }, (_, i) => ({
+      session_id: `s${i}`,
+      xs: Array.from({ length: 3_000 }, (_, j) => j),
+    }));
     const res = await api.post('/v1/rules/test', { sessions, rules: yaml });
     expect(res.status).to.equal(422);
     expect(res.body.detail[0].msg).to.match(/more than 500000 evaluation steps/);
@@ -180,7 +211,13 @@ describe('Hardening: rules with an unbounded cost (issue 13)', function () {
 describe('Hardening: the DNS gate covers every endpoint that returns event rows (issue 13)', function () {
   this.timeout(90_000);
   /** Operations that answer raw or enriched event rows: 403 until the domain is verified. */
-  const EVENT_ROW_OPERATIONS = ['get_events', 'get_event', 'get_events_enriched', 'get_event_enriched', 'get_sessions_session_id_events'];
+  const EVENT_ROW_OPERATIONS = [
+    'get_events',
+    'get_event',
+    'get_events_enriched',
+    'get_event_enriched',
+    'get_sessions_session_id_events',
+  ];
   const UNVERIFIED = 'https://unverified-gate.example';
   const VERIFIED = 'http://localhost:4321';
   const marker = `marker-${randomUUID()}`;
@@ -191,9 +228,25 @@ describe('Hardening: the DNS gate covers every endpoint that returns event rows 
   /** Registers a project on `origin`, sends one event carrying the marker, and waits for its session. */
   async function seed(origin: string, project: string): Promise<void> {
     expect((await api.post('/v1/users/projects', { origin, project })).status).to.equal(200);
-    const sent = await post(`${spoor.url}/v1/event`, { project, origin, action: 'click', timestamp: Date.now(), session_id: 'gate-session', payload: { secret: marker } }, { 'user-agent': DESKTOP_CHROME });
+    const sent = await post(
+      `${spoor.url}/v1/event`,
+      {
+        project,
+        origin,
+        action: 'click',
+        timestamp: Date.now(),
+        session_id: 'gate-session',
+        payload: { secret: marker },
+      },
+      { 'user-agent': DESKTOP_CHROME },
+    );
     expect(sent.status).to.equal(200);
-    await waitFor(() => api.get('/v1/sessions/gate-session', { origin, project }), (r) => r.status === 200, 20_000, 'the session');
+    await waitFor(
+      () => api.get('/v1/sessions/gate-session', { origin, project }),
+      (r) => r.status === 200,
+      20_000,
+      'the session',
+    );
   }
 
   function call(op: Operation, origin: string, project: string) {
@@ -203,7 +256,10 @@ describe('Hardening: the DNS gate covers every endpoint that returns event rows 
 
   before(async () => {
     spoor = (await startSpoor('embedded'))!;
-    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', { email: `g-${randomUUID()}@example.com`, password: 'a long password' });
+    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', {
+      email: `g-${randomUUID()}@example.com`,
+      password: 'a long password',
+    });
     api = new ApiClient(spoor.url, signup.body.id_token);
     operations = operationsOf((await api.get('/openapi.json')).body).filter((op) => op.method === 'GET');
     await seed(UNVERIFIED, 'gate/unverified');
@@ -235,7 +291,9 @@ describe('Hardening: the DNS gate covers every endpoint that returns event rows 
     for (const op of others) {
       const res = await call(op, UNVERIFIED, 'gate/unverified');
       expect(res.status, `${op.operationId} answered ${res.status}`).to.be.below(500);
-      expect(res.text, `${op.operationId} leaks event rows; add it to EVENT_ROW_OPERATIONS and gate it`).not.to.contain(marker);
+      expect(res.text, `${op.operationId} leaks event rows; add it to EVENT_ROW_OPERATIONS and gate it`).not.to.contain(
+        marker,
+      );
     }
   });
 });
@@ -257,11 +315,25 @@ describe('Hardening: an unexpected rejection is logged and the process goes on s
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     try {
-      await waitFor(async () => stderr, (s) => s.includes('provoked by the test') || child.exitCode !== null, 60_000, 'the rejection to be logged');
+      await waitFor(
+        async () => stderr,
+        (s) => s.includes('provoked by the test') || child.exitCode !== null,
+        60_000,
+        'the rejection to be logged',
+      );
       expect(child.exitCode, stderr).to.equal(null);
       const line = stderr.split('\n').find((l) => l.includes('provoked by the test'))!;
       expect(JSON.parse(line)).to.include({ level: 'error', msg: 'unhandled rejection' });
-      await waitFor(() => fetch(`${url}/healthz`).then((r) => r.status, () => 0), (s) => s === 200, 30_000, '/healthz after the rejection');
+      await waitFor(
+        () =>
+          fetch(`${url}/healthz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (s) => s === 200,
+        30_000,
+        '/healthz after the rejection',
+      );
       expect(child.exitCode).to.equal(null);
     } finally {
       child.kill('SIGTERM');
@@ -270,7 +342,7 @@ describe('Hardening: an unexpected rejection is logged and the process goes on s
   });
 });
 
-describe('Hardening: the data directory is its owner\'s alone (issue 13)', function () {
+describe("Hardening: the data directory is its owner's alone (issue 13)", function () {
   this.timeout(90_000);
 
   /** Every path under `dir` with its permission bits. */
@@ -296,16 +368,44 @@ describe('Hardening: the data directory is its owner\'s alone (issue 13)', funct
     await chmod(join(data, 'old', 'leftover'), 0o644);
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, SPOOR_DATA_DIR: data, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, [HOST_MAIN], {
+      env: { ...process.env, SPOOR_DATA_DIR: data, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
     try {
       // /healthz answers first; the API once every service has started.
-      await waitFor(() => fetch(`${url}/openapi.json`).then((r) => r.status, () => 0), (s) => s === 200, 60_000, 'spoor to start');
-      const signup = await new ApiClient(url).post('/v1/auth/signup', { email: 'perms@example.com', password: 'a long password' });
+      await waitFor(
+        () =>
+          fetch(`${url}/openapi.json`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (s) => s === 200,
+        60_000,
+        'spoor to start',
+      );
+      const signup = await new ApiClient(url).post('/v1/auth/signup', {
+        email: 'perms@example.com',
+        password: 'a long password',
+      });
       expect(signup.status).to.equal(200);
       const api = new ApiClient(url, signup.body.id_token);
       await api.post('/v1/users/projects', { origin: 'http://localhost:4777', project: 'perms/web' });
-      expect((await post(`${url}/v1/event`, { project: 'perms/web', action: 'a', timestamp: Date.now() }, { 'user-agent': DESKTOP_CHROME })).status).to.equal(200);
-      await waitFor(() => api.get('/v1/events', { origin: 'http://localhost:4777', project: 'perms/web' }), (r) => r.body?.events?.length === 1, 20_000, 'the event to be stored');
+      expect(
+        (
+          await post(
+            `${url}/v1/event`,
+            { project: 'perms/web', action: 'a', timestamp: Date.now() },
+            { 'user-agent': DESKTOP_CHROME },
+          )
+        ).status,
+      ).to.equal(200);
+      await waitFor(
+        () => api.get('/v1/events', { origin: 'http://localhost:4777', project: 'perms/web' }),
+        (r) => r.body?.events?.length === 1,
+        20_000,
+        'the event to be stored',
+      );
       const found = await modes(data);
       expect(found.some(([p]) => p.endsWith('spoor.duckdb'))).to.equal(true);
       expect(found.some(([p]) => p.includes(`${join('bus', 'topics')}`))).to.equal(true);

@@ -13,7 +13,11 @@ for (const mode of MODES) {
 
     before(async function () {
       // System-wide health is for operators (DESIGN.md, Operators): this account is one.
-      const started = await startSpoor(mode, { SPOOR_HEARTBEAT_MS: '200', SPOOR_HEALTH_SNAPSHOT_MS: '300', SPOOR_ADMIN_EMAILS: 'health-ops@example.com' });
+      const started = await startSpoor(mode, {
+        SPOOR_HEARTBEAT_MS: '200',
+        SPOOR_HEALTH_SNAPSHOT_MS: '300',
+        SPOOR_ADMIN_EMAILS: 'health-ops@example.com',
+      });
       requireEngine(this, started ? 'ok' : null, `engines for ${mode} mode`);
       spoor = started!;
       api = await signUp(spoor.url, 'health-ops@example.com');
@@ -23,7 +27,8 @@ for (const mode of MODES) {
 
     it('answers 401 without a token', async () => {
       const anon = new ApiClient(spoor.url);
-      for (const path of ['/v1/status/health', '/v1/status/health/history']) expect((await anon.get(path)).status, path).to.equal(401);
+      for (const path of ['/v1/status/health', '/v1/status/health/history'])
+        expect((await anon.get(path)).status, path).to.equal(401);
     });
 
     it('answers 403 to an account that is not an operator', async () => {
@@ -52,23 +57,43 @@ for (const mode of MODES) {
       let rate = 0;
       const load = (async () => {
         for (let i = 0; i < 10; i++) {
-          const events = Array.from({ length: 20 }, (_, k) => ({ project: scope.project, action: 'click', timestamp: Date.now(), session_id: `h-${i}-${k}`, payload: {} }));
-          const res = await fetch(`${spoor.url}/v1/event/batch`, { method: 'POST', headers: { 'content-type': 'application/json', origin: scope.origin }, body: JSON.stringify({ events }) });
+          const events = Array.from({ length: 20 }, (_, k) => ({
+            project: scope.project,
+            action: 'click',
+            timestamp: Date.now(),
+            session_id: `h-${i}-${k}`,
+            payload: {},
+          }));
+          const res = await fetch(`${spoor.url}/v1/event/batch`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', origin: scope.origin },
+            body: JSON.stringify({ events }),
+          });
           expect(res.status).to.equal(200);
           await new Promise((r) => setTimeout(r, 100));
         }
       })();
-      const moved = await waitFor(() => api.get('/v1/status/health'), (r) => {
-        rate = Math.max(rate, r.body.ingest.rate_per_s);
-        return r.body.ingest.accepted_total >= before + 200;
-      }, 20_000, 'the ingest counter to move');
+      const moved = await waitFor(
+        () => api.get('/v1/status/health'),
+        (r) => {
+          rate = Math.max(rate, r.body.ingest.rate_per_s);
+          return r.body.ingest.accepted_total >= before + 200;
+        },
+        20_000,
+        'the ingest counter to move',
+      );
       await load;
       expect(moved.body.ingest.accepted_total - before).to.equal(200);
       expect(rate, 'a rate above zero while events arrived').to.be.greaterThan(0);
     });
 
     it('keeps snapshots for the history, newest first, filtered by window', async () => {
-      const res = await waitFor(() => api.get('/v1/status/health/history', { limit: 100 }), (r) => r.body?.snapshots?.length >= 3, 20_000, 'three snapshots');
+      const res = await waitFor(
+        () => api.get('/v1/status/health/history', { limit: 100 }),
+        (r) => r.body?.snapshots?.length >= 3,
+        20_000,
+        'three snapshots',
+      );
       const times = res.body.snapshots.map((s: any) => s.checked_at);
       expect(times).to.deep.equal([...times].sort((a: number, b: number) => b - a));
       expect(res.body.snapshots[0]).to.have.property('status');

@@ -25,9 +25,22 @@ class Child {
   }
 
   async start(healthUrl: string | null): Promise<void> {
-    this.proc = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    this.proc = spawn(process.execPath, [HOST_MAIN], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     // The server listens before its services have started: wait for the gateway's routes.
-    if (healthUrl) await waitFor(() => fetch(`${healthUrl}/openapi.json`).then((r) => r.ok, () => false), (up) => up, 60_000, 'spoor to start');
+    if (healthUrl)
+      await waitFor(
+        () =>
+          fetch(`${healthUrl}/openapi.json`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        (up) => up,
+        60_000,
+        'spoor to start',
+      );
   }
 
   stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -44,12 +57,27 @@ class Child {
 function session(projectId: string, i: number): SessionState {
   const at = Date.UTC(2026, 10, 1) + i;
   return {
-    session_id: `w-${String(i).padStart(6, '0')}`, project_id: projectId, first_event_at: at, last_event_at: at, duration_ms: 0,
-    event_count: i % 5, actions: {}, entry_url: null, exit_url: null, page_count: 0, referrer: null,
+    session_id: `w-${String(i).padStart(6, '0')}`,
+    project_id: projectId,
+    first_event_at: at,
+    last_event_at: at,
+    duration_ms: 0,
+    event_count: i % 5,
+    actions: {},
+    entry_url: null,
+    exit_url: null,
+    page_count: 0,
+    referrer: null,
     utm: { source: null, medium: null, campaign: null, term: null, content: null },
-    browser: { name: null, version: null }, os: { name: null, version: null }, device: { type: null, vendor: null, model: null },
+    browser: { name: null, version: null },
+    os: { name: null, version: null },
+    device: { type: null, vendor: null, model: null },
     geo: { country: null, region: null, city: null, latitude: null, longitude: null },
-    attributes: {}, tags: [], classification: null, updated_at: at, seen: [],
+    attributes: {},
+    tags: [],
+    classification: null,
+    updated_at: at,
+    seen: [],
   };
 }
 
@@ -95,7 +123,16 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
       }
       api = await signUp(url);
       expect((await api.post('/v1/users/projects', SCOPE)).status).to.equal(200);
-      expect((await api.post('/v1/rules', { ...SCOPE, rule_id: 'busy', logic: { '>=': [{ var: 'event_count' }, 3] }, tags: ['busy'] })).status).to.equal(200);
+      expect(
+        (
+          await api.post('/v1/rules', {
+            ...SCOPE,
+            rule_id: 'busy',
+            logic: { '>=': [{ var: 'event_count' }, 3] },
+            tags: ['busy'],
+          })
+        ).status,
+      ).to.equal(200);
     });
 
     after(async () => {
@@ -108,15 +145,24 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
       if (mode === 'embedded') {
         // DuckDB allows one writer process: stop the child, write, start it again.
         await base.stop();
-        const own = await openAdapters(loadConfig({ ...env, SPOOR_SERVICES: 'gateway' }), createLogger('test', 'error'));
+        const own = await openAdapters(
+          loadConfig({ ...env, SPOOR_SERVICES: 'gateway' }),
+          createLogger('test', 'error'),
+        );
         const p = (await own.store.projects.find(ORIGIN, PROJECT))!;
-        for (let i = 0; i < count; i += 5000) await own.store.sessions.upsert(Array.from({ length: Math.min(5000, count - i) }, (_, k) => session(p.project_id, i + k)));
+        for (let i = 0; i < count; i += 5000)
+          await own.store.sessions.upsert(
+            Array.from({ length: Math.min(5000, count - i) }, (_, k) => session(p.project_id, i + k)),
+          );
         await own.close();
         await base.start(url);
         return;
       }
       const p = (await adapters!.store.projects.find(ORIGIN, PROJECT))!;
-      for (let i = 0; i < count; i += 5000) await adapters!.store.sessions.upsert(Array.from({ length: Math.min(5000, count - i) }, (_, k) => session(p.project_id, i + k)));
+      for (let i = 0; i < count; i += 5000)
+        await adapters!.store.sessions.upsert(
+          Array.from({ length: Math.min(5000, count - i) }, (_, k) => session(p.project_id, i + k)),
+        );
     }
 
     if (mode === 'kafka') {
@@ -130,7 +176,12 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
         }
         const jobs: JobRecord[] = [];
         for (const id of ids) {
-          await waitFor(() => api.get(`/v1/jobs/${id}`), (r) => r.body.status === 'succeeded' || r.body.status === 'failed', 120_000, `job ${id}`);
+          await waitFor(
+            () => api.get(`/v1/jobs/${id}`),
+            (r) => r.body.status === 'succeeded' || r.body.status === 'failed',
+            120_000,
+            `job ${id}`,
+          );
           jobs.push((await stored(id))!);
         }
         expect(jobs.map((j) => j.status)).to.deep.equal(ids.map(() => 'succeeded'));
@@ -145,18 +196,29 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
         expect(made.status, made.text).to.equal(200);
         const p = (await adapters!.store.projects.find(ORIGIN, PROJECT))!;
         const id = made.body.schedule_id as string;
-        const scheduledJobs = async () => (await api.get('/v1/jobs', { limit: 100 })).body.jobs.filter((j: any) => j.request.schedule_id === id);
-        for (const [round, missedBy] of [[1, 150_000], [2, 1_000]] as const) {
+        const scheduledJobs = async () =>
+          (await api.get('/v1/jobs', { limit: 100 })).body.jobs.filter((j: any) => j.request.schedule_id === id);
+        for (const [round, missedBy] of [
+          [1, 150_000],
+          [2, 1_000],
+        ] as const) {
           const rec = (await adapters!.store.records.get<ScheduleData>(RECORD_KINDS.schedule, p.project_id, id))!;
           const due = Date.now() - missedBy;
-          await adapters!.store.records.put([{ ...rec, data: { ...rec.data, next_run_at: due }, updated_at: rec.updated_at + 1 }]);
+          await adapters!.store.records.put([
+            { ...rec, data: { ...rec.data, next_run_at: due }, updated_at: rec.updated_at + 1 },
+          ]);
           await waitFor(scheduledJobs, (jobs) => jobs.length >= round, 20_000, `scheduled run ${round}`);
           await new Promise((r) => setTimeout(r, 1500)); // both workers ticked many times meanwhile
           const jobs = await scheduledJobs();
           expect(jobs, `jobs after round ${round}`).to.have.length(round);
           const latest = jobs[0];
           expect(latest.request.window_end).to.equal(due + Math.floor(missedBy / 60_000) * 60_000);
-          const done = await waitFor(() => api.get(`/v1/jobs/${latest.job_id}`), (r) => ['succeeded', 'failed'].includes(r.body.status), 30_000, 'the scheduled job');
+          const done = await waitFor(
+            () => api.get(`/v1/jobs/${latest.job_id}`),
+            (r) => ['succeeded', 'failed'].includes(r.body.status),
+            30_000,
+            'the scheduled job',
+          );
           expect(done.body.status, done.body.error).to.equal('succeeded');
         }
       });
@@ -167,7 +229,12 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
       const queued = await api.post('/v1/trigger/backfill', SCOPE);
       expect(queued.status).to.equal(200);
       const jobId = queued.body.job_id as string;
-      const running = await waitFor(() => api.get(`/v1/jobs/${jobId}`), (r) => r.body.status === 'running' && (r.body.progress?.done ?? 0) > 0 || r.body.status === 'succeeded', 120_000, 'the backfill to run');
+      const running = await waitFor(
+        () => api.get(`/v1/jobs/${jobId}`),
+        (r) => (r.body.status === 'running' && (r.body.progress?.done ?? 0) > 0) || r.body.status === 'succeeded',
+        120_000,
+        'the backfill to run',
+      );
       expect(running.body.status, 'the job finished before it could be killed; seed more sessions').to.equal('running');
       let victim: Child;
       let victimId: string | null = null;
@@ -182,13 +249,23 @@ for (const mode of ['kafka', 'embedded'] as Mode[]) {
       }
       await victim.stop('SIGKILL');
       if (mode === 'embedded') await base.start(url);
-      const done = await waitFor(() => api.get(`/v1/jobs/${jobId}`), (r) => r.body.status === 'succeeded' || r.body.status === 'failed', 240_000, 'the job to finish elsewhere');
+      const done = await waitFor(
+        () => api.get(`/v1/jobs/${jobId}`),
+        (r) => r.body.status === 'succeeded' || r.body.status === 'failed',
+        240_000,
+        'the job to finish elsewhere',
+      );
       expect(done.body.status, JSON.stringify(done.body)).to.equal('succeeded');
       expect(done.body.attempts).to.equal(2);
       expect(done.body.result.sessions).to.equal(done.body.progress.total);
       if (mode === 'kafka') expect((await stored(jobId))!.worker).to.not.equal(victimId);
       // Every seeded session ended classified: the tag of the busy rule is on 2 of every 5.
-      const tagged = await api.get('/v1/tags/busy', { ...SCOPE, window_start: Date.UTC(2026, 10, 1), window_end: Date.UTC(2026, 10, 1) + 1000, limit: 1000 });
+      const tagged = await api.get('/v1/tags/busy', {
+        ...SCOPE,
+        window_start: Date.UTC(2026, 10, 1),
+        window_end: Date.UTC(2026, 10, 1) + 1000,
+        limit: 1000,
+      });
       expect(tagged.body.sessions).to.have.length(400);
     });
   });

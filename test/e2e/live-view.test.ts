@@ -54,7 +54,13 @@ for (const mode of MODES) {
       expect(missing.body.detail[0].loc).to.deep.equal(['query', 'project']);
       const tooLong = await live(api.token, { ...scope, project: 'x'.repeat(201) });
       expect([tooLong.status, tooLong.body.detail[0].loc]).to.deep.equal([422, ['query', 'project']]);
-      const head = await fetch(new URL(`/v1/live?origin=${encodeURIComponent(scope.origin)}&project=${encodeURIComponent(scope.project)}`, spoor.url), { method: 'HEAD', headers: { authorization: `Bearer ${api.token}` } });
+      const head = await fetch(
+        new URL(
+          `/v1/live?origin=${encodeURIComponent(scope.origin)}&project=${encodeURIComponent(scope.project)}`,
+          spoor.url,
+        ),
+        { method: 'HEAD', headers: { authorization: `Bearer ${api.token}` } },
+      );
       expect([head.status, head.headers.get('content-type')]).to.deep.equal([200, 'text/event-stream; charset=utf-8']);
     });
 
@@ -65,32 +71,73 @@ for (const mode of MODES) {
       expect(reading.headers.get('cache-control')).to.contain('no-cache');
       const now = Date.now();
       const events = [
-        { project: scope.project, action: 'pageview', timestamp: now - 2000, session_id: 'live-a', url: `${scope.origin}/` },
-        { project: scope.project, action: 'pageview', timestamp: now - 1000, session_id: 'live-a', url: `${scope.origin}/pricing?plan=team` },
-        { project: scope.project, action: 'click', timestamp: now - 500, session_id: 'live-b', url: `${scope.origin}/pricing` },
-        { project: scope.project, action: 'pageview', timestamp: now, session_id: 'live-c', url: `${scope.origin}/docs` },
+        {
+          project: scope.project,
+          action: 'pageview',
+          timestamp: now - 2000,
+          session_id: 'live-a',
+          url: `${scope.origin}/`,
+        },
+        {
+          project: scope.project,
+          action: 'pageview',
+          timestamp: now - 1000,
+          session_id: 'live-a',
+          url: `${scope.origin}/pricing?plan=team`,
+        },
+        {
+          project: scope.project,
+          action: 'click',
+          timestamp: now - 500,
+          session_id: 'live-b',
+          url: `${scope.origin}/pricing`,
+        },
+        {
+          project: scope.project,
+          action: 'pageview',
+          timestamp: now,
+          session_id: 'live-c',
+          url: `${scope.origin}/docs`,
+        },
       ];
       const sent = Date.now();
       expect((await postAsBrowser(spoor.url, scope.origin, events)).status).to.equal(200);
-      await waitFor(async () => reading.snapshots.at(-1), (s) => s?.visitors === 3, 8000, 'a snapshot with the three visitors');
+      await waitFor(
+        async () => reading.snapshots.at(-1),
+        (s) => s?.visitors === 3,
+        8000,
+        'a snapshot with the three visitors',
+      );
       const seenAfter = Date.now() - sent;
       const snap = reading.snapshots.at(-1)!;
       expect(reading.retryMs).to.equal(3000);
       expect(snap).to.include({ origin: scope.origin, project: scope.project, window_ms: 300_000, interval_ms: 2000 });
-      expect(snap.pages).to.deep.equal([{ path: '/pricing', visitors: 2 }, { path: '/docs', visitors: 1 }]);
+      expect(snap.pages).to.deep.equal([
+        { path: '/pricing', visitors: 2 },
+        { path: '/docs', visitors: 1 },
+      ]);
       expect(snap.events.map((e) => [e.action, e.path, e.session_id])).to.deep.equal([
-        ['pageview', '/docs', 'live-c'], ['click', '/pricing', 'live-b'], ['pageview', '/pricing', 'live-a'], ['pageview', '/', 'live-a'],
+        ['pageview', '/docs', 'live-c'],
+        ['click', '/pricing', 'live-b'],
+        ['pageview', '/pricing', 'live-a'],
+        ['pageview', '/', 'live-a'],
       ]);
       expect(snap.events[0]).to.include({ timestamp: now, browser: 'Chrome', device: 'desktop' });
       const text = JSON.stringify(reading.snapshots);
-      for (const secret of ['127.0.0.1', '::1', DESKTOP_CHROME, '"ip"', '"user_agent"', 'plan=team']) expect(text).not.to.contain(secret);
+      for (const secret of ['127.0.0.1', '::1', DESKTOP_CHROME, '"ip"', '"user_agent"', 'plan=team'])
+        expect(text).not.to.contain(secret);
       expect(seenAfter).to.be.below(8000);
     });
 
     it('computes one snapshot per tick for the project, however many viewers it has', async () => {
       const first = await live(api.token, scope);
       const second = await live(api.token, scope);
-      await waitFor(async () => Math.min(first.snapshots.length, second.snapshots.length), (n) => n >= 1, 8000, 'both viewers served');
+      await waitFor(
+        async () => Math.min(first.snapshots.length, second.snapshots.length),
+        (n) => n >= 1,
+        8000,
+        'both viewers served',
+      );
       const before = await liveComputations(spoor.url);
       const [f0, s0] = [first.snapshots.length, second.snapshots.length];
       await sleep(6500);
@@ -105,9 +152,14 @@ for (const mode of MODES) {
       expect((await api.get('/metrics')).text).to.match(/counter="live_viewers"} [1-9]/);
     });
 
-    it('stops the project\'s ticker when its last viewer leaves', async () => {
+    it("stops the project's ticker when its last viewer leaves", async () => {
       for (const r of open) r.close();
-      await waitFor(async () => (await api.get('/metrics')).text, (t) => /counter="live_projects"} 0\b/.test(t), 5000, 'no live project left');
+      await waitFor(
+        async () => (await api.get('/metrics')).text,
+        (t) => /counter="live_projects"} 0\b/.test(t),
+        5000,
+        'no live project left',
+      );
       const before = await liveComputations(spoor.url);
       await sleep(2500);
       expect(await liveComputations(spoor.url)).to.equal(before);
@@ -115,7 +167,12 @@ for (const mode of MODES) {
 
     it('ends the stream as soon as the server stops, not after the shutdown grace', async () => {
       const reading = await live(api.token, scope);
-      await waitFor(async () => reading.snapshots.length, (n) => n >= 1, 8000, 'a first snapshot');
+      await waitFor(
+        async () => reading.snapshots.length,
+        (n) => n >= 1,
+        8000,
+        'a first snapshot',
+      );
       const stopping = Date.now();
       const stopped = spoor.stop();
       await reading.ended;

@@ -16,7 +16,13 @@ import { post, registerProject, startSpoor, waitFor, type Harness } from '../sup
 // allows in two windows: a request that happens to cross a window boundary cannot make them pass.
 
 const ORIGIN = 'https://limits.example';
-const event = (i: number) => ({ project: 'limits/web', action: 'click', timestamp: Date.now(), event_id: `e-${randomUUID()}`, payload: { i } });
+const event = (i: number) => ({
+  project: 'limits/web',
+  action: 'click',
+  timestamp: Date.now(),
+  event_id: `e-${randomUUID()}`,
+  payload: { i },
+});
 
 function expect429(res: { status: number; body: any; headers: Headers }, what: string): void {
   expect(res.status, what).to.equal(429);
@@ -26,7 +32,9 @@ function expect429(res: { status: number; body: any; headers: Headers }, what: s
 
 async function metric(url: string, counter: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('spoor_service_counter{') && l.includes(`counter="${counter}"`));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('spoor_service_counter{') && l.includes(`counter="${counter}"`));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -72,18 +80,35 @@ describe('Rate limits (issue 13)', function () {
     const fresh = (await startSpoor('embedded', { SPOOR_RATE_LOGIN_FAILURES: '3' }))!;
     const statuses: number[] = [];
     try {
-      for (let i = 0; i < 14; i++) statuses.push((await post(`${fresh.url}/v1/auth/login`, { email: `nobody-${i}-${randomUUID()}@example.com`, password: 'guess guess' })).status);
+      for (let i = 0; i < 14; i++)
+        statuses.push(
+          (
+            await post(`${fresh.url}/v1/auth/login`, {
+              email: `nobody-${i}-${randomUUID()}@example.com`,
+              password: 'guess guess',
+            })
+          ).status,
+        );
     } finally {
       await fresh.stop();
     }
     // 3 × 4 = 12 failures per address before its back-off; other accounts each time.
-    expect(statuses.slice(0, 12).every((s) => s === 401), JSON.stringify(statuses)).to.equal(true);
+    expect(
+      statuses.slice(0, 12).every((s) => s === 401),
+      JSON.stringify(statuses),
+    ).to.equal(true);
     expect(statuses.slice(12)).to.include(429);
   });
 
   it('limits signups per address', async () => {
     const answers = [];
-    for (let i = 0; i < 9; i++) answers.push(await post(`${spoor.url}/v1/auth/signup`, { email: `s-${i}-${randomUUID()}@example.com`, password: 'a long password' }));
+    for (let i = 0; i < 9; i++)
+      answers.push(
+        await post(`${spoor.url}/v1/auth/signup`, {
+          email: `s-${i}-${randomUUID()}@example.com`,
+          password: 'a long password',
+        }),
+      );
     const refused = answers.filter((a) => a.status === 429);
     expect(refused.length, JSON.stringify(answers.map((a) => a.status))).to.be.at.least(1);
     expect429(refused[0]!, 'signup');
@@ -93,15 +118,32 @@ describe('Rate limits (issue 13)', function () {
     const { project_id } = await registerProject(spoor.store, ORIGIN, 'limits/web');
     const headers = { origin: ORIGIN, 'user-agent': DESKTOP_CHROME };
     // 60 events at once pass the project's 30 and the address' 50: refused whole.
-    const tooMany = await post(`${spoor.url}/v1/event/batch`, { events: Array.from({ length: 60 }, (_, i) => event(i)) }, headers);
+    const tooMany = await post(
+      `${spoor.url}/v1/event/batch`,
+      { events: Array.from({ length: 60 }, (_, i) => event(i)) },
+      headers,
+    );
     expect429(tooMany, 'a batch over the address limit');
     await new Promise((r) => setTimeout(r, 1_100)); // a new second: the refused points counted in the last one
-    const overProject = await post(`${spoor.url}/v1/event/batch`, { events: Array.from({ length: 31 }, (_, i) => event(i)) }, headers);
+    const overProject = await post(
+      `${spoor.url}/v1/event/batch`,
+      { events: Array.from({ length: 31 }, (_, i) => event(i)) },
+      headers,
+    );
     expect429(overProject, 'a batch over the project limit');
     await new Promise((r) => setTimeout(r, 1_100));
-    const fine = await post(`${spoor.url}/v1/event/batch`, { events: Array.from({ length: 10 }, (_, i) => event(i)) }, headers);
+    const fine = await post(
+      `${spoor.url}/v1/event/batch`,
+      { events: Array.from({ length: 10 }, (_, i) => event(i)) },
+      headers,
+    );
     expect(fine.status).to.equal(200);
-    await waitFor(() => spoor.store.events.countRaw(project_id), (n) => n >= 10, 20_000, 'the accepted batch');
+    await waitFor(
+      () => spoor.store.events.countRaw(project_id),
+      (n) => n >= 10,
+      20_000,
+      'the accepted batch',
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(await spoor.store.events.countRaw(project_id)).to.equal(10);
     expect(await metric(spoor.url, 'rate_limited_ingest_ip')).to.be.at.least(1);
@@ -109,7 +151,10 @@ describe('Rate limits (issue 13)', function () {
   });
 
   it('limits triggers and rule tests per account', async () => {
-    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', { email: `t-${randomUUID()}@example.com`, password: 'a long password' });
+    const signup = await new ApiClient(spoor.url).post('/v1/auth/signup', {
+      email: `t-${randomUUID()}@example.com`,
+      password: 'a long password',
+    });
     // The signup limit of this process may already be spent by the test above: use a fresh address if so.
     const token = signup.status === 200 ? signup.body.id_token : null;
     if (!token) return void expect(signup.status).to.equal(429);
@@ -118,7 +163,10 @@ describe('Rate limits (issue 13)', function () {
     await api.post('/v1/users/projects', scope);
     const triggers = [];
     for (let i = 0; i < 5; i++) triggers.push(await api.post('/v1/trigger/aggregation', scope));
-    expect(triggers.filter((r) => r.status === 429).length, JSON.stringify(triggers.map((r) => r.status))).to.be.at.least(1);
+    expect(
+      triggers.filter((r) => r.status === 429).length,
+      JSON.stringify(triggers.map((r) => r.status)),
+    ).to.be.at.least(1);
     const tests = [];
     for (let i = 0; i < 5; i++) tests.push(await api.post('/v1/rules/test', { sessions: [], rules: '[]' }));
     expect(tests.filter((r) => r.status === 429).length, JSON.stringify(tests.map((r) => r.status))).to.be.at.least(1);
@@ -134,7 +182,11 @@ describe('Rate limits are shared through Redis by every ingest copy (issue 13)',
     requireEngine(this, env ? 'ok' : null, 'engines for kafka mode');
     const config = (dir: string) => loadConfig({ ...env!, SPOOR_DATA_DIR: dir, SPOOR_RATE_INGEST_IP: '50' });
     const a = await runServices(config(await makeTempDir('a')), serviceModules, createLogger('a', 'error'));
-    const b = await runServices({ ...config(await makeTempDir('b')), services: ['ingest'] }, serviceModules, createLogger('b', 'error'));
+    const b = await runServices(
+      { ...config(await makeTempDir('b')), services: ['ingest'] },
+      serviceModules,
+      createLogger('b', 'error'),
+    );
     try {
       await registerProject(a.adapters.store, ORIGIN, 'limits/web');
       const headers = { origin: ORIGIN, 'user-agent': DESKTOP_CHROME };
@@ -144,7 +196,12 @@ describe('Rate limits are shared through Redis by every ingest copy (issue 13)',
       const second: number[] = [];
       for (let i = 0; i < 3 && !second.includes(429); i++) {
         await new Promise((r) => setTimeout(r, 1_100));
-        await waitFor(() => post(`${a.http!.url}/v1/event/batch`, batch(), headers), (r) => r.status === 200, 20_000, 'the first copy to take a batch');
+        await waitFor(
+          () => post(`${a.http!.url}/v1/event/batch`, batch(), headers),
+          (r) => r.status === 200,
+          20_000,
+          'the first copy to take a batch',
+        );
         second.push((await post(`${b.http!.url}/v1/event/batch`, batch(), headers)).status);
       }
       expect(second).to.include(429);

@@ -34,7 +34,12 @@ function sessionState(projectId: string, sessionId: string, eventCount: number, 
 }
 
 async function waitForJob(api: ApiClient, jobId: string, timeoutMs = 120_000) {
-  const res = await waitFor(() => api.get(`/v1/jobs/${jobId}`), (r) => r.status === 200 && ['succeeded', 'failed'].includes(r.body.status), timeoutMs, `job ${jobId}`);
+  const res = await waitFor(
+    () => api.get(`/v1/jobs/${jobId}`),
+    (r) => r.status === 200 && ['succeeded', 'failed'].includes(r.body.status),
+    timeoutMs,
+    `job ${jobId}`,
+  );
   return res.body;
 }
 
@@ -49,11 +54,31 @@ for (const mode of MODES) {
     const scope = { origin, project };
     const t0 = Date.UTC(2026, 10, 22, 8, 0, 0);
 
-    const engaged = { ...scope, rule_id: 'engaged', logic: { '>=': [{ var: 'event_count' }, 3] }, tags: ['engaged'], label: 'Engaged visitor' };
-    const plan = { ...scope, rule_id: 'plan', kind: 'attribute', logic: { '==': [{ var: 'action' }, 'signup'] }, attribute: 'plan', value: { var: 'payload.plan' } };
+    const engaged = {
+      ...scope,
+      rule_id: 'engaged',
+      logic: { '>=': [{ var: 'event_count' }, 3] },
+      tags: ['engaged'],
+      label: 'Engaged visitor',
+    };
+    const plan = {
+      ...scope,
+      rule_id: 'plan',
+      kind: 'attribute',
+      logic: { '==': [{ var: 'action' }, 'signup'] },
+      attribute: 'plan',
+      value: { var: 'payload.plan' },
+    };
 
     async function send(sessionId: string, actions: Array<{ action: string; payload?: object }>, start = t0) {
-      const events = actions.map((a, i) => ({ project, action: a.action, timestamp: start + i * 1000, session_id: sessionId, url: 'http://localhost:4000/', payload: a.payload ?? {} }));
+      const events = actions.map((a, i) => ({
+        project,
+        action: a.action,
+        timestamp: start + i * 1000,
+        session_id: sessionId,
+        url: 'http://localhost:4000/',
+        payload: a.payload ?? {},
+      }));
       const res = await postAsBrowser(spoor.url, origin, events);
       expect(res.status).to.equal(200);
     }
@@ -65,19 +90,31 @@ for (const mode of MODES) {
       api = await signUp(spoor.url);
       other = await signUp(spoor.url);
       expect((await api.post('/v1/users/projects', scope)).status).to.equal(200);
-      expect((await other.post('/v1/users/projects', { origin: 'http://localhost:4001', project: 'other/web' })).status).to.equal(200);
+      expect(
+        (await other.post('/v1/users/projects', { origin: 'http://localhost:4001', project: 'other/web' })).status,
+      ).to.equal(200);
     });
     after(async () => spoor?.stop());
 
     it('creates, reads, versions and disables rules', async () => {
       const created = await api.post('/v1/rules', engaged);
       expect(created.status, created.text).to.equal(200);
-      expect(created.body).to.include({ rule_id: 'engaged', version: 1, kind: 'classification', enabled: true, label: 'Engaged visitor', origin, project });
+      expect(created.body).to.include({
+        rule_id: 'engaged',
+        version: 1,
+        kind: 'classification',
+        enabled: true,
+        label: 'Engaged visitor',
+        origin,
+        project,
+      });
       expect(created.body.logic).to.deep.equal(engaged.logic);
 
       const updated = await api.post('/v1/rules', { ...engaged, logic: { '>=': [{ var: 'event_count' }, 4] } });
       expect(updated.body).to.include({ version: 2, created_at: created.body.created_at });
-      expect((await api.get('/v1/rules/engaged', scope)).body.logic).to.deep.equal({ '>=': [{ var: 'event_count' }, 4] });
+      expect((await api.get('/v1/rules/engaged', scope)).body.logic).to.deep.equal({
+        '>=': [{ var: 'event_count' }, 4],
+      });
       const versions = await api.get('/v1/rules/engaged/versions', scope);
       expect(versions.body.versions.map((v: any) => v.version)).to.deep.equal([1, 2]);
       expect(versions.body.versions[0].logic).to.deep.equal(engaged.logic);
@@ -116,7 +153,10 @@ for (const mode of MODES) {
         const res = await api.post('/v1/rules', body);
         expect(res.status, JSON.stringify(body).slice(0, 200)).to.equal(422);
         const locs = res.body.detail.map((d: any) => d.loc);
-        expect(locs.some((l: any[]) => JSON.stringify(l.slice(0, loc.length)) === JSON.stringify(loc)), JSON.stringify(res.body)).to.equal(true);
+        expect(
+          locs.some((l: any[]) => JSON.stringify(l.slice(0, loc.length)) === JSON.stringify(loc)),
+          JSON.stringify(res.body),
+        ).to.equal(true);
       }
       expect((await api.get('/v1/rules/engaged', { origin })).status).to.equal(422);
       expect((await api.get('/v1/rules', { project })).body.detail[0].loc).to.deep.equal(['query', 'origin']);
@@ -141,24 +181,41 @@ for (const mode of MODES) {
       ].join('\n');
       const sessions = [
         { session_id: 'a', duration_ms: 120_000, geo: { country: 'DE' }, attributes: {} },
-        { session_id: 'b', duration_ms: 1_000, geo: { country: 'FR' }, attributes: {}, events: [{ action: 'buy', timestamp: 1, payload: { plan: 'pro' } }] },
+        {
+          session_id: 'b',
+          duration_ms: 1_000,
+          geo: { country: 'FR' },
+          attributes: {},
+          events: [{ action: 'buy', timestamp: 1, payload: { plan: 'pro' } }],
+        },
       ];
       const res = await api.post('/v1/rules/test', { sessions, rules: yaml });
       expect(res.status, res.text).to.equal(200);
-      expect(res.body.results.map((r: any) => [r.session_id, r.matched])).to.deep.equal([['a', ['german', 'long']], ['b', ['pro']]]);
+      expect(res.body.results.map((r: any) => [r.session_id, r.matched])).to.deep.equal([
+        ['a', ['german', 'long']],
+        ['b', ['pro']],
+      ]);
       expect(res.body.results[1].attributes).to.deep.equal({ plan: 'pro' });
       // A plain list works too, and nothing was saved.
       const list = await api.post('/v1/rules/test', { sessions, rules: '- rule_id: x\n  logic: true\n' });
       expect(list.body.results.map((r: any) => r.matched)).to.deep.equal([['x'], ['x']]);
       expect((await api.get('/v1/rules/long', scope)).status).to.equal(404);
 
-      const syntax = await api.post('/v1/rules/test', { sessions, rules: 'rules:\n  - rule_id: x\n    logic: {"==": [1, 1]\n' });
+      const syntax = await api.post('/v1/rules/test', {
+        sessions,
+        rules: 'rules:\n  - rule_id: x\n    logic: {"==": [1, 1]\n',
+      });
       expect(syntax.status).to.equal(422);
       expect(syntax.body.detail[0].loc.slice(0, 2)).to.deep.equal(['body', 'rules']);
       expect(syntax.body.detail[0].msg).to.match(/line \d+, column \d+/);
 
       const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-      for (let i = 0; i < 12; i++) bomb.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`);
+      for (let i = 0; i < 12; i++)
+        bomb.push(
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9)
+            .fill(`*${String.fromCharCode(97 + i)}`)
+            .join(',')}]`,
+        );
       const bombed = await api.post('/v1/rules/test', { sessions, rules: bomb.join('\n') });
       expect(bombed.status).to.equal(422);
 
@@ -173,13 +230,20 @@ for (const mode of MODES) {
       expect((await api.post('/v1/rules', plan)).status).to.equal(200);
       const sid = `live-${randomUUID()}`;
       await send(sid, [{ action: 'pageview' }, { action: 'signup', payload: { plan: 'pro' } }, { action: 'click' }]);
-      await waitFor(() => api.get(`/v1/sessions/${sid}/tags`, scope), (r) => r.status === 200 && r.body.tags.length > 0, 60_000, 'the engaged tag');
+      await waitFor(
+        () => api.get(`/v1/sessions/${sid}/tags`, scope),
+        (r) => r.status === 200 && r.body.tags.length > 0,
+        60_000,
+        'the engaged tag',
+      );
       const tags = await api.get(`/v1/sessions/${sid}/tags`, scope);
       expect(tags.body.tags).to.deep.equal([{ tag: 'engaged', last_seen: t0 + 2000 }]);
       const summary = await api.get(`/v1/sessions/${sid}`, scope);
       expect(summary.body.classification).to.deep.include({ rule_ids: ['engaged'], labels: ['Engaged visitor'] });
       expect(summary.body.tags).to.deep.equal(['engaged']);
-      expect((await api.get(`/v1/sessions/${sid}/attributes`, scope)).body).to.deep.equal({ attributes: { plan: 'pro' } });
+      expect((await api.get(`/v1/sessions/${sid}/attributes`, scope)).body).to.deep.equal({
+        attributes: { plan: 'pro' },
+      });
       expect((await api.get('/v1/tags', scope)).body.tags).to.deep.include({ tag: 'engaged', last_seen: t0 + 2000 });
       const inWindow = await api.get('/v1/tags/engaged', { ...scope, window_start: t0, window_end: t0 + 3000 });
       expect(inWindow.body.sessions).to.deep.include({ session_id: sid, tagged_at: t0 + 2000 });
@@ -189,10 +253,19 @@ for (const mode of MODES) {
       // The list says the same in one request: tags and classification, or the whole summary.
       const listed = await api.get('/v1/sessions', { ...scope, limit: 1000, include: 'tags,classification' });
       const entry = listed.body.sessions.find((s: any) => s.session_id === sid);
-      expect(entry).to.deep.equal({ session_id: sid, first_event_at: summary.body.first_event_at, last_event_at: summary.body.last_event_at, event_count: 3, tags: ['engaged'], classification: summary.body.classification });
+      expect(entry).to.deep.equal({
+        session_id: sid,
+        first_event_at: summary.body.first_event_at,
+        last_event_at: summary.body.last_event_at,
+        event_count: 3,
+        tags: ['engaged'],
+        classification: summary.body.classification,
+      });
       const whole = await api.get('/v1/sessions', { ...scope, limit: 1000, include: 'summary' });
       expect(whole.body.sessions.find((s: any) => s.session_id === sid)).to.deep.equal(summary.body);
-      expect(Object.keys((await api.get('/v1/sessions', { ...scope, limit: 1000 })).body.sessions[0]).sort()).to.deep.equal(['event_count', 'first_event_at', 'last_event_at', 'session_id']);
+      expect(
+        Object.keys((await api.get('/v1/sessions', { ...scope, limit: 1000 })).body.sessions[0]).sort(),
+      ).to.deep.equal(['event_count', 'first_event_at', 'last_event_at', 'session_id']);
       const bad = await api.get('/v1/sessions', { ...scope, include: 'tags,everything' });
       expect(bad.status).to.equal(422);
       expect(bad.body.detail[0].loc).to.deep.equal(['query', 'include', 1]);
@@ -200,7 +273,12 @@ for (const mode of MODES) {
       // A short session is classified (nothing matched) and stays untagged.
       const short = `short-${randomUUID()}`;
       await send(short, [{ action: 'pageview' }]);
-      await waitFor(() => api.get(`/v1/sessions/${short}`, scope), (r) => r.status === 200 && r.body.classification !== null, 60_000, 'the short session classified');
+      await waitFor(
+        () => api.get(`/v1/sessions/${short}`, scope),
+        (r) => r.status === 200 && r.body.classification !== null,
+        60_000,
+        'the short session classified',
+      );
       expect((await api.get(`/v1/sessions/${short}`, scope)).body.classification.rule_ids).to.deep.equal([]);
       expect((await api.get(`/v1/sessions/${short}/tags`, scope)).body.tags).to.deep.equal([]);
     });
@@ -209,7 +287,12 @@ for (const mode of MODES) {
       expect((await api.delete('/v1/rules/engaged', scope)).body.enabled).to.equal(false);
       const sid = `after-disable-${randomUUID()}`;
       await send(sid, [{ action: 'pageview' }, { action: 'click' }, { action: 'click' }, { action: 'click' }]);
-      await waitFor(() => api.get(`/v1/sessions/${sid}`, scope), (r) => r.status === 200 && r.body.event_count === 4 && r.body.classification !== null, 60_000, 'the session classified');
+      await waitFor(
+        () => api.get(`/v1/sessions/${sid}`, scope),
+        (r) => r.status === 200 && r.body.event_count === 4 && r.body.classification !== null,
+        60_000,
+        'the session classified',
+      );
       expect((await api.get(`/v1/sessions/${sid}`, scope)).body.classification.rule_ids).to.deep.equal([]);
       expect((await api.get(`/v1/sessions/${sid}/tags`, scope)).body.tags).to.deep.equal([]);
       expect((await api.post('/v1/rules', engaged)).body.enabled).to.equal(true);
@@ -218,11 +301,18 @@ for (const mode of MODES) {
     it('tags by hand, and takes a hand-given tag back', async () => {
       const sid = `manual-${randomUUID()}`;
       await send(sid, [{ action: 'pageview' }]);
-      await waitFor(() => api.get(`/v1/sessions/${sid}`, scope), (r) => r.status === 200, 60_000, 'the session');
+      await waitFor(
+        () => api.get(`/v1/sessions/${sid}`, scope),
+        (r) => r.status === 200,
+        60_000,
+        'the session',
+      );
       const tagged = await api.post(`/v1/sessions/${sid}/tags`, { ...scope, tag: 'vip' });
       expect(tagged.status, tagged.text).to.equal(200);
       expect(tagged.body).to.include({ session_id: sid, tag: 'vip' });
-      expect((await api.get(`/v1/sessions/${sid}/tags`, scope)).body.tags.map((t: any) => t.tag)).to.deep.equal(['vip']);
+      expect((await api.get(`/v1/sessions/${sid}/tags`, scope)).body.tags.map((t: any) => t.tag)).to.deep.equal([
+        'vip',
+      ]);
       expect((await api.get('/v1/tags/vip', scope)).body.sessions.map((s: any) => s.session_id)).to.deep.equal([sid]);
       const removed = await api.call('DELETE', `/v1/sessions/${sid}/tags/vip`, scope);
       expect(removed.body).to.deep.equal({ tags: [] });
@@ -234,14 +324,28 @@ for (const mode of MODES) {
     it('reclassifies named sessions by trigger, and reports the job', async () => {
       const sid = `trigger-${randomUUID()}`;
       await send(sid, [{ action: 'pageview' }, { action: 'click' }, { action: 'click' }]);
-      await waitFor(() => api.get(`/v1/sessions/${sid}/tags`, scope), (r) => r.body.tags?.length === 1, 60_000, 'the session tagged');
+      await waitFor(
+        () => api.get(`/v1/sessions/${sid}/tags`, scope),
+        (r) => r.body.tags?.length === 1,
+        60_000,
+        'the session tagged',
+      );
       // Tighten the rule: the session no longer matches once reclassified.
-      expect((await api.post('/v1/rules', { ...engaged, logic: { '>=': [{ var: 'event_count' }, 10] } })).status).to.equal(200);
+      expect(
+        (await api.post('/v1/rules', { ...engaged, logic: { '>=': [{ var: 'event_count' }, 10] } })).status,
+      ).to.equal(200);
       const queued = await api.post('/v1/trigger/classification', { ...scope, session_ids: [sid, 'missing-session'] });
       expect(queued.status, queued.text).to.equal(200);
       expect(queued.body.status).to.equal('queued');
       const job = await waitForJob(api, queued.body.job_id);
-      expect(job).to.include({ status: 'succeeded', kind: 'classification', origin, project, attempts: 1, error: null });
+      expect(job).to.include({
+        status: 'succeeded',
+        kind: 'classification',
+        origin,
+        project,
+        attempts: 1,
+        error: null,
+      });
       expect(job.result).to.deep.include({ classified: 1, missing: ['missing-session'] });
       expect(job.finished_at).to.be.at.least(job.started_at);
       expect((await api.get(`/v1/sessions/${sid}/tags`, scope)).body.tags).to.deep.equal([]);
@@ -253,9 +357,20 @@ for (const mode of MODES) {
     it('backfills 10,000 sessions after a rule change, with progress', async () => {
       const p = (await spoor.store.projects.find(origin, project))!;
       const base = t0 + 3_600_000;
-      const states = Array.from({ length: 10_000 }, (_, i) => sessionState(p.project_id, `bf-${String(i).padStart(5, '0')}`, i % 10, base + i));
+      const states = Array.from({ length: 10_000 }, (_, i) =>
+        sessionState(p.project_id, `bf-${String(i).padStart(5, '0')}`, i % 10, base + i),
+      );
       for (let i = 0; i < states.length; i += 2000) await spoor.store.sessions.upsert(states.slice(i, i + 2000));
-      expect((await api.post('/v1/rules', { ...scope, rule_id: 'deep', logic: { '>=': [{ var: 'event_count' }, 7] }, tags: ['deep'] })).status).to.equal(200);
+      expect(
+        (
+          await api.post('/v1/rules', {
+            ...scope,
+            rule_id: 'deep',
+            logic: { '>=': [{ var: 'event_count' }, 7] },
+            tags: ['deep'],
+          })
+        ).status,
+      ).to.equal(200);
       const queued = await api.post('/v1/trigger/backfill', scope);
       expect(queued.status, queued.text).to.equal(200);
       const seenProgress: number[] = [];
@@ -282,16 +397,32 @@ for (const mode of MODES) {
       expect(sample.body.classification.rule_ids).to.deep.equal(['deep', 'engaged']);
 
       // Change the rule and backfill again: tags follow the rule.
-      expect((await api.post('/v1/rules', { ...scope, rule_id: 'deep', logic: { '>=': [{ var: 'event_count' }, 9] }, tags: ['deep'] })).status).to.equal(200);
+      expect(
+        (
+          await api.post('/v1/rules', {
+            ...scope,
+            rule_id: 'deep',
+            logic: { '>=': [{ var: 'event_count' }, 9] },
+            tags: ['deep'],
+          })
+        ).status,
+      ).to.equal(200);
       const second = await waitForJob(api, (await api.post('/v1/trigger/backfill', scope)).body.job_id, 180_000);
       expect(second.status).to.equal('succeeded');
-      expect((await api.get('/v1/tags/deep', { ...window, window_end: base + 1000 })).body.sessions).to.have.length(100);
+      expect((await api.get('/v1/tags/deep', { ...window, window_end: base + 1000 })).body.sessions).to.have.length(
+        100,
+      );
     });
 
     it('backfills attributes after an attribute rule changes', async () => {
       const sid = `attr-${randomUUID()}`;
       await send(sid, [{ action: 'signup', payload: { plan: 'team', seats: 5 } }]);
-      await waitFor(() => api.get(`/v1/sessions/${sid}/attributes`, scope), (r) => r.body.attributes?.plan === 'team', 60_000, 'the plan attribute');
+      await waitFor(
+        () => api.get(`/v1/sessions/${sid}/attributes`, scope),
+        (r) => r.body.attributes?.plan === 'team',
+        60_000,
+        'the plan attribute',
+      );
       expect((await api.post('/v1/rules', { ...plan, value: { var: 'payload.seats' } })).status).to.equal(200);
       const job = await waitForJob(api, (await api.post('/v1/trigger/backfill', scope)).body.job_id, 180_000);
       expect(job.status).to.equal('succeeded');
@@ -301,7 +432,11 @@ for (const mode of MODES) {
     it('answers every trigger with a queued job that ends with a readable result or a reason', async () => {
       // The worker's own outputs are proven in outbound-flow.test.ts; here: every trigger path
       // queues, and each job ends — a notification without channels fails, saying why.
-      const expected = { '/v1/trigger/aggregation': 'succeeded', '/v1/trigger/transitions': 'succeeded', '/v1/trigger/notification': 'failed' } as const;
+      const expected = {
+        '/v1/trigger/aggregation': 'succeeded',
+        '/v1/trigger/transitions': 'succeeded',
+        '/v1/trigger/notification': 'failed',
+      } as const;
       for (const [path, status] of Object.entries(expected)) {
         const res = await api.post(path, scope);
         expect(res.status, `${path} ${res.text}`).to.equal(200);

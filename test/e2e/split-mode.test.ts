@@ -41,16 +41,32 @@ describe('Split deployment: services alone, consumers sharing work through group
     const sessionIds = Array.from({ length: 40 }, () => `s-${randomUUID()}`);
     let sent = 0;
     const wave = async () => {
-      const events = sessionIds.map((session_id) => ({ project: 'split/web', action: 'click', timestamp: Date.now(), session_id, payload: { n: sent } }));
+      const events = sessionIds.map((session_id) => ({
+        project: 'split/web',
+        action: 'click',
+        timestamp: Date.now(),
+        session_id,
+        payload: { n: sent },
+      }));
       const res = await post(`${ingest.http!.url}/v1/event/batch`, { events }, { origin: ORIGIN });
       expect(res.status).to.equal(200);
       sent += events.length;
     };
     const worked = (p: RunningProcess) => p.services[0]!.stats!()['enriched'] ?? 0;
     // Waves until the group has rebalanced and both enrichers have taken partitions.
-    await waitFor(async () => (await wave(), enrichers.map(worked)), (n) => n.every((x) => x > 0), 90_000, 'both enrichers to take work');
+    await waitFor(
+      async () => (await wave(), enrichers.map(worked)),
+      (n) => n.every((x) => x > 0),
+      90_000,
+      'both enrichers to take work',
+    );
     const store = ingest.adapters.store;
-    await waitFor(() => store.events.countEnriched(project.project_id), (n) => n === sent, 60_000, 'every event enriched');
+    await waitFor(
+      () => store.events.countEnriched(project.project_id),
+      (n) => n === sent,
+      60_000,
+      'every event enriched',
+    );
     const sessions = await waitFor(
       () => store.sessions.list(project.project_id, { limit: 1000 }),
       (s) => s.reduce((n, x) => n + x.event_count, 0) === sent,
@@ -60,6 +76,9 @@ describe('Split deployment: services alone, consumers sharing work through group
     expect(sessions).to.have.length(40);
     expect(await store.events.countRaw(project.project_id)).to.equal(sent);
     const handled = sessionizers.map((p) => p.services[0]!.stats!()['events'] ?? 0);
-    expect(handled.reduce((a, b) => a + b, 0), 'sessionizers applied each event once').to.equal(sent);
+    expect(
+      handled.reduce((a, b) => a + b, 0),
+      'sessionizers applied each event once',
+    ).to.equal(sent);
   });
 });

@@ -33,11 +33,35 @@ for (const mode of MODES) {
     async function visit(to: typeof scope, who: Who, start: number) {
       const { ip, ua } = VISITORS[who];
       const events = [
-        { project: to.project, action: 'pageview', timestamp: start, session_id: `${who}-1`, event_id: `${who}-1-0`, url: `${to.origin}/a` },
-        { project: to.project, action: `click-${who}`, timestamp: start + 1000, session_id: `${who}-1`, event_id: `${who}-1-1`, url: `${to.origin}/a` },
-        { project: to.project, action: 'pageview', timestamp: start + 2000, event_id: `${who}-d-0`, url: `${to.origin}/b` },
+        {
+          project: to.project,
+          action: 'pageview',
+          timestamp: start,
+          session_id: `${who}-1`,
+          event_id: `${who}-1-0`,
+          url: `${to.origin}/a`,
+        },
+        {
+          project: to.project,
+          action: `click-${who}`,
+          timestamp: start + 1000,
+          session_id: `${who}-1`,
+          event_id: `${who}-1-1`,
+          url: `${to.origin}/a`,
+        },
+        {
+          project: to.project,
+          action: 'pageview',
+          timestamp: start + 2000,
+          event_id: `${who}-d-0`,
+          url: `${to.origin}/b`,
+        },
       ];
-      const res = await post(`${spoor.url}/v1/event/batch`, { events }, { origin: to.origin, 'user-agent': ua, 'x-forwarded-for': ip });
+      const res = await post(
+        `${spoor.url}/v1/event/batch`,
+        { events },
+        { origin: to.origin, 'user-agent': ua, 'x-forwarded-for': ip },
+      );
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }
 
@@ -45,19 +69,38 @@ for (const mode of MODES) {
       const queued = await api.post('/v1/erasures', { ...scope, ...body });
       expect(queued.status, queued.text).to.equal(200);
       expect(queued.body.status).to.equal('queued');
-      const done = await waitFor(() => api.get(`/v1/jobs/${queued.body.job_id}`), (r) => ['succeeded', 'failed'].includes(r.body?.status), 60_000, 'erasure job');
+      const done = await waitFor(
+        () => api.get(`/v1/jobs/${queued.body.job_id}`),
+        (r) => ['succeeded', 'failed'].includes(r.body?.status),
+        60_000,
+        'erasure job',
+      );
       expect(done.body.status, done.body.error).to.equal('succeeded');
       expect(done.body.kind).to.equal('erasure');
       return done.body.result;
     }
 
-    const sessionIds = async (client = api, s = scope) => ((await client.get('/v1/sessions', { ...s, limit: 100 })).body.sessions as any[]).map((x) => x.session_id).sort();
-    const eventIds = async (client = api, s = scope) => ((await client.get('/v1/events/enriched', { ...s, limit: 1000 })).body.events as any[]).map((e) => e.event_id).sort();
-    const derivedOf = async (who: Who) => ((await api.get('/v1/events/enriched', { ...scope, limit: 1000 })).body.events as any[]).find((e) => e.event_id === `${who}-d-0`)?.session_id as string;
+    const sessionIds = async (client = api, s = scope) =>
+      ((await client.get('/v1/sessions', { ...s, limit: 100 })).body.sessions as any[]).map((x) => x.session_id).sort();
+    const eventIds = async (client = api, s = scope) =>
+      ((await client.get('/v1/events/enriched', { ...s, limit: 1000 })).body.events as any[])
+        .map((e) => e.event_id)
+        .sort();
+    const derivedOf = async (who: Who) =>
+      ((await api.get('/v1/events/enriched', { ...scope, limit: 1000 })).body.events as any[]).find(
+        (e) => e.event_id === `${who}-d-0`,
+      )?.session_id as string;
     async function exportedIds() {
       const queued = await api.post('/v1/exports', { ...scope, what: 'events', format: 'ndjson' });
-      await waitFor(() => api.get(`/v1/jobs/${queued.body.job_id}`), (r) => r.body?.status === 'succeeded', 60_000, 'export job');
-      const res = await fetch(new URL(`/v1/exports/${queued.body.job_id}/file`, spoor.url), { headers: { authorization: `Bearer ${api.token}` } });
+      await waitFor(
+        () => api.get(`/v1/jobs/${queued.body.job_id}`),
+        (r) => r.body?.status === 'succeeded',
+        60_000,
+        'export job',
+      );
+      const res = await fetch(new URL(`/v1/exports/${queued.body.job_id}/file`, spoor.url), {
+        headers: { authorization: `Bearer ${api.token}` },
+      });
       return (await readExport('ndjson', new Uint8Array(await res.arrayBuffer()))).map((r) => r.event_id).sort();
     }
 
@@ -71,8 +114,18 @@ for (const mode of MODES) {
       expect((await other.post('/v1/users/projects', otherScope)).status).to.equal(200);
       for (const [i, who] of (['ann', 'bob', 'cy'] as Who[]).entries()) await visit(scope, who, t0 + i * 60_000);
       await visit(otherScope, 'ann', t0);
-      await waitFor(() => api.get('/v1/sessions', { ...scope, limit: 100 }), (r) => r.body?.sessions?.length === 6, 30_000, 'six sessions');
-      await waitFor(() => other.get('/v1/sessions', { ...otherScope, limit: 100 }), (r) => r.body?.sessions?.length === 2, 30_000, 'their sessions');
+      await waitFor(
+        () => api.get('/v1/sessions', { ...scope, limit: 100 }),
+        (r) => r.body?.sessions?.length === 6,
+        30_000,
+        'six sessions',
+      );
+      await waitFor(
+        () => other.get('/v1/sessions', { ...otherScope, limit: 100 }),
+        (r) => r.body?.sessions?.length === 2,
+        30_000,
+        'their sessions',
+      );
     });
 
     after(async () => {
@@ -82,27 +135,50 @@ for (const mode of MODES) {
     it('erases a visitor by IP: sessions, session reads, events, exports, tags and the overview no longer show them', async () => {
       const annDerived = await derivedOf('ann');
       expect((await api.post('/v1/sessions/ann-1/tags', { ...scope, tag: 'ann-tag' })).status).to.equal(200);
-      const aggregation = await api.post('/v1/trigger/aggregation', { ...scope, window_start: t0 - 3_600_000, window_end: t0 + 3_600_000 });
-      await waitFor(() => api.get(`/v1/jobs/${aggregation.body.job_id}`), (r) => r.body?.status === 'succeeded', 60_000, 'aggregation');
-      expect((await api.get('/v1/projects/overview', scope)).body.overviews[0]).to.include({ visitors: 3, sessions: 6, events: 9 });
+      const aggregation = await api.post('/v1/trigger/aggregation', {
+        ...scope,
+        window_start: t0 - 3_600_000,
+        window_end: t0 + 3_600_000,
+      });
+      await waitFor(
+        () => api.get(`/v1/jobs/${aggregation.body.job_id}`),
+        (r) => r.body?.status === 'succeeded',
+        60_000,
+        'aggregation',
+      );
+      expect((await api.get('/v1/projects/overview', scope)).body.overviews[0]).to.include({
+        visitors: 3,
+        sessions: 6,
+        events: 9,
+      });
       const projectId = (await spoor.store.projects.find(scope.origin, scope.project))!.project_id;
       expect(await spoor.process.adapters.kv.get(openSessionKey(projectId, 'ann-1'))).to.not.equal(null);
 
       const result = await erase({ ip: VISITORS.ann.ip });
       expect(result).to.deep.equal({ sessions: 2, events: 3, overviews_rebuilt: 1 });
 
-      expect(await sessionIds()).to.not.include.members(['ann-1']).and.not.include(annDerived);
+      expect(await sessionIds())
+        .to.not.include.members(['ann-1'])
+        .and.not.include(annDerived);
       expect(await sessionIds()).to.have.length(4);
       for (const sid of ['ann-1', annDerived]) {
         expect((await api.get(`/v1/sessions/${sid}`, scope)).status, sid).to.equal(404);
         expect((await api.get(`/v1/sessions/${sid}/events`, scope)).status, sid).to.equal(404);
       }
       expect(await eventIds()).to.deep.equal(['bob-1-0', 'bob-1-1', 'bob-d-0', 'cy-1-0', 'cy-1-1', 'cy-d-0']);
-      expect(((await api.get('/v1/events', { ...scope, limit: 1000 })).body.events as any[]).map((e) => e.event_id)).to.not.include('ann-1-0');
+      expect(
+        ((await api.get('/v1/events', { ...scope, limit: 1000 })).body.events as any[]).map((e) => e.event_id),
+      ).to.not.include('ann-1-0');
       expect(await exportedIds()).to.deep.equal(['bob-1-0', 'bob-1-1', 'bob-d-0', 'cy-1-0', 'cy-1-1', 'cy-d-0']);
       expect(((await api.get('/v1/tags', scope)).body.tags as any[]).map((t) => t.tag)).to.not.include('ann-tag');
-      expect(((await api.get('/v1/events/actions', scope)).body.actions as any[]).map((a) => a.action)).to.not.include('click-ann');
-      expect((await api.get('/v1/projects/overview', scope)).body.overviews[0]).to.include({ visitors: 2, sessions: 4, events: 6 });
+      expect(((await api.get('/v1/events/actions', scope)).body.actions as any[]).map((a) => a.action)).to.not.include(
+        'click-ann',
+      );
+      expect((await api.get('/v1/projects/overview', scope)).body.overviews[0]).to.include({
+        visitors: 2,
+        sessions: 4,
+        events: 6,
+      });
       expect(await spoor.process.adapters.kv.get(openSessionKey(projectId, 'ann-1'))).to.equal(null);
       expect((await api.get('/v1/sessions/bob-1/events', scope)).body.events).to.have.length(2);
       // Another account's project, with the same IP and session ids, is whole.
@@ -118,7 +194,7 @@ for (const mode of MODES) {
       expect((await api.get('/v1/sessions/bob-1', scope)).status).to.equal(404);
     });
 
-    it('erases one session by its id and leaves the visitor\'s other session', async () => {
+    it("erases one session by its id and leaves the visitor's other session", async () => {
       const cyDerived = await derivedOf('cy');
       const result = await erase({ session_id: 'cy-1' });
       expect(result).to.include({ sessions: 1, events: 2 });
@@ -127,7 +203,7 @@ for (const mode of MODES) {
       expect((await api.get(`/v1/sessions/${cyDerived}/events`, scope)).body.events).to.have.length(1);
     });
 
-    it('answers 401 without a token, 422 unless exactly one valid selector is given, 404 for another account\'s project', async () => {
+    it("answers 401 without a token, 422 unless exactly one valid selector is given, 404 for another account's project", async () => {
       expect((await api.withToken(null).post('/v1/erasures', { ...scope, ip: VISITORS.cy.ip })).status).to.equal(401);
       const bad: Array<[object, unknown[]]> = [
         [{}, ['body']],
@@ -140,7 +216,10 @@ for (const mode of MODES) {
       for (const [body, loc] of bad) {
         const res = await api.post('/v1/erasures', { ...scope, ...body });
         expect(res.status, JSON.stringify(body)).to.equal(422);
-        expect(res.body.detail.map((d: any) => d.loc), JSON.stringify(body)).to.deep.include(loc);
+        expect(
+          res.body.detail.map((d: any) => d.loc),
+          JSON.stringify(body),
+        ).to.deep.include(loc);
       }
       const missingProject = await api.post('/v1/erasures', { origin: scope.origin, session_id: 'x' });
       expect(missingProject.status).to.equal(422);

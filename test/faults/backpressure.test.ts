@@ -12,7 +12,9 @@ const MAX_LAG = 2_000;
 const MiB = 1024 * 1024;
 
 function rssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.replace(/\D+/g, '')) * 1024;
 }
 
@@ -39,7 +41,9 @@ for (const mode of MODES) {
         await spoor.kill('SIGTERM');
       }
       const check = await setCheck(config, project.project_id, load.acked);
-      console.log(`      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents}`);
+      console.log(
+        `      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents}`,
+      );
       expect(check.lost).to.deep.equal([]);
       expect(check.duplicates).to.equal(0);
       expect(check.stored).to.equal(check.acked);
@@ -52,16 +56,29 @@ for (const mode of MODES) {
 /** Load on ingest alone until it refuses; then what it answered, kept and held in memory. */
 async function refusesWhenBehind(ingest: SpoorProcess, load: LoadClient): Promise<void> {
   load.start(8, 0, true);
-  await waitFor(async () => load.answers.filter((a) => a.status === 503).length, (n) => n >= 20, 90_000, 'ingest to refuse');
+  await waitFor(
+    async () => load.answers.filter((a) => a.status === 503).length,
+    (n) => n >= 20,
+    90_000,
+    'ingest to refuse',
+  );
   const ackedAtRefusal = load.acked.size;
   const rssAtRefusal = rssBytes(ingest.pid!);
   await sleep(3_000);
   const rssLater = rssBytes(ingest.pid!);
   await load.stop();
   const refused = load.answers.filter((a) => a.status === 503);
-  console.log(`      acknowledged ${load.acked.size} (${ackedAtRefusal} when refusals began), refused ${refused.length} batches; RSS ${(rssAtRefusal / MiB).toFixed(0)} → ${(rssLater / MiB).toFixed(0)} MiB`);
-  expect(load.answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.status), 'every answer a 200 or a 503').to.deep.equal([]);
-  expect(refused.filter((a) => a.retryAfter === null), 'each 503 says when to retry').to.deep.equal([]);
+  console.log(
+    `      acknowledged ${load.acked.size} (${ackedAtRefusal} when refusals began), refused ${refused.length} batches; RSS ${(rssAtRefusal / MiB).toFixed(0)} → ${(rssLater / MiB).toFixed(0)} MiB`,
+  );
+  expect(
+    load.answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.status),
+    'every answer a 200 or a 503',
+  ).to.deep.equal([]);
+  expect(
+    refused.filter((a) => a.retryAfter === null),
+    'each 503 says when to retry',
+  ).to.deep.equal([]);
   expect(refused.filter((a) => a.retryAfter === '5').length, "the backlog's 503s").to.be.greaterThan(0);
   // The backlog stopped near the bound: what the 100 ms lag reading let through, no more.
   expect(load.acked.size).to.be.at.least(MAX_LAG);

@@ -28,7 +28,12 @@ describe('Faults: the Kafka broker stops for 10 s under load', function () {
     // The client gives up well after the bound: an answer slower than the bound is still seen.
     const load = rig!.load(ANSWER_BOUND_MS * 3);
     load.start(6);
-    await waitFor(async () => load.acked.size, (n) => n >= 300, 30_000, 'acknowledged events before the fault');
+    await waitFor(
+      async () => load.acked.size,
+      (n) => n >= 300,
+      30_000,
+      'acknowledged events before the fault',
+    );
 
     const haltedAt = Date.now();
     await engine.halt('SIGKILL');
@@ -37,7 +42,12 @@ describe('Faults: the Kafka broker stops for 10 s under load', function () {
     await engine.restart();
     const upAt = Date.now();
     // Back to 200 without restarting Spoor.
-    await waitFor(async () => load.answers.some((a) => a.at >= upAt && a.status === 200), (ok) => ok, 45_000, 'a 200 after the broker came back');
+    await waitFor(
+      async () => load.answers.some((a) => a.at >= upAt && a.status === 200),
+      (ok) => ok,
+      45_000,
+      'a 200 after the broker came back',
+    );
     const recoveredAt = Math.min(...load.answers.filter((a) => a.at >= upAt && a.status === 200).map((a) => a.at));
     await sleep(2_000);
     await load.stop();
@@ -45,20 +55,35 @@ describe('Faults: the Kafka broker stops for 10 s under load', function () {
     const during = load.answers.filter((a) => a.at >= haltedAt + 500 && a.at + a.ms < restartAt);
     const notOk = load.answers.filter((a) => a.status !== 200);
     const slowest = Math.max(...load.answers.map((a) => a.ms));
-    const statuses = Object.entries(load.answers.reduce<Record<string, number>>((m, a) => ((m[a.status] = (m[a.status] ?? 0) + 1), m), {}));
-    console.log(`      answers: ${statuses.map(([s, n]) => `${s}×${n}`).join(', ')}; during the outage ${during.length}; slowest ${slowest} ms; 200 again ${recoveredAt - upAt} ms after the broker answered`);
+    const statuses = Object.entries(
+      load.answers.reduce<Record<string, number>>((m, a) => ((m[a.status] = (m[a.status] ?? 0) + 1), m), {}),
+    );
+    console.log(
+      `      answers: ${statuses.map(([s, n]) => `${s}×${n}`).join(', ')}; during the outage ${during.length}; slowest ${slowest} ms; 200 again ${recoveredAt - upAt} ms after the broker answered`,
+    );
 
     expect(during.length, 'requests answered while the broker was away').to.be.greaterThan(5);
-    expect(during.filter((a) => a.status === 200), 'a 200 while no broker could acknowledge').to.deep.equal([]);
-    expect(notOk.filter((a) => a.status !== 503), 'every refusal is a 503 (no 500, no hang, no reset)').to.deep.equal([]);
-    expect(notOk.filter((a) => a.retryAfter === null || !(Number(a.retryAfter) >= 1)), 'every 503 carries Retry-After').to.deep.equal([]);
+    expect(
+      during.filter((a) => a.status === 200),
+      'a 200 while no broker could acknowledge',
+    ).to.deep.equal([]);
+    expect(
+      notOk.filter((a) => a.status !== 503),
+      'every refusal is a 503 (no 500, no hang, no reset)',
+    ).to.deep.equal([]);
+    expect(
+      notOk.filter((a) => a.retryAfter === null || !(Number(a.retryAfter) >= 1)),
+      'every 503 carries Retry-After',
+    ).to.deep.equal([]);
     expect(slowest, `no answer slower than ${ANSWER_BOUND_MS} ms`).to.be.at.most(ANSWER_BOUND_MS);
 
     // What the logger does next: send the refused batches again, now answered 200.
     await load.retryUnacked();
     await spoor.drained();
     const check = await setCheck(rig!.config, rig!.project.project_id, load.acked);
-    console.log(`      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents}`);
+    console.log(
+      `      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents}`,
+    );
     expect(check.lost, 'acknowledged events lost').to.deep.equal([]);
     expect(check.duplicates, 'raw duplicates').to.equal(0);
     expect(check.stored, 'nothing stored that was never sent').to.equal(check.acked);

@@ -13,7 +13,9 @@ for (const mode of ['embedded', 'split'] as ChaosMode[]) {
     it('loses nothing acknowledged and counts nothing twice', async function () {
       const r = await runChaos({ mode, kills: KILLS, everyMs: 2_000, log: () => undefined });
       if (!r) return this.skip();
-      console.log(`      killed ${JSON.stringify(r.killed)}; acknowledged ${r.acked}, stored ${r.stored}, lost ${r.lost}, duplicates ${r.duplicates}, enriched ${r.enriched}, counted in sessions ${r.sessionEvents}; ${(r.ms / 1000).toFixed(0)} s`);
+      console.log(
+        `      killed ${JSON.stringify(r.killed)}; acknowledged ${r.acked}, stored ${r.stored}, lost ${r.lost}, duplicates ${r.duplicates}, enriched ${r.enriched}, counted in sessions ${r.sessionEvents}; ${(r.ms / 1000).toFixed(0)} s`,
+      );
       expect(r.acked).to.be.greaterThan(0);
       expect(r.lostIds, 'acknowledged events lost').to.deep.equal([]);
       expect(r.duplicates).to.equal(0);

@@ -26,7 +26,12 @@ describe('Faults: Redis stops for 10 s under load and comes back empty', functio
     const { engine, spoor } = rig!;
     const load = rig!.load(15_000);
     load.start(6);
-    await waitFor(async () => load.acked.size, (n) => n >= 300, 30_000, 'acknowledged events before the fault');
+    await waitFor(
+      async () => load.acked.size,
+      (n) => n >= 300,
+      30_000,
+      'acknowledged events before the fault',
+    );
 
     const haltedAt = Date.now();
     await engine.halt('SIGKILL');
@@ -47,22 +52,39 @@ describe('Faults: Redis stops for 10 s under load and comes back empty', functio
     }
     let repeated = 0;
     for (const [worker, ids] of latest) {
-      const last = ids.slice(-10).map(({ event_id }) => ({ project: FAULT_PROJECT, origin: FAULT_ORIGIN, action: 'click', timestamp: Date.now(), session_id: `s-${worker}`, event_id, payload: { repeat: true } }));
+      const last = ids.slice(-10).map(({ event_id }) => ({
+        project: FAULT_PROJECT,
+        origin: FAULT_ORIGIN,
+        action: 'click',
+        timestamp: Date.now(),
+        session_id: `s-${worker}`,
+        event_id,
+        payload: { repeat: true },
+      }));
       const res = await post(`${spoor.url}/v1/event/batch`, { events: last });
       expect(res.status, 'a repeat is accepted').to.equal(200);
       repeated += last.length;
     }
 
     const during = load.answers.filter((a) => a.at >= haltedAt && a.at < restartAt);
-    const statuses = Object.entries(load.answers.reduce<Record<string, number>>((m, a) => ((m[a.status] = (m[a.status] ?? 0) + 1), m), {}));
-    console.log(`      answers: ${statuses.map(([s, n]) => `${s}×${n}`).join(', ')}, ${during.length} while Redis was away; repeated after the restart ${repeated}`);
+    const statuses = Object.entries(
+      load.answers.reduce<Record<string, number>>((m, a) => ((m[a.status] = (m[a.status] ?? 0) + 1), m), {}),
+    );
+    console.log(
+      `      answers: ${statuses.map(([s, n]) => `${s}×${n}`).join(', ')}, ${during.length} while Redis was away; repeated after the restart ${repeated}`,
+    );
     expect(during.length, 'requests answered while Redis was away').to.be.greaterThan(20);
-    expect(load.answers.filter((a) => a.status !== 200 && a.status !== 503), 'no 500, no hang: 200, or 503 with Retry-After').to.deep.equal([]);
+    expect(
+      load.answers.filter((a) => a.status !== 200 && a.status !== 503),
+      'no 500, no hang: 200, or 503 with Retry-After',
+    ).to.deep.equal([]);
 
     await load.retryUnacked();
     await spoor.drained();
     const check = await setCheck(rig!.config, rig!.project.project_id, load.acked);
-    console.log(`      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents} (${check.sessions} sessions)`);
+    console.log(
+      `      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents} (${check.sessions} sessions)`,
+    );
     expect(check.lost, 'acknowledged events lost').to.deep.equal([]);
     expect(check.duplicates, 'raw duplicates').to.equal(0);
     expect(check.stored).to.equal(check.acked);

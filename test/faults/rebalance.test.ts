@@ -3,7 +3,14 @@ import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/log';
 import { openAdapters } from '@spoor/runtime';
 import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, requireEngine } from '@spoor/testkit';
-import { deploymentEnv, LoadClient, registerFaultProject, setCheck, sleep, SpoorProcess } from '../support/fault-rig.js';
+import {
+  deploymentEnv,
+  LoadClient,
+  registerFaultProject,
+  setCheck,
+  sleep,
+  SpoorProcess,
+} from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
 // Issue 16, item 4 (docs/faults.md): split mode on one broker, two copies of every service;
@@ -30,12 +37,24 @@ describe('Faults: a consumer of each kind is killed under load in split mode', f
     const env = await deploymentEnv(brokers!, clickhouse!, redis!);
     const config = loadConfig(env);
     const project = await registerFaultProject(config);
-    const copies: Record<(typeof KINDS)[number], SpoorProcess[]> = { ingest: [], enricher: [], sessionizer: [], classifier: [] };
+    const copies: Record<(typeof KINDS)[number], SpoorProcess[]> = {
+      ingest: [],
+      enricher: [],
+      sessionizer: [],
+      classifier: [],
+    };
     for (const kind of KINDS) {
       for (let copy = 0; copy < 2; copy++) {
         const port = await freePort();
         const p = new SpoorProcess(
-          { ...env, SPOOR_SERVICES: kind, SPOOR_PORT: String(port), SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'warn', SPOOR_DATA_DIR: await makeTempDir(`split-${kind}`) },
+          {
+            ...env,
+            SPOOR_SERVICES: kind,
+            SPOOR_PORT: String(port),
+            SPOOR_HEALTH_HTTP: 'true',
+            SPOOR_LOG_LEVEL: 'warn',
+            SPOOR_DATA_DIR: await makeTempDir(`split-${kind}`),
+          },
           `http://127.0.0.1:${port}`,
         );
         await p.start();
@@ -50,37 +69,63 @@ describe('Faults: a consumer of each kind is killed under load in split mode', f
       load.start(3);
     }
     const ackedTotal = () => loads.reduce((n, l) => n + l.acked.size, 0);
-    await waitFor(async () => ackedTotal(), (n) => n >= 500, 60_000, 'acknowledged events before the kills');
+    await waitFor(
+      async () => ackedTotal(),
+      (n) => n >= 500,
+      60_000,
+      'acknowledged events before the kills',
+    );
     const killedAt = Date.now();
-    await Promise.all([copies.enricher[0]!, copies.sessionizer[0]!, copies.classifier[0]!].map((p) => p.kill('SIGKILL')));
+    await Promise.all(
+      [copies.enricher[0]!, copies.sessionizer[0]!, copies.classifier[0]!].map((p) => p.kill('SIGKILL')),
+    );
     await sleep(12_000); // past the group session timeout (10 s): the survivors must have rebalanced
     await Promise.all(loads.map((l) => l.stop()));
-    const ackedAfterKill = loads.reduce((n, l) => n + l.answers.filter((a) => a.at >= killedAt && a.status === 200).length, 0);
+    const ackedAfterKill = loads.reduce(
+      (n, l) => n + l.answers.filter((a) => a.at >= killedAt && a.status === 200).length,
+      0,
+    );
     for (const l of loads) await l.retryUnacked();
     const acked = new Set(loads.flatMap((l) => [...l.acked]));
 
     // What a user waits for: everything enriched and counted (the survivors' work alone).
     const adapters = await openAdapters(config, createLogger('rebalance-check', 'error'));
-    const survivors = processes.filter((p) => ![copies.enricher[0], copies.sessionizer[0], copies.classifier[0]].includes(p));
+    const survivors = processes.filter(
+      (p) => ![copies.enricher[0], copies.sessionizer[0], copies.classifier[0]].includes(p),
+    );
     try {
       await waitFor(
-        async () => [await adapters.store.events.countEnriched(project.project_id), (await adapters.store.sessions.list(project.project_id, { limit: 100 })).reduce((n, s) => n + s.event_count, 0)],
+        async () => [
+          await adapters.store.events.countEnriched(project.project_id),
+          (await adapters.store.sessions.list(project.project_id, { limit: 100 })).reduce(
+            (n, s) => n + s.event_count,
+            0,
+          ),
+        ],
         ([enriched, counted]) => enriched! >= acked.size && counted! >= acked.size,
         90_000,
         'the survivors to enrich and count every event',
       ).catch(async (err: Error) => {
-        const states = await Promise.all(survivors.map(async (p) => `${p.env['SPOOR_SERVICES']}: ${JSON.stringify(await p.healthz())}\n${await p.logTail(5)}`));
+        const states = await Promise.all(
+          survivors.map(
+            async (p) => `${p.env['SPOOR_SERVICES']}: ${JSON.stringify(await p.healthz())}\n${await p.logTail(5)}`,
+          ),
+        );
         throw new Error(`${err.message} (acknowledged ${acked.size})\n${states.join('\n')}`);
       });
       await sleep(2_000); // a late double count would show now
       const check = await setCheck(config, project.project_id, acked);
       const sessionIds = ['i0w0', 'i0w1', 'i0w2', 'i1w0', 'i1w1', 'i1w2'].map((w) => `s-${w}`);
-      const perSession = await Promise.all(sessionIds.map(async (id) => ({
-        summary: await adapters.store.sessions.get(project.project_id, id),
-        events: await adapters.store.events.sessionEvents(project.project_id, id),
-        acked: [...acked].filter((e) => e.startsWith(`${id.slice(2)}-`)).length,
-      })));
-      console.log(`      batches acknowledged after the kills ${ackedAfterKill}; acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents} (${check.sessions} sessions)`);
+      const perSession = await Promise.all(
+        sessionIds.map(async (id) => ({
+          summary: await adapters.store.sessions.get(project.project_id, id),
+          events: await adapters.store.events.sessionEvents(project.project_id, id),
+          acked: [...acked].filter((e) => e.startsWith(`${id.slice(2)}-`)).length,
+        })),
+      );
+      console.log(
+        `      batches acknowledged after the kills ${ackedAfterKill}; acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents} (${check.sessions} sessions)`,
+      );
       expect(ackedAfterKill, 'ingest kept acknowledging after the kills').to.be.greaterThan(0);
       expect(check.lost, 'acknowledged events lost').to.deep.equal([]);
       expect(check.duplicates).to.equal(0);
@@ -92,7 +137,9 @@ describe('Faults: a consumer of each kind is killed under load in split mode', f
         const id = sessionIds[i]!;
         // The client sent its batches one after another: by (timestamp, sequence) the stored
         // events of its session are exactly what it sent, in order, with none missing.
-        const seq = s.events.map((e) => (e.payload as { i: number; j: number }).i * 1000 + (e.payload as { i: number; j: number }).j);
+        const seq = s.events.map(
+          (e) => (e.payload as { i: number; j: number }).i * 1000 + (e.payload as { i: number; j: number }).j,
+        );
         expect(seq, `${id}: stored in the order sent`).to.deep.equal([...seq].sort((a, b) => a - b));
         expect(s.events.length, `${id}: every acknowledged event, once`).to.equal(s.acked);
         expect(s.summary?.event_count, `${id}: summary counts each event once`).to.equal(s.acked);

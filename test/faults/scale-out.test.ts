@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { loadConfig } from '@spoor/config';
 import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, requireEngine } from '@spoor/testkit';
-import { deploymentEnv, LoadClient, registerFaultProject, setCheck, sleep, SpoorProcess } from '../support/fault-rig.js';
+import {
+  deploymentEnv,
+  LoadClient,
+  registerFaultProject,
+  setCheck,
+  sleep,
+  SpoorProcess,
+} from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
 // Issue 19 (docs/scaling.md): an operator scales the enrichers while traffic flows. Split mode
@@ -38,7 +45,14 @@ describe('Scaling: a third enricher joins under load and leaves again', function
     const start = async (kind: string) => {
       const port = await freePort();
       const p = new SpoorProcess(
-        { ...env, SPOOR_SERVICES: kind, SPOOR_PORT: String(port), SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'warn', SPOOR_DATA_DIR: await makeTempDir(`scale-${kind}`) },
+        {
+          ...env,
+          SPOOR_SERVICES: kind,
+          SPOOR_PORT: String(port),
+          SPOOR_HEALTH_HTTP: 'true',
+          SPOOR_LOG_LEVEL: 'warn',
+          SPOOR_DATA_DIR: await makeTempDir(`scale-${kind}`),
+        },
         `http://127.0.0.1:${port}`,
       );
       await p.start();
@@ -53,11 +67,21 @@ describe('Scaling: a third enricher joins under load and leaves again', function
     const load = new LoadClient(ingest!.url, 15_000, 10, 'w');
     loads.push(load);
     load.start(6);
-    await waitFor(async () => load.acked.size, (n) => n >= 300, 60_000, 'acknowledged events before the third enricher');
+    await waitFor(
+      async () => load.acked.size,
+      (n) => n >= 300,
+      60_000,
+      'acknowledged events before the third enricher',
+    );
 
     const third = await start('enricher');
     // It took partitions and processed events from them while the load ran.
-    await waitFor(() => enrichedBy(third), (n) => n > 0, 60_000, 'the third enricher to take work').catch(async (err: Error) => {
+    await waitFor(
+      () => enrichedBy(third),
+      (n) => n > 0,
+      60_000,
+      'the third enricher to take work',
+    ).catch(async (err: Error) => {
       throw new Error(`${err.message}\n${JSON.stringify(await third.healthz())}\n${await third.logTail(10)}`);
     });
     await sleep(3_000);
@@ -65,19 +89,36 @@ describe('Scaling: a third enricher joins under load and leaves again', function
     await third.kill('SIGTERM');
     expect(third.lastExit, 'it left cleanly').to.deep.equal({ code: 0, signal: null });
     const ackedBeforeLeave = load.acked.size;
-    await waitFor(async () => load.acked.size, (n) => n >= ackedBeforeLeave + 200, 60_000, 'acknowledged events after it left');
+    await waitFor(
+      async () => load.acked.size,
+      (n) => n >= ackedBeforeLeave + 200,
+      60_000,
+      'acknowledged events after it left',
+    );
     await load.stop();
     await load.retryUnacked();
 
     // The two that stayed drain everything: the group's lag, sampled after the load, back to 0.
     const loadEnd = Date.now();
-    const drained = await waitFor(() => health(enrichers[0]!), (h) => (h.lag_sampled_at ?? 0) > loadEnd && Object.values(h.lag ?? { none: 1 }).every((n) => n === 0), 90_000, 'the enrichers\' lag to return to 0');
+    const drained = await waitFor(
+      () => health(enrichers[0]!),
+      (h) => (h.lag_sampled_at ?? 0) > loadEnd && Object.values(h.lag ?? { none: 1 }).every((n) => n === 0),
+      90_000,
+      "the enrichers' lag to return to 0",
+    );
     expect(Object.keys(drained.lag!)).to.have.length(1);
     const acked = new Set(load.acked);
-    await waitFor(async () => (await setCheck(config, project.project_id, acked)), (c) => c.sessionEvents >= c.acked, 90_000, 'every event counted');
+    await waitFor(
+      async () => await setCheck(config, project.project_id, acked),
+      (c) => c.sessionEvents >= c.acked,
+      90_000,
+      'every event counted',
+    );
     await sleep(2_000); // a late double count would show now
     const check = await setCheck(config, project.project_id, acked);
-    console.log(`      acknowledged ${check.acked}; the third enricher took ${byThird} while it ran; stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, counted in sessions ${check.sessionEvents}`);
+    console.log(
+      `      acknowledged ${check.acked}; the third enricher took ${byThird} while it ran; stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, counted in sessions ${check.sessionEvents}`,
+    );
     expect(byThird, 'the third enricher did a share of the work').to.be.greaterThan(0);
     expect(check.lost, 'acknowledged events lost').to.deep.equal([]);
     expect(check.duplicates).to.equal(0);

@@ -34,7 +34,10 @@ describe('Faults: the ClickHouse store stops for 10 s under load', function () {
     const auth = { authorization: `Bearer ${signup.body.id_token as string}` };
     const health = async (): Promise<{ status: number; body: Health }> => {
       try {
-        const res = await fetch(`${spoor.url}/v1/status/health`, { headers: auth, signal: AbortSignal.timeout(10_000) });
+        const res = await fetch(`${spoor.url}/v1/status/health`, {
+          headers: auth,
+          signal: AbortSignal.timeout(10_000),
+        });
         return { status: res.status, body: (await res.json()) as Health };
       } catch (err) {
         return { status: 0, body: { status: `no answer: ${(err as Error).message}`, problems: [] } };
@@ -45,16 +48,28 @@ describe('Faults: the ClickHouse store stops for 10 s under load', function () {
       const h = (await (await fetch(`${spoor.url}/healthz`)).json()) as { lag: Record<string, number> };
       return Object.entries(h.lag).find(([k]) => k.includes('events.raw'))?.[1] ?? -1;
     };
-    expect((await waitFor(health, (h) => h.body.status === 'ok', 20_000, 'health ok before the fault')).status).to.equal(200);
+    expect(
+      (await waitFor(health, (h) => h.body.status === 'ok', 20_000, 'health ok before the fault')).status,
+    ).to.equal(200);
 
     const load = rig!.load(15_000);
     load.start(6);
-    await waitFor(async () => load.acked.size, (n) => n >= 300, 30_000, 'acknowledged events before the fault');
+    await waitFor(
+      async () => load.acked.size,
+      (n) => n >= 300,
+      30_000,
+      'acknowledged events before the fault',
+    );
 
     const haltedAt = Date.now();
     await engine.halt('SIGKILL');
     // While it is away: the report says so, /metrics says so, the raw lag grows and is not committed away.
-    const during = await waitFor(health, (h) => h.body.status === 'degraded' && h.body.problems.some((p) => /store/i.test(p)), OUTAGE_MS - 2_000, 'health to report the store');
+    const during = await waitFor(
+      health,
+      (h) => h.body.status === 'degraded' && h.body.problems.some((p) => /store/i.test(p)),
+      OUTAGE_MS - 2_000,
+      'health to report the store',
+    );
     const metricsText = await metrics();
     const lagDuring = await rawLag();
     await sleep(Math.max(0, haltedAt + OUTAGE_MS - Date.now()));
@@ -66,11 +81,18 @@ describe('Faults: the ClickHouse store stops for 10 s under load', function () {
     await load.stop();
 
     const duringAnswers = load.answers.filter((a) => a.at >= haltedAt && a.at < restartAt);
-    const statuses = Object.entries(load.answers.reduce<Record<string, number>>((m, a) => ((m[a.status] = (m[a.status] ?? 0) + 1), m), {}));
-    console.log(`      store away ${downMs} ms; answers: ${statuses.map(([s, n]) => `${s}×${n}`).join(', ')}, ${duringAnswers.length} while away; raw lag ${lagDuring} → ${lagAtEnd}; health: ${during.body.status}, ${JSON.stringify(during.body.problems)}`);
+    const statuses = Object.entries(
+      load.answers.reduce<Record<string, number>>((m, a) => ((m[a.status] = (m[a.status] ?? 0) + 1), m), {}),
+    );
+    console.log(
+      `      store away ${downMs} ms; answers: ${statuses.map(([s, n]) => `${s}×${n}`).join(', ')}, ${duringAnswers.length} while away; raw lag ${lagDuring} → ${lagAtEnd}; health: ${during.body.status}, ${JSON.stringify(during.body.problems)}`,
+    );
 
     expect(duringAnswers.length, 'requests answered while the store was away').to.be.greaterThan(20);
-    expect(duringAnswers.filter((a) => a.status !== 200), 'ingest keeps accepting: Kafka holds the events').to.deep.equal([]);
+    expect(
+      duringAnswers.filter((a) => a.status !== 200),
+      'ingest keeps accepting: Kafka holds the events',
+    ).to.deep.equal([]);
     expect(lagAtEnd, 'consumers commit nothing past the batch they could not write').to.be.greaterThan(0);
     expect(lagAtEnd).to.be.at.least(lagDuring);
     expect(metricsText).to.match(/^spoor_store_up 0$/m);
@@ -83,7 +105,9 @@ describe('Faults: the ClickHouse store stops for 10 s under load', function () {
     await load.retryUnacked();
     await spoor.drained();
     const check = await setCheck(rig!.config, rig!.project.project_id, load.acked);
-    console.log(`      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents}`);
+    console.log(
+      `      acknowledged ${check.acked}, stored ${check.stored}, lost ${check.lost.length}, duplicates ${check.duplicates}, enriched ${check.enriched}, counted in sessions ${check.sessionEvents}`,
+    );
     expect(check.lost, 'acknowledged events lost').to.deep.equal([]);
     expect(check.duplicates, 'raw duplicates').to.equal(0);
     expect(check.stored).to.equal(check.acked);

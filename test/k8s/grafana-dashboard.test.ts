@@ -42,7 +42,11 @@ export function selectorsOf(expr: string): Selector[] {
   const selectors: Selector[] = [];
   for (const m of cleaned.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(\{[^}]*\})?(\s*\()?/g)) {
     if (m[3] || ['bool', 'offset'].includes(m[1]!)) continue;
-    const matchers = [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"([^"]*)"/g)].map((x) => ({ label: x[1]!, op: x[2]!, value: x[3]! }));
+    const matchers = [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"([^"]*)"/g)].map((x) => ({
+      label: x[1]!,
+      op: x[2]!,
+      value: x[3]!,
+    }));
     selectors.push({ metric: m[1]!, matchers });
   }
   return selectors;
@@ -57,7 +61,8 @@ export function unmatched(selector: Selector, series: Series[]): string[] {
     if (value.includes('$')) continue;
     const wanted = op === '=' ? [value] : op === '=~' && /^[\w|]+$/.test(value) ? value.split('|') : [];
     for (const v of wanted) {
-      if (!ofMetric.some((s) => s.labels[label] === v)) missing.push(`${selector.metric}{${label}="${v}"}: no such series`);
+      if (!ofMetric.some((s) => s.labels[label] === v))
+        missing.push(`${selector.metric}{${label}="${v}"}: no such series`);
     }
   }
   return missing;
@@ -67,7 +72,9 @@ describe('deploy/grafana dashboard', function () {
   this.timeout(60_000);
   let spoor: Harness | null = null;
   let series: Series[];
-  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Array<{ title: string; targets?: Array<{ expr: string }> }> };
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+    panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+  };
   const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
 
   before(async () => {
@@ -77,12 +84,23 @@ describe('deploy/grafana dashboard', function () {
   after(async () => spoor?.stop());
 
   it('reads selectors out of PromQL, and would notice a metric or label value that does not exist', () => {
-    expect(selectorsOf('sum by (counter) (rate(spoor_service_counter{service="ingest",counter=~"a|b"}[5m]))')).to.deep.equal([
-      { metric: 'spoor_service_counter', matchers: [{ label: 'service', op: '=', value: 'ingest' }, { label: 'counter', op: '=~', value: 'a|b' }] },
+    expect(
+      selectorsOf('sum by (counter) (rate(spoor_service_counter{service="ingest",counter=~"a|b"}[5m]))'),
+    ).to.deep.equal([
+      {
+        metric: 'spoor_service_counter',
+        matchers: [
+          { label: 'service', op: '=', value: 'ingest' },
+          { label: 'counter', op: '=~', value: 'a|b' },
+        ],
+      },
     ]);
-    expect(unmatched({ metric: 'spoor_events_total', matchers: [] }, series)).to.deep.equal(['spoor_events_total: no such metric']);
-    expect(unmatched(selectorsOf('spoor_service_counter{service="ingest",counter=~"accepted|acepted"}')[0]!, series))
-      .to.deep.equal(['spoor_service_counter{counter="acepted"}: no such series']);
+    expect(unmatched({ metric: 'spoor_events_total', matchers: [] }, series)).to.deep.equal([
+      'spoor_events_total: no such metric',
+    ]);
+    expect(
+      unmatched(selectorsOf('spoor_service_counter{service="ingest",counter=~"accepted|acepted"}')[0]!, series),
+    ).to.deep.equal(['spoor_service_counter{counter="acepted"}: no such series']);
   });
 
   it('queries only metrics and label values that a running process exports', () => {
@@ -96,7 +114,18 @@ describe('deploy/grafana dashboard', function () {
   });
 
   it('shows the consumer lag under the name the autoscaling examples use', () => {
-    expect(series.some((s) => s.name === 'kafka_consumergroup_lag' && s.labels['consumergroup'] !== undefined && s.labels['topic'] !== undefined)).to.equal(true);
-    expect(exprs.some(({ expr }) => selectorsOf(expr).some((s) => s.metric === 'spoor_consumer_lag' || s.metric === 'kafka_consumergroup_lag'))).to.equal(true);
+    expect(
+      series.some(
+        (s) =>
+          s.name === 'kafka_consumergroup_lag' &&
+          s.labels['consumergroup'] !== undefined &&
+          s.labels['topic'] !== undefined,
+      ),
+    ).to.equal(true);
+    expect(
+      exprs.some(({ expr }) =>
+        selectorsOf(expr).some((s) => s.metric === 'spoor_consumer_lag' || s.metric === 'kafka_consumergroup_lag'),
+      ),
+    ).to.equal(true);
   });
 });

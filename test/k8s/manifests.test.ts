@@ -6,7 +6,15 @@ import { serviceModules } from '@spoor/host';
 import { createLogger } from '@spoor/log';
 import { runServices } from '@spoor/runtime';
 import { makeTempDir } from '@spoor/testkit';
-import { deploymentProblems, k8sTools, render, validateBuiltIn, validateKeda, type K8sObject, type K8sTools } from './k8s-checks.js';
+import {
+  deploymentProblems,
+  k8sTools,
+  render,
+  validateBuiltIn,
+  validateKeda,
+  type K8sObject,
+  type K8sTools,
+} from './k8s-checks.js';
 
 // Issue 19: every overlay of deploy/k8s renders with kustomize and every object validates
 // offline (kubernetes-validate's schemas; KEDA's ScaledObject against deploy/k8s/schemas); every
@@ -18,10 +26,16 @@ const OVERLAYS = readdirSync(join(K8S, 'overlays'));
 const SERVICES: ServiceName[] = ['ingest', 'gateway', 'enricher', 'sessionizer', 'classifier', 'worker'];
 const CONSUMERS: ServiceName[] = ['enricher', 'sessionizer', 'classifier', 'worker'];
 /** Placeholders for what the Secrets hold, so that the config map can be checked with loadConfig. */
-const SECRET_STAND_INS = { SPOOR_CLICKHOUSE_URL: 'http://clickhouse:8123', SPOOR_REDIS_URL: 'redis://redis:6379', SPOOR_IP_SALT: 'stand-in', SPOOR_SMTP_URL: 'smtp://mail:587' };
+const SECRET_STAND_INS = {
+  SPOOR_CLICKHOUSE_URL: 'http://clickhouse:8123',
+  SPOOR_REDIS_URL: 'redis://redis:6379',
+  SPOOR_IP_SALT: 'stand-in',
+  SPOOR_SMTP_URL: 'smtp://mail:587',
+};
 
 const of = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
-const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+const named = (objects: K8sObject[], kind: string, name: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
 const container = (d: K8sObject) => d['spec'].template.spec.containers[0];
 
 /** Each consumer's (topic, group) pairs, read from the service itself started on the embedded engines. */
@@ -35,10 +49,21 @@ function consumedBy(prefix: string): Promise<Map<ServiceName, string[]>> {
 async function readConsumes(prefix: string): Promise<Map<ServiceName, string[]>> {
   const found = new Map<ServiceName, string[]>();
   for (const service of CONSUMERS) {
-    const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('k8s-consumes'), SPOOR_SERVICES: service, SPOOR_TOPIC_PREFIX: prefix, SPOOR_LOG_LEVEL: 'error' });
+    const config = loadConfig({
+      SPOOR_DATA_DIR: await makeTempDir('k8s-consumes'),
+      SPOOR_SERVICES: service,
+      SPOOR_TOPIC_PREFIX: prefix,
+      SPOOR_LOG_LEVEL: 'error',
+    });
     const running = await runServices(config, serviceModules, createLogger('test', 'error'));
     try {
-      found.set(service, running.services.flatMap((s) => s.consumes ?? []).map((c) => `${c.topic} ${c.group}`).sort());
+      found.set(
+        service,
+        running.services
+          .flatMap((s) => s.consumes ?? [])
+          .map((c) => `${c.topic} ${c.group}`)
+          .sort(),
+      );
     } finally {
       await running.stop();
     }
@@ -55,7 +80,8 @@ describe('deploy/k8s', function () {
     if (tools.missing.length > 0) {
       const why = `missing ${tools.missing.join('; ')} (run: node deploy/k8s/tools.mjs prepare)`;
       process.stderr.write(`SKIPPED: deploy/k8s not rendered or validated: ${why}\n`);
-      if (process.env['SPOOR_REQUIRE_INFRA'] === '1') throw new Error(`the Kubernetes manifest tools are required (SPOOR_REQUIRE_INFRA=1): ${why}`);
+      if (process.env['SPOOR_REQUIRE_INFRA'] === '1')
+        throw new Error(`the Kubernetes manifest tools are required (SPOOR_REQUIRE_INFRA=1): ${why}`);
       this.skip();
     }
   });
@@ -89,7 +115,9 @@ describe('deploy/k8s', function () {
     it('report an object that breaks the Kubernetes or KEDA schema', () => {
       const broken = structuredClone(named(production, 'Deployment', 'ingest')!);
       container(broken).readinesProbe = { httpGet: { path: '/healthz', port: 'http' } };
-      expect(validateBuiltIn(tools.kubernetesValidate, [broken], tools.kubernetesVersions[0]!).join('\n')).to.contain('readinesProbe');
+      expect(validateBuiltIn(tools.kubernetesValidate, [broken], tools.kubernetesVersions[0]!).join('\n')).to.contain(
+        'readinesProbe',
+      );
       const scaled = structuredClone(named(production, 'ScaledObject', 'enricher')!);
       scaled['spec'].maxReplicaCount = 'twelve';
       scaled['spec'].triggers[0].metadata.offsetResetPolicy = 'newest';
@@ -114,7 +142,9 @@ describe('deploy/k8s', function () {
         const keda = objects.filter((o) => o.apiVersion.startsWith('keda.sh/'));
         const builtIn = objects.filter((o) => !o.apiVersion.startsWith('keda.sh/'));
         for (const version of tools.kubernetesVersions) {
-          expect(validateBuiltIn(tools.kubernetesValidate, builtIn, version), `Kubernetes ${version}`).to.deep.equal([]);
+          expect(validateBuiltIn(tools.kubernetesValidate, builtIn, version), `Kubernetes ${version}`).to.deep.equal(
+            [],
+          );
         }
         expect(keda.flatMap(validateKeda)).to.deep.equal([]);
         expect(of(objects, 'Secret'), 'no Secret is written in the manifests').to.deep.equal([]);
@@ -129,10 +159,15 @@ describe('deploy/k8s', function () {
           const env = container(d).env as Array<{ name: string; value?: string }>;
           expect(env.find((e) => e.name === 'SPOOR_SERVICES')?.value, d.metadata.name).to.equal(d.metadata.name);
           // The configuration each pod gets parses as Spoor's own (a typo stops start-up).
-          const data = of(objects, 'ConfigMap').find((c) => c.metadata.name === container(d).envFrom[0].configMapRef.name)!['data'];
+          const data = of(objects, 'ConfigMap').find(
+            (c) => c.metadata.name === container(d).envFrom[0].configMapRef.name,
+          )!['data'];
           const config = loadConfig({ ...data, ...SECRET_STAND_INS, SPOOR_SERVICES: d.metadata.name });
           expect(config, d.metadata.name).to.include({ healthHttp: true, host: '0.0.0.0' });
-          expect(config.dataDir.startsWith('/var/lib/spoor/'), 'the data dir is inside the emptyDir, not its mount point').to.equal(true);
+          expect(
+            config.dataDir.startsWith('/var/lib/spoor/'),
+            'the data dir is inside the emptyDir, not its mount point',
+          ).to.equal(true);
         }
       });
 
@@ -140,7 +175,9 @@ describe('deploy/k8s', function () {
         for (const name of SERVICES) {
           const pdb = named(objects, 'PodDisruptionBudget', name);
           expect(pdb, `PodDisruptionBudget/${name}`).to.not.equal(undefined);
-          expect(named(objects, 'Deployment', name)!['spec'].template.metadata.labels).to.include(pdb!['spec'].selector.matchLabels);
+          expect(named(objects, 'Deployment', name)!['spec'].template.metadata.labels).to.include(
+            pdb!['spec'].selector.matchLabels,
+          );
         }
         for (const name of ['ingest', 'gateway']) {
           const svc = named(objects, 'Service', name)!;
@@ -154,13 +191,17 @@ describe('deploy/k8s', function () {
         const scaled = of(objects, 'ScaledObject');
         for (const name of ['ingest', 'gateway']) {
           const hpa = hpas.find((h) => h['spec'].scaleTargetRef.name === name);
-          expect(hpa?.['spec'].metrics.map((m: any) => m.resource?.name), name).to.deep.equal(['cpu']);
+          expect(
+            hpa?.['spec'].metrics.map((m: any) => m.resource?.name),
+            name,
+          ).to.deep.equal(['cpu']);
         }
         for (const name of CONSUMERS) {
           const autoscalers = [...hpas, ...scaled].filter((a) => a['spec'].scaleTargetRef.name === name);
           expect(autoscalers.length, `autoscalers of ${name}`).to.be.at.most(1);
         }
-        for (const s of scaled) expect(s['spec'].maxReplicaCount, `ScaledObject/${s.metadata.name}`).to.be.at.most(partitions);
+        for (const s of scaled)
+          expect(s['spec'].maxReplicaCount, `ScaledObject/${s.metadata.name}`).to.be.at.most(partitions);
         for (const h of hpas.filter((x) => CONSUMERS.includes(x['spec'].scaleTargetRef.name))) {
           expect(h['spec'].maxReplicas, `HorizontalPodAutoscaler/${h.metadata.name}`).to.be.at.most(partitions);
         }
@@ -172,11 +213,21 @@ describe('deploy/k8s', function () {
         for (const s of of(objects, 'ScaledObject')) {
           const pairs = s['spec'].triggers.map((t: any) => `${t.metadata.topic} ${t.metadata.consumerGroup}`).sort();
           expect(pairs, `ScaledObject/${s.metadata.name}`).to.deep.equal(consumes.get(s['spec'].scaleTargetRef.name));
-          for (const t of s['spec'].triggers) expect(data[t.metadata.bootstrapServersFromEnv], 'bootstrapServersFromEnv names a config map key').to.be.a('string');
+          for (const t of s['spec'].triggers)
+            expect(data[t.metadata.bootstrapServersFromEnv], 'bootstrapServersFromEnv names a config map key').to.be.a(
+              'string',
+            );
         }
-        for (const h of of(objects, 'HorizontalPodAutoscaler').filter((x) => CONSUMERS.includes(x['spec'].scaleTargetRef.name))) {
-          const pairs = h['spec'].metrics.map((m: any) => m.external.metric.selector.matchLabels).map((l: any) => `${l.topic} ${l.consumergroup}`).sort();
-          expect(pairs, `HorizontalPodAutoscaler/${h.metadata.name}`).to.deep.equal(consumes.get(h['spec'].scaleTargetRef.name));
+        for (const h of of(objects, 'HorizontalPodAutoscaler').filter((x) =>
+          CONSUMERS.includes(x['spec'].scaleTargetRef.name),
+        )) {
+          const pairs = h['spec'].metrics
+            .map((m: any) => m.external.metric.selector.matchLabels)
+            .map((l: any) => `${l.topic} ${l.consumergroup}`)
+            .sort();
+          expect(pairs, `HorizontalPodAutoscaler/${h.metadata.name}`).to.deep.equal(
+            consumes.get(h['spec'].scaleTargetRef.name),
+          );
           for (const m of h['spec'].metrics) expect(m.external.metric.name).to.equal('kafka_consumergroup_lag');
         }
       });

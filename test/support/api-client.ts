@@ -7,7 +7,10 @@ export interface ApiResponse {
 }
 
 export class ApiClient {
-  constructor(readonly baseUrl: string, public token: string | null = null) {}
+  constructor(
+    readonly baseUrl: string,
+    public token: string | null = null,
+  ) {}
 
   withToken(token: string | null): ApiClient {
     return new ApiClient(this.baseUrl, token);
@@ -25,7 +28,13 @@ export class ApiClient {
     return this.call('DELETE', path, query);
   }
 
-  async call(method: string, path: string, query: Record<string, string | number | undefined> = {}, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  async call(
+    method: string,
+    path: string,
+    query: Record<string, string | number | undefined> = {},
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse> {
     const url = new URL(path, this.baseUrl);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
     const h: Record<string, string> = { ...headers };
@@ -56,7 +65,10 @@ export async function answerText(res: Response): Promise<string> {
 }
 
 /** Signs up a fresh account on the built-in issuer and answers a client holding its token. */
-export async function signUp(baseUrl: string, email = `u${Math.random().toString(36).slice(2)}@example.com`): Promise<ApiClient> {
+export async function signUp(
+  baseUrl: string,
+  email = `u${Math.random().toString(36).slice(2)}@example.com`,
+): Promise<ApiClient> {
   const res = await new ApiClient(baseUrl).post('/v1/auth/signup', { email, password: 'correct horse battery' });
   if (res.status !== 200) throw new Error(`signup failed: ${res.status} ${res.text}`);
   return new ApiClient(baseUrl, res.body.id_token as string);

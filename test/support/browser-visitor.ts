@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /** A desktop Chrome's user agent: the headless one names itself HeadlessChrome, which Spoor files as a bot. */
-export const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+export const DESKTOP_CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 /**
  * The user agent for the whole browser, not only per context: requests with `keepalive` (and
@@ -23,7 +24,10 @@ export interface Visitor {
  * comes from 127.0.0.1, which has no location: geolocation is proven by the pipeline tests with
  * X-Forwarded-For, which a context's extra headers do not reliably add to keepalive requests.
  */
-export async function newVisitor(browser: Browser, init: (context: BrowserContext) => Promise<void> = async () => {}): Promise<Visitor> {
+export async function newVisitor(
+  browser: Browser,
+  init: (context: BrowserContext) => Promise<void> = async () => {},
+): Promise<Visitor> {
   const context = await browser.newContext({ userAgent: DESKTOP_CHROME });
   await init(context);
   const errors: string[] = [];

@@ -2,7 +2,15 @@ import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/log';
 import { openAdapters } from '@spoor/runtime';
 import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl } from '@spoor/testkit';
-import { deploymentEnv, LoadClient, registerFaultProject, setCheck, sleep, SpoorProcess, type SetCheck } from './fault-rig.js';
+import {
+  deploymentEnv,
+  LoadClient,
+  registerFaultProject,
+  setCheck,
+  sleep,
+  SpoorProcess,
+  type SetCheck,
+} from './fault-rig.js';
 import { waitFor } from './spoor-harness.js';
 
 // Chaos (issue 16, item 5; docs/faults.md): Spoor under load while a random process of it is
@@ -43,7 +51,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult | null> 
   const processes: SpoorProcess[] = [];
   for (const services of LAYOUT[opts.mode]) {
     const port = await freePort();
-    const own: Record<string, string> = services === 'all' ? {} : { SPOOR_SERVICES: services, SPOOR_HEALTH_HTTP: 'true', SPOOR_DATA_DIR: await makeTempDir(`chaos-${services}`) };
+    const own: Record<string, string> =
+      services === 'all'
+        ? {}
+        : {
+            SPOOR_SERVICES: services,
+            SPOOR_HEALTH_HTTP: 'true',
+            SPOOR_DATA_DIR: await makeTempDir(`chaos-${services}`),
+          };
     processes.push(new SpoorProcess({ ...env, ...own, SPOOR_PORT: String(port) }, `http://127.0.0.1:${port}`));
   }
   const ingests = processes.filter((p) => ['ingest', undefined].includes(p.env['SPOOR_SERVICES']));
@@ -64,7 +79,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult | null> 
       await victim.kill('SIGKILL');
       killed[name] = (killed[name] ?? 0) + 1;
       await victim.start();
-      opts.log(`kill ${k + 1}/${opts.kills}: ${name}; acknowledged so far ${loads.reduce((n, l) => n + l.acked.size, 0)}`);
+      opts.log(
+        `kill ${k + 1}/${opts.kills}: ${name}; acknowledged so far ${loads.reduce((n, l) => n + l.acked.size, 0)}`,
+      );
     }
     await sleep(opts.everyMs);
     await Promise.all(loads.map((l) => l.stop()));
@@ -73,7 +90,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult | null> 
     await drained(opts.mode, processes, config, project.project_id, acked.size);
     if (opts.mode === 'embedded') await Promise.all(processes.map((p) => p.kill('SIGTERM'))); // DuckDB: one process at a time
     const check = await setCheck(config, project.project_id, acked);
-    return { ...check, mode: opts.mode, kills: opts.kills, killed, lost: check.lost.length, lostIds: check.lost.slice(0, 20), ms: Date.now() - started };
+    return {
+      ...check,
+      mode: opts.mode,
+      kills: opts.kills,
+      killed,
+      lost: check.lost.length,
+      lostIds: check.lost.slice(0, 20),
+      ms: Date.now() - started,
+    };
   } finally {
     await Promise.all(loads.map((l) => l.stop()));
     await Promise.all(processes.map((p) => p.kill('SIGTERM')));
@@ -81,18 +106,34 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult | null> 
 }
 
 async function chaosEnv(mode: ChaosMode): Promise<Record<string, string> | null> {
-  if (mode === 'embedded') return { SPOOR_DATA_DIR: await makeTempDir('chaos'), SPOOR_PORT: '0', SPOOR_LOG_LEVEL: 'error', SPOOR_RATE_INGEST_IP: '0', SPOOR_RATE_INGEST_PROJECT: '0' };
+  if (mode === 'embedded')
+    return {
+      SPOOR_DATA_DIR: await makeTempDir('chaos'),
+      SPOOR_PORT: '0',
+      SPOOR_LOG_LEVEL: 'error',
+      SPOOR_RATE_INGEST_IP: '0',
+      SPOOR_RATE_INGEST_PROJECT: '0',
+    };
   const [brokers, clickhouse, redis] = await Promise.all([kafkaBrokers(), clickhouseUrl(), redisUrl()]);
   return brokers && clickhouse && redis ? deploymentEnv(brokers, clickhouse, redis) : null;
 }
 
 /** Until every acknowledged event is enriched and counted in a session (split), or every lag is 0 (embedded). */
-async function drained(mode: ChaosMode, processes: SpoorProcess[], config: ReturnType<typeof loadConfig>, projectId: string, acked: number): Promise<void> {
+async function drained(
+  mode: ChaosMode,
+  processes: SpoorProcess[],
+  config: ReturnType<typeof loadConfig>,
+  projectId: string,
+  acked: number,
+): Promise<void> {
   if (mode === 'embedded') return processes[0]!.drained(120_000);
   const adapters = await openAdapters(config, createLogger('chaos-check', 'error'));
   try {
     await waitFor(
-      async () => [await adapters.store.events.countEnriched(projectId), (await adapters.store.sessions.list(projectId, { limit: 1000 })).reduce((n, s) => n + s.event_count, 0)],
+      async () => [
+        await adapters.store.events.countEnriched(projectId),
+        (await adapters.store.sessions.list(projectId, { limit: 1000 })).reduce((n, s) => n + s.event_count, 0),
+      ],
       ([enriched, counted]) => enriched! >= acked && counted! >= acked,
       120_000,
       'every acknowledged event enriched and counted',

@@ -41,14 +41,20 @@ export async function cliUser(serverUrl: string): Promise<CliUser> {
   return {
     configDir: join(xdg, 'spoor'),
     run(args, opts = {}) {
-      const child = spawn(process.execPath, [SPOOR_BIN, ...args], { env: { ...base, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [SPOOR_BIN, ...args], {
+        env: { ...base, ...opts.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       child.stdin!.end(opts.input ?? '');
       return collect(child);
     },
     async tty(args, opts = {}) {
       // `script` gives the command a terminal and copies what we write to its keyboard; -e keeps the exit code.
       const command = [process.execPath, SPOOR_BIN, ...args].map(quote).join(' ');
-      const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...base, TERM: 'dumb', ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: { ...base, TERM: 'dumb', ...opts.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       for (const key of opts.keys ?? []) {
         await new Promise((r) => setTimeout(r, 700));
         child.stdin!.write(key);

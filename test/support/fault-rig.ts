@@ -7,7 +7,16 @@ import { loadConfig, type Config } from '@spoor/config';
 import { createLogger } from '@spoor/log';
 import { openAdapters } from '@spoor/runtime';
 import type { ProjectRecord } from '@spoor/schemas';
-import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, requireEngine, restartableEngine, type RestartableEngine } from '@spoor/testkit';
+import {
+  clickhouseUrl,
+  freePort,
+  kafkaBrokers,
+  makeTempDir,
+  redisUrl,
+  requireEngine,
+  restartableEngine,
+  type RestartableEngine,
+} from '@spoor/testkit';
 import { modeEnv, type Mode } from './engine-env.js';
 import { registerProject, waitFor } from './spoor-harness.js';
 
@@ -33,11 +42,19 @@ export interface FaultRig {
  * Starts `owned` privately (restartable), takes the two other engines shared, registers the
  * project, and starts Spoor as `npm start` runs it, in a child process. Null: engines missing.
  */
-export async function startFaultRig(owned: EngineName, extraEnv: Record<string, string> = {}): Promise<FaultRig | null> {
+export async function startFaultRig(
+  owned: EngineName,
+  extraEnv: Record<string, string> = {},
+): Promise<FaultRig | null> {
   const engine = await restartableEngine(owned);
   if (!engine) return null;
-  const url = (name: EngineName, shared: () => Promise<string | null>) => (name === owned ? Promise.resolve(engine.url) : shared());
-  const [brokers, clickhouse, redis] = await Promise.all([url('kafka', kafkaBrokers), url('clickhouse', clickhouseUrl), url('redis', redisUrl)]);
+  const url = (name: EngineName, shared: () => Promise<string | null>) =>
+    name === owned ? Promise.resolve(engine.url) : shared();
+  const [brokers, clickhouse, redis] = await Promise.all([
+    url('kafka', kafkaBrokers),
+    url('clickhouse', clickhouseUrl),
+    url('redis', redisUrl),
+  ]);
   if (!brokers || !clickhouse || !redis) {
     await engine.stop();
     return null;
@@ -68,7 +85,11 @@ export async function startFaultRig(owned: EngineName, extraEnv: Record<string, 
 }
 
 /** One deployment's environment on these engines: a fresh topic prefix and database. */
-export async function deploymentEnv(brokers: string, clickhouse: string, redis: string): Promise<Record<string, string>> {
+export async function deploymentEnv(
+  brokers: string,
+  clickhouse: string,
+  redis: string,
+): Promise<Record<string, string>> {
   const run = randomUUID().replace(/-/g, '').slice(0, 10);
   return {
     SPOOR_DATA_DIR: await makeTempDir('faults'),
@@ -97,7 +118,12 @@ export async function modeDeployment(ctx: Mocha.Context, mode: Mode, extraEnv: R
   requireEngine(ctx, env ? 'ok' : null, `engines for ${mode} mode`);
   const port = await freePort();
   const base: Record<string, string> = {
-    ...env!, SPOOR_PORT: String(port), SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '100', SPOOR_RATE_INGEST_IP: '0', ...extraEnv,
+    ...env!,
+    SPOOR_PORT: String(port),
+    SPOOR_LOG_LEVEL: 'error',
+    SPOOR_LAG_SAMPLE_MS: '100',
+    SPOOR_RATE_INGEST_IP: '0',
+    ...extraEnv,
   };
   const config = loadConfig(base);
   return { url: `http://127.0.0.1:${port}`, env: base, config, project: await registerFaultProject(config) };
@@ -116,18 +142,33 @@ export async function registerFaultProject(config: Config): Promise<ProjectRecor
 /** A Spoor process in a child (all-in-one, or the services SPOOR_SERVICES names), with its own event loop. */
 export class SpoorProcess {
   private child: ChildProcess | null = null;
-  constructor(readonly env: Record<string, string>, readonly url: string) {}
+  constructor(
+    readonly env: Record<string, string>,
+    readonly url: string,
+  ) {}
 
   async start(): Promise<void> {
     // Its stderr (the engines' clients log every refused connection during a fault) goes to a
     // file in its data dir, not into the test report.
     const log = openSync(join(this.env['SPOOR_DATA_DIR']!, 'spoor.stderr.log'), 'a');
     try {
-      this.child = spawn(process.execPath, [HOST_MAIN], { env: { ...process.env, ...this.env }, stdio: ['ignore', log, log] });
+      this.child = spawn(process.execPath, [HOST_MAIN], {
+        env: { ...process.env, ...this.env },
+        stdio: ['ignore', log, log],
+      });
     } finally {
       closeSync(log);
     }
-    await waitFor(() => fetch(`${this.url}/healthz`).then((r) => r.ok, () => false), (up) => up, 60_000, 'spoor to start');
+    await waitFor(
+      () =>
+        fetch(`${this.url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      (up) => up,
+      60_000,
+      'spoor to start',
+    );
   }
 
   /** The running child's pid (undefined when stopped). */
@@ -138,12 +179,20 @@ export class SpoorProcess {
   /** The end of its stderr (its JSON log lines), for a failure message. */
   async logTail(lines = 15): Promise<string> {
     const text = await readFile(join(this.env['SPOOR_DATA_DIR']!, 'spoor.stderr.log'), 'utf8').catch(() => '');
-    return text.trimEnd().split('\n').slice(-lines).map((l) => l.slice(0, 400)).join('\n');
+    return text
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => l.slice(0, 400))
+      .join('\n');
   }
 
   /** Its /healthz body (lag per group, counters), or the error. */
   async healthz(): Promise<unknown> {
-    return fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.json(), (err: Error) => err.message);
+    return fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.json(),
+      (err: Error) => err.message,
+    );
   }
 
   /** How the last child stopped by kill() exited. */
@@ -170,7 +219,11 @@ export class SpoorProcess {
     // /healthz reports lag sampled every SPOOR_LAG_SAMPLE_MS: only a sample taken after this call counts.
     const since = Date.now();
     await waitFor(
-      () => fetch(`${this.url}/healthz`).then((r) => r.json() as Promise<{ lag: Record<string, number>; lag_sampled_at: number }>, () => ({ lag: {}, lag_sampled_at: 0 })),
+      () =>
+        fetch(`${this.url}/healthz`).then(
+          (r) => r.json() as Promise<{ lag: Record<string, number>; lag_sampled_at: number }>,
+          () => ({ lag: {}, lag_sampled_at: 0 }),
+        ),
       (h) => h.lag_sampled_at > since && Object.keys(h.lag).length >= 2 && Object.values(h.lag).every((n) => n === 0),
       timeoutMs,
       'the pipeline to drain',
@@ -201,7 +254,12 @@ export class LoadClient {
   private loops: Array<Promise<void>> = [];
 
   /** `prefix` names the clients (`<prefix><n>`), their event ids and sessions (`s-<prefix><n>`). */
-  constructor(private readonly url: string, private readonly clientTimeoutMs: number, private readonly batchSize = 5, private readonly prefix = 'w') {}
+  constructor(
+    private readonly url: string,
+    private readonly clientTimeoutMs: number,
+    private readonly batchSize = 5,
+    private readonly prefix = 'w',
+  ) {}
 
   /**
    * `pauseMs`: wait after each batch (0: send the next at once). `inOrder`: as the browser logger
@@ -237,8 +295,13 @@ export class LoadClient {
     for (let i = 0; this.running; i++) {
       const key = `${this.prefix}${worker}-${i}-${randomUUID().slice(0, 8)}`;
       const events = Array.from({ length: this.batchSize }, (_, j) => ({
-        project: FAULT_PROJECT, origin: FAULT_ORIGIN, action: 'click', timestamp: Date.now(),
-        session_id: `s-${this.prefix}${worker}`, event_id: `${key}-${j}`, payload: { worker, i, j },
+        project: FAULT_PROJECT,
+        origin: FAULT_ORIGIN,
+        action: 'click',
+        timestamp: Date.now(),
+        session_id: `s-${this.prefix}${worker}`,
+        event_id: `${key}-${j}`,
+        payload: { worker, i, j },
       }));
       let ok = await this.send(key, events);
       for (let attempt = 0; !ok && this.inOrder && this.running; attempt++) {
@@ -254,7 +317,9 @@ export class LoadClient {
     const answer: Answer = { at: started, status: 0, ms: 0, retryAfter: null, timedOut: false };
     try {
       const res = await fetch(`${this.url}/v1/event/batch`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ events }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events }),
         signal: AbortSignal.timeout(this.clientTimeoutMs),
       });
       await res.text();

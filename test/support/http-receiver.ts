@@ -31,9 +31,10 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(r, {
     url: `http://127.0.0.1:${port}/hook`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }

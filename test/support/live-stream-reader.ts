@@ -14,12 +14,24 @@ export interface LiveReading {
   close(): void;
 }
 
-export async function openLive(baseUrl: string, token: string | null, scope: Record<string, string>): Promise<LiveReading> {
+export async function openLive(
+  baseUrl: string,
+  token: string | null,
+  scope: Record<string, string>,
+): Promise<LiveReading> {
   const url = new URL('/v1/live', baseUrl);
   for (const [k, v] of Object.entries(scope)) url.searchParams.set(k, v);
   const abort = new AbortController();
   const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: abort.signal });
-  const reading: LiveReading = { status: res.status, headers: res.headers, body: null, snapshots: [], retryMs: null, ended: Promise.resolve(), close: () => abort.abort() };
+  const reading: LiveReading = {
+    status: res.status,
+    headers: res.headers,
+    body: null,
+    snapshots: [],
+    retryMs: null,
+    ended: Promise.resolve(),
+    close: () => abort.abort(),
+  };
   if (!res.headers.get('content-type')?.startsWith('text/event-stream') || !res.body) {
     reading.body = JSON.parse(await res.text());
     return reading;
@@ -40,6 +52,13 @@ export async function openLive(baseUrl: string, token: string | null, scope: Rec
 /** The gateway's live_snapshots counter from /metrics: computations since start. */
 export async function liveComputations(baseUrl: string): Promise<number> {
   const text = await (await fetch(new URL('/metrics', baseUrl))).text();
-  const line = text.split('\n').find((l) => l.startsWith('spoor_service_counter{') && l.includes('service="gateway"') && l.includes('counter="live_snapshots"'));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('spoor_service_counter{') &&
+        l.includes('service="gateway"') &&
+        l.includes('counter="live_snapshots"'),
+    );
   return line ? Number(line.split(' ').pop()) : 0;
 }

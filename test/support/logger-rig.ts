@@ -27,9 +27,13 @@ export async function startLoggerRig(ctx: Context, mode: Mode, more: string[] = 
   const { browser, spoor } = await startChromiumAndSpoor(ctx, mode);
   const site = await startTestSite(spoor.url, SITE_PROJECTS);
   const api = await signUp(spoor.url);
-  for (const project of [...Object.values(SITE_PROJECTS), ...more]) expect((await api.post('/v1/users/projects', { origin: site.origin, project })).status).to.equal(200);
+  for (const project of [...Object.values(SITE_PROJECTS), ...more])
+    expect((await api.post('/v1/users/projects', { origin: site.origin, project })).status).to.equal(200);
   return {
-    browser, spoor, site, api,
+    browser,
+    spoor,
+    site,
+    api,
     async stop() {
       await browser.close();
       await site.close();

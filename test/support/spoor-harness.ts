@@ -26,7 +26,12 @@ export async function startSpoor(mode: Mode, extraEnv: Record<string, string> = 
 }
 
 /** Registers a project the way the gateway will: through the store. */
-export async function registerProject(store: Store, origin: string, project: string, accountId = 'acct-test'): Promise<ProjectRecord> {
+export async function registerProject(
+  store: Store,
+  origin: string,
+  project: string,
+  accountId = 'acct-test',
+): Promise<ProjectRecord> {
   const record: ProjectRecord = {
     project_id: randomUUID(),
     origin,
@@ -41,11 +46,17 @@ export async function registerProject(store: Store, origin: string, project: str
 }
 
 /** Polls `probe` until it returns a value that `done` accepts, or fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T = await probe();
   while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, 100));
     last = await probe();
   }

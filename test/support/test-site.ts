@@ -25,7 +25,8 @@ const BODY = `
     });
   </script>`;
 
-const page = (title: string, head: string) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body>${BODY}</body></html>`;
+const page = (title: string, head: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body>${BODY}</body></html>`;
 
 /**
  * Pages, each for one project of the test (`?project=` picks another for `/` and `/pricing`):
@@ -34,18 +35,27 @@ const page = (title: string, head: string) => `<!doctype html><html><head><meta 
  * - `/optout`: the visitor opted out before the logger loaded;
  * - `/dnt`: a logger configured to honour Do Not Track (the test switches DNT on or off).
  */
-export async function startTestSite(spoorUrl: string, projects: { tag: string; module: string; optOut: string; dnt: string }): Promise<TestSite> {
-  const snippet = (project: string, extra = '') => `<script defer src="${spoorUrl}/logger.js" data-project="${project}"${extra}></script>`;
+export async function startTestSite(
+  spoorUrl: string,
+  projects: { tag: string; module: string; optOut: string; dnt: string },
+): Promise<TestSite> {
+  const snippet = (project: string, extra = '') =>
+    `<script defer src="${spoorUrl}/logger.js" data-project="${project}"${extra}></script>`;
   const pages: Record<string, (project: string | null) => string> = {
     '/': (p) => page('Home', snippet(p ?? projects.tag)),
     '/pricing': (p) => page('Pricing', snippet(p ?? projects.tag)),
-    '/module': () => page('Module', `<script type="module">
+    '/module': () =>
+      page(
+        'Module',
+        `<script type="module">
       import * as spoor from '${spoorUrl}/logger.mjs';
       spoor.init({ endpoint: '${spoorUrl}/v1/event', project: '${projects.module}', options: { session: false, clicks: true, navigation: true } });
       spoor.track('signup', { plan: 'team', seats: 3 });
       window.spoorModule = spoor;
-    </script>`),
-    '/optout': () => page('Opted out', `<script>localStorage.setItem('spoor_optout', '1')</script>${snippet(projects.optOut)}`),
+    </script>`,
+      ),
+    '/optout': () =>
+      page('Opted out', `<script>localStorage.setItem('spoor_optout', '1')</script>${snippet(projects.optOut)}`),
     '/dnt': () => page('DNT', snippet(projects.dnt, ' data-dnt="true"')),
   };
   const server = createServer((req, res) => {

@@ -18,7 +18,8 @@ export function shortDuration(ms: number | null): string | null {
   if (ms === null) return null;
   if (ms < 1000) return `${ms}ms`;
   const s = Math.round(ms / 1000);
-  const two = (big: number, bigUnit: string, small: number, smallUnit: string) => `${big}${bigUnit}${small ? ` ${small}${smallUnit}` : ''}`;
+  const two = (big: number, bigUnit: string, small: number, smallUnit: string) =>
+    `${big}${bigUnit}${small ? ` ${small}${smallUnit}` : ''}`;
   if (s < 60) return `${s}s`;
   if (s < 3600) return two(Math.floor(s / 60), 'm', s % 60, 's');
   if (s < 86_400) return two(Math.floor(s / 3600), 'h', Math.floor((s % 3600) / 60), 'm');
@@ -49,7 +50,8 @@ export function funnelReport(out: CliOutput, r: FunnelResult): string {
 }
 
 /** A cohort's start as a UTC date: periods are UTC days and ISO weeks, whatever the local zone. */
-const cohortLabel = (start: number, period: 'day' | 'week') => `${period === 'week' ? 'week of ' : ''}${new Date(start).toISOString().slice(0, 10)}`;
+const cohortLabel = (start: number, period: 'day' | 'week') =>
+  `${period === 'week' ? 'week of ' : ''}${new Date(start).toISOString().slice(0, 10)}`;
 
 /**
  * The cohort triangle: a row per cohort (its first period and size), a column per later period
@@ -62,8 +64,15 @@ export function retentionReport(out: CliOutput, r: RetentionResult): string {
   const columns: Array<Column<Cohort>> = [
     { header: 'cohort', value: (c) => cohortLabel(c.start, r.period) },
     { header: 'size', value: (c) => c.size },
-    ...Array.from({ length: periods }, (_, k): Column<Cohort> => ({ header: `${unit} ${k}`, value: (c) => (c.size === 0 ? null : percent(c.shares[k])) })),
+    ...Array.from({ length: periods }, (_, k): Column<Cohort> => ({
+      header: `${unit} ${k}`,
+      value: (c) => (c.size === 0 ? null : percent(c.shares[k])),
+    })),
   ];
   const returning = r.action ? ` (returning: an event of action ${r.action})` : '';
-  return [`visitors by the ${r.period} first seen, share back in each later ${r.period}${returning}`, '', out.table(r.cohorts, columns)].join('\n');
+  return [
+    `visitors by the ${r.period} first seen, share back in each later ${r.period}${returning}`,
+    '',
+    out.table(r.cohorts, columns),
+  ].join('\n');
 }

@@ -24,6 +24,7 @@ export function unwrap<T>(result: { data?: T; error?: unknown; response: Respons
   const { response } = result;
   if (response.ok) return result.data as T;
   const text = describeFailure(response.status, result.error ?? null);
-  if (response.status === 401) throw new CliError(`the server refused your credentials (${text}); run \`spoor login <email>\` again`);
+  if (response.status === 401)
+    throw new CliError(`the server refused your credentials (${text}); run \`spoor login <email>\` again`);
   throw new CliError(text);
 }

@@ -15,5 +15,10 @@ export interface CliEnvironment {
 
 export function readEnvironment(env: NodeJS.ProcessEnv): CliEnvironment {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
-  return { url: env.SPOOR_URL || undefined, password: env.SPOOR_PASSWORD || undefined, token: env.SPOOR_TOKEN || undefined, configDir: join(base, 'spoor') };
+  return {
+    url: env.SPOOR_URL || undefined,
+    password: env.SPOOR_PASSWORD || undefined,
+    token: env.SPOOR_TOKEN || undefined,
+    configDir: join(base, 'spoor'),
+  };
 }

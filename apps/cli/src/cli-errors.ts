@@ -1,6 +1,9 @@
 /** A failure to report in one line (or a few) on stderr, with the exit code it ends in. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: 1 | 2 = 1) {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
     super(message);
   }
 }

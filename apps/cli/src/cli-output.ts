@@ -31,7 +31,8 @@ export class CliOutput {
   time(ms: unknown): string {
     if (typeof ms !== 'number' || !Number.isFinite(ms)) return ms === null || ms === undefined ? '-' : String(ms);
     const d = new Date(ms);
-    if (this.o.utc) return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
+    if (this.o.utc)
+      return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
     return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   }
 
@@ -49,7 +50,11 @@ export class CliOutput {
     if (rows.length === 0) return '(none)';
     const cells = rows.map((r) => columns.map((c) => this.cell(c.value(r), c.header)));
     const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
-    const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd();
+    const line = (values: string[]) =>
+      values
+        .map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd();
     return [line(columns.map((c) => c.header.toUpperCase())), ...cells.map(line)].join('\n');
   }
 

@@ -29,7 +29,10 @@ function globalOptions(command: Command): GlobalOptions {
   while (root.parent) root = root.parent;
   const own = command.opts();
   const after = command.options.filter((o) => GLOBAL_COPIES.has(o) && own[o.attributeName()] !== undefined);
-  return { ...root.opts(), ...Object.fromEntries(after.map((o) => [o.attributeName(), own[o.attributeName()]])) } as GlobalOptions;
+  return {
+    ...root.opts(),
+    ...Object.fromEntries(after.map((o) => [o.attributeName(), own[o.attributeName()]])),
+  } as GlobalOptions;
 }
 
 /**
@@ -56,10 +59,12 @@ function refuseUnknownCommandBeforeHelp(command: Command): void {
 /** The whole command tree; `make` turns a command's options into its session. */
 export function buildProgram(make: (command: Command) => CliSession, streams: CliStreams): Command {
   const program = new Command('spoor')
-    .description('Spoor from the terminal: projects, sessions, events, funnels, retention, rules, tags, jobs, health and configuration')
+    .description(
+      'Spoor from the terminal: projects, sessions, events, funnels, retention, rules, tags, jobs, health and configuration',
+    )
     .version(buildVersion(), '-V, --version', 'print the version')
     .option('--url <url>', 'the Spoor server (default: SPOOR_URL, else the server you logged in to)')
-    .option('--origin <origin>', 'the project\'s origin (default: what `spoor use` stored)')
+    .option('--origin <origin>', "the project's origin (default: what `spoor use` stored)")
     .option('--project <project>', 'the project identifier (default: what `spoor use` stored)')
     .option('--json', 'print JSON (the default when stdout is not a terminal)')
     .option('--utc', 'show times in UTC instead of local time')
@@ -69,11 +74,30 @@ export function buildProgram(make: (command: Command) => CliSession, streams: Cl
     // The program's options only before the subcommand, so that a subcommand may mean something
     // else by the same name (`channels add --url` is the chat endpoint, not the server).
     .enablePositionalOptions();
-  program.addHelpText('after', `
+  program.addHelpText(
+    'after',
+    `
 Exit codes: 0 done, 1 error (the server's reason on stderr), 2 usage.
 Environment: SPOOR_URL (server), SPOOR_PASSWORD (answers the login prompt), SPOOR_TOKEN (a token or
-API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json lives).`);
-  for (const register of [registerAuthCommands, registerProjectCommands, registerSessionCommands, registerEventCommands, registerRuleCommands, registerTagCommands, registerTriggerCommands, registerStatusCommands, registerApiKeyCommands, registerOutboundCommands, registerDataCommands, registerAccountCommands, registerFunnelCommands, registerRetentionCommand, registerLiveCommand]) {
+API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json lives).`,
+  );
+  for (const register of [
+    registerAuthCommands,
+    registerProjectCommands,
+    registerSessionCommands,
+    registerEventCommands,
+    registerRuleCommands,
+    registerTagCommands,
+    registerTriggerCommands,
+    registerStatusCommands,
+    registerApiKeyCommands,
+    registerOutboundCommands,
+    registerDataCommands,
+    registerAccountCommands,
+    registerFunnelCommands,
+    registerRetentionCommand,
+    registerLiveCommand,
+  ]) {
     register(program, make);
   }
   registerCompletionCommand(program);
@@ -115,7 +139,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, streams: Cl
     // Help and --version end with 0; every other commander complaint is a usage error.
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof CliError) {
-      streams.stderr.write(`${err.message.split('\n').map((l) => `error: ${l}`).join('\n')}\n`);
+      streams.stderr.write(
+        `${err.message
+          .split('\n')
+          .map((l) => `error: ${l}`)
+          .join('\n')}\n`,
+      );
       return err.exitCode;
     }
     const down = unreachable(err);

@@ -24,9 +24,17 @@ export class CliSession {
   readonly store: AuthStore;
   readonly out: CliOutput;
 
-  constructor(readonly options: GlobalOptions, readonly env: CliEnvironment, readonly streams: CliStreams) {
+  constructor(
+    readonly options: GlobalOptions,
+    readonly env: CliEnvironment,
+    readonly streams: CliStreams,
+  ) {
     this.store = new AuthStore(env.configDir);
-    this.out = new CliOutput({ machine: !!options.json || !streams.stdout.isTTY, utc: !!options.utc, write: (t) => void streams.stdout.write(t) });
+    this.out = new CliOutput({
+      machine: !!options.json || !streams.stdout.isTTY,
+      utc: !!options.utc,
+      write: (t) => void streams.stdout.write(t),
+    });
   }
 
   private loginRead: Promise<StoredLogin | null> | null = null;
@@ -59,9 +67,14 @@ export class CliSession {
     if (this.env.token) return { baseUrl, token: this.env.token };
     const login = await this.login();
     if (!login) throw new CliError('not logged in: run `spoor login <email>` (or set SPOOR_TOKEN)');
-    if (login.url.replace(/\/+$/, '') !== baseUrl) throw new CliError(`you are logged in to ${login.url}, not ${baseUrl}: run \`spoor login <email> --url ${baseUrl}\``);
+    if (login.url.replace(/\/+$/, '') !== baseUrl)
+      throw new CliError(
+        `you are logged in to ${login.url}, not ${baseUrl}: run \`spoor login <email> --url ${baseUrl}\``,
+      );
     if (login.expires_at !== null && login.expires_at <= Date.now()) {
-      throw new CliError(`your login as ${login.email} expired at ${this.out.time(login.expires_at)}: run \`spoor login ${login.email}\` again`);
+      throw new CliError(
+        `your login as ${login.email} expired at ${this.out.time(login.expires_at)}: run \`spoor login ${login.email}\` again`,
+      );
     }
     return { baseUrl, token: login.token };
   }
@@ -71,7 +84,8 @@ export class CliSession {
     const stored = await this.store.readContext();
     const origin = this.options.origin ?? stored?.origin;
     const project = this.options.project ?? stored?.project;
-    if (!origin || !project) throw new UsageError('which project? pass --origin and --project, or run `spoor use <origin> <project>` once');
+    if (!origin || !project)
+      throw new UsageError('which project? pass --origin and --project, or run `spoor use <origin> <project>` once');
     return { origin, project };
   }
 }

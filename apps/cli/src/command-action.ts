@@ -18,10 +18,17 @@ export function act<A extends unknown[]>(make: SessionFactory, fn: (session: Cli
 /** Parses an integer option, refusing anything else with a usage error. */
 export function intOption(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(value))
+      throw new InvalidArgumentError(`${name} must be a whole number, got ${JSON.stringify(value)}`);
     return Number(value);
   };
 }
 
 /** A comma-separated list on the command line (`--sessions a,b`); undefined when not given. */
-export const commaList = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+export const commaList = (v: string | undefined): string[] | undefined =>
+  v
+    ? v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;

@@ -6,7 +6,10 @@ import type { components } from '@spoor/client';
 import { UsageError } from './cli-errors.js';
 
 export type FunnelStep = components['schemas']['FunnelStep'];
-export type FunnelOptionsBody = Pick<components['schemas']['FunnelQueryRequest'], 'steps' | 'unit' | 'order' | 'conversion_window_ms' | 'breakdown'>;
+export type FunnelOptionsBody = Pick<
+  components['schemas']['FunnelQueryRequest'],
+  'steps' | 'unit' | 'order' | 'conversion_window_ms' | 'breakdown'
+>;
 
 export const UNITS = ['session', 'visitor'] as const;
 export const ORDERS = ['strict', 'any'] as const;
@@ -43,7 +46,8 @@ export function parseStep(text: string): FunnelStep {
   const m = /^([^:{]+):(\{[\s\S]*)$/.exec(t);
   if (!m) return { action: t };
   const where = json(m[2]!, `the payload condition of --step ${t}`);
-  if (!where || typeof where !== 'object' || Array.isArray(where)) throw new UsageError(`the payload condition of --step ${t} must be a JSON object`);
+  if (!where || typeof where !== 'object' || Array.isArray(where))
+    throw new UsageError(`the payload condition of --step ${t} must be a JSON object`);
   return { action: m[1]!.trim(), where: where as FunnelStep['where'] };
 }
 
@@ -56,7 +60,8 @@ export async function readStepsFile(path: string): Promise<Record<string, unknow
     throw new UsageError(`cannot read ${path}: ${(err as Error).message.split('\n')[0]}`);
   }
   const mapping = (Array.isArray(doc) ? { steps: doc } : doc) as { steps?: unknown } | null;
-  if (!mapping || typeof mapping !== 'object' || !Array.isArray(mapping.steps)) throw new UsageError(`${path} holds no steps: expected a list of steps or a mapping with a steps: list`);
+  if (!mapping || typeof mapping !== 'object' || !Array.isArray(mapping.steps))
+    throw new UsageError(`${path} holds no steps: expected a list of steps or a mapping with a steps: list`);
   // Each step is sent as written; the server says what is wrong with one (422, by its index).
   return mapping as Record<string, unknown> & { steps: FunnelStep[] };
 }
@@ -66,7 +71,8 @@ export async function readStepsFile(path: string): Promise<Record<string, unknow
  * defaults. A file's values go as written: the server's 422 says what is wrong with them.
  */
 export async function funnelBody(o: StepOptions): Promise<FunnelOptionsBody> {
-  if (o.step?.length && o.stepsFile) throw new UsageError('give the steps either with --step or with --steps-file, not both');
+  if (o.step?.length && o.stepsFile)
+    throw new UsageError('give the steps either with --step or with --steps-file, not both');
   const file = (o.stepsFile ? await readStepsFile(o.stepsFile) : {}) as Partial<FunnelOptionsBody>;
   const steps = file.steps ?? (o.step ?? []).map(parseStep);
   if (steps.length < 2) throw new UsageError('a funnel has at least two steps: --step a --step b, or --steps-file');

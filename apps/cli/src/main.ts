@@ -9,4 +9,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.exit(0);
 });
 
-process.exitCode = await runCli(process.argv.slice(2), process.env, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
+process.exitCode = await runCli(process.argv.slice(2), process.env, {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+});

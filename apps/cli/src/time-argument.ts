@@ -13,6 +13,9 @@ export function parseTimeArgument(text: string, now = Date.now()): number {
   // A bare date is midnight local time, as a person means it (Date.parse would take UTC).
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
   const ms = date ? new Date(Number(date[1]), Number(date[2]) - 1, Number(date[3])).getTime() : Date.parse(t);
-  if (!Number.isFinite(ms) || !/^\d{4}-\d{2}-\d{2}/.test(t)) throw new UsageError(`not a time: ${JSON.stringify(text)} (use ms since the epoch, an ISO date such as 2026-11-21 or 2026-11-21T09:00, or a duration ago such as 24h or 7d)`);
+  if (!Number.isFinite(ms) || !/^\d{4}-\d{2}-\d{2}/.test(t))
+    throw new UsageError(
+      `not a time: ${JSON.stringify(text)} (use ms since the epoch, an ISO date such as 2026-11-21 or 2026-11-21T09:00, or a duration ago such as 24h or 7d)`,
+    );
   return ms;
 }

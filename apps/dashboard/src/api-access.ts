@@ -3,12 +3,20 @@ import { storedToken } from './auth-store.js';
 
 /** An answer other than 2xx, with the API's words: `detail`, or each 422 issue as "where: what". */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly issues: string[] = []) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly issues: string[] = [],
+  ) {
     super(message);
   }
 }
 
-export interface Answer<T> { data?: T; error?: unknown; response: Response }
+export interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
 
 let onUnauthorized: (message: string) => void = () => {};
 
@@ -30,7 +38,10 @@ export function api(): SpoorClient {
 function issuesOf(error: unknown): string[] {
   const detail = (error as { detail?: unknown } | null)?.detail;
   if (!Array.isArray(detail)) return [];
-  return detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).filter((p) => p !== 'body' && p !== 'query').join('.') || 'request'}: ${d.msg ?? 'invalid'}`);
+  return detail.map(
+    (d: { loc?: unknown[]; msg?: string }) =>
+      `${(d.loc ?? []).filter((p) => p !== 'body' && p !== 'query').join('.') || 'request'}: ${d.msg ?? 'invalid'}`,
+  );
 }
 
 /** Unwraps an openapi-fetch answer: its data, or an ApiError (and the 401 hook). */
@@ -45,7 +56,12 @@ export async function ok<T>(call: Promise<Answer<T>>): Promise<T> {
   if (response.ok) return data as T;
   const detail = (error as { detail?: unknown } | null)?.detail;
   const issues = issuesOf(error);
-  const message = typeof detail === 'string' ? detail : issues.length ? issues.join('; ') : `${response.status} ${response.statusText}`;
+  const message =
+    typeof detail === 'string'
+      ? detail
+      : issues.length
+        ? issues.join('; ')
+        : `${response.status} ${response.statusText}`;
   // Signed in and refused: the token expired or was revoked. (Signed out, a 401 is a wrong password.)
   if (response.status === 401 && storedToken()) onUnauthorized(message);
   throw new ApiError(response.status, message, issues);

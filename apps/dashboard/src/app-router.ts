@@ -1,5 +1,9 @@
 /** Client-side routes over the history API; the gateway answers index.html for each of them. */
-export interface Route<T> { pattern: RegExp; keys: string[]; value: T }
+export interface Route<T> {
+  pattern: RegExp;
+  keys: string[];
+  value: T;
+}
 
 export function route<T>(path: string, value: T): Route<T> {
   const keys: string[] = [];

@@ -11,18 +11,26 @@ export interface Shell {
 }
 
 /** Header (project picker, account, sign-out), navigation and the <main> pages render into. */
-export function renderShell(root: HTMLElement, nav: Array<[path: string, label: string]>, onScopeChange: () => void, onSignOut: () => void): Shell {
+export function renderShell(
+  root: HTMLElement,
+  nav: Array<[path: string, label: string]>,
+  onScopeChange: () => void,
+  onSignOut: () => void,
+): Shell {
   const picker = h('select', { id: 'project-picker', onchange: () => pick() });
   const links = nav.map(([path, label]) => h('a', { href: path }, label));
   const main = h('main', { id: 'main', tabindex: -1 });
   replace(
     root,
     h('a', { class: 'skip-link', href: '#main' }, 'Skip to content'),
-    h('header', { class: 'app-header' },
+    h(
+      'header',
+      { class: 'app-header' },
       h('a', { class: 'brand', href: '/overview' }, 'Spoor'),
       h('label', { class: 'picker' }, h('span', {}, 'Project'), picker),
       h('span', { class: 'account' }, storedToken()?.email ?? ''),
-      h('button', { type: 'button', class: 'secondary', onclick: onSignOut }, 'Sign out')),
+      h('button', { type: 'button', class: 'secondary', onclick: onSignOut }, 'Sign out'),
+    ),
     h('nav', { class: 'app-nav', 'aria-label': 'Pages' }, links),
     main,
   );
@@ -35,9 +43,13 @@ export function renderShell(root: HTMLElement, nav: Array<[path: string, label: 
   async function refreshProjects(): Promise<void> {
     projects = (await ok(api().GET('/v1/users/projects'))).projects.map(({ origin, project }) => ({ origin, project }));
     const current = storedScope();
-    const kept = current && projects.some((p) => scopeKey(p) === scopeKey(current)) ? current : projects[0] ?? null;
+    const kept = current && projects.some((p) => scopeKey(p) === scopeKey(current)) ? current : (projects[0] ?? null);
     saveScope(kept);
-    replace(picker, projects.length ? null : h('option', { value: '' }, 'No project yet'), projects.map((p) => h('option', { value: scopeKey(p) }, `${p.project} (${p.origin})`)));
+    replace(
+      picker,
+      projects.length ? null : h('option', { value: '' }, 'No project yet'),
+      projects.map((p) => h('option', { value: scopeKey(p) }, `${p.project} (${p.origin})`)),
+    );
     picker.value = kept ? scopeKey(kept) : '';
   }
   function mark(pathname: string): void {

@@ -6,7 +6,11 @@
  */
 const TOKEN_KEY = 'spoor.token';
 
-interface StoredToken { id_token: string; expires_at: number; email: string }
+interface StoredToken {
+  id_token: string;
+  expires_at: number;
+  email: string;
+}
 
 export function storedToken(now = Date.now()): StoredToken | null {
   try {

@@ -23,7 +23,13 @@ export function formatAgo(ms: number, now = Date.now()): string {
 }
 
 export const formatBytes = (n: number): string =>
-  n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : n < 1 << 30 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / (1 << 30)).toFixed(2)} GiB`;
+  n < 1024
+    ? `${n} B`
+    : n < 1 << 20
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : n < 1 << 30
+        ? `${(n / (1 << 20)).toFixed(1)} MiB`
+        : `${(n / (1 << 30)).toFixed(2)} GiB`;
 
 /** The value of an <input type="datetime-local"> as epoch ms, or undefined when empty. */
 export function inputTime(value: string): number | undefined {

@@ -6,7 +6,11 @@ export type Child = Node | string | number | null | undefined | false | Child[];
  * Builds an element. Text always goes in as text nodes, never as HTML, so whatever a visitor's
  * browser sent (URLs, payloads, referrers) cannot inject markup into the dashboard.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
@@ -66,7 +70,13 @@ export function showInfo(el: HTMLElement, message: string): void {
  * A button's long task: disabled while it runs, `busy` then `done` (or the error) in `status`.
  * The overview's "Aggregate now" and the transitions' "Compute" run jobs this way.
  */
-export async function whileBusy(button: HTMLButtonElement, status: HTMLElement, busy: string, done: string, work: () => Promise<void>): Promise<void> {
+export async function whileBusy(
+  button: HTMLButtonElement,
+  status: HTMLElement,
+  busy: string,
+  done: string,
+  work: () => Promise<void>,
+): Promise<void> {
   button.disabled = true;
   showInfo(status, busy);
   try {

@@ -6,17 +6,30 @@ import { stepRow, type FunnelStep, type StepRow } from './funnel-step-row.js';
 type Query = components['schemas']['FunnelQueryRequest'];
 type SavedFunnel = components['schemas']['SavedFunnel'];
 /** What the builder says: the steps and how to count them (the query without its scope). */
-export type FunnelDefinition = Pick<Query, 'steps' | 'unit' | 'order' | 'conversion_window_ms' | 'breakdown'> & { window_start: number; window_end: number };
+export type FunnelDefinition = Pick<Query, 'steps' | 'unit' | 'order' | 'conversion_window_ms' | 'breakdown'> & {
+  window_start: number;
+  window_end: number;
+};
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** The API takes 2 to 10 steps (FUNNEL_LIMITS). */
 const MAX_STEPS = 10;
-const SPANS: Array<[label: string, ms: number]> = [['24 hours', DAY], ['7 days', 7 * DAY], ['30 days', 30 * DAY], ['90 days', 90 * DAY]];
-const WINDOW_UNITS: Array<[label: string, ms: number]> = [['minutes', 60_000], ['hours', HOUR], ['days', DAY]];
+const SPANS: Array<[label: string, ms: number]> = [
+  ['24 hours', DAY],
+  ['7 days', 7 * DAY],
+  ['30 days', 30 * DAY],
+  ['90 days', 90 * DAY],
+];
+const WINDOW_UNITS: Array<[label: string, ms: number]> = [
+  ['minutes', 60_000],
+  ['hours', HOUR],
+  ['days', DAY],
+];
 const BREAKDOWNS = ['browser', 'country', 'utm_source', 'entry_page'] as const;
 
-const options = (pairs: Array<[value: string, label: string]>, chosen: string) => pairs.map(([v, l]) => h('option', { value: v, selected: v === chosen }, l));
+const options = (pairs: Array<[value: string, label: string]>, chosen: string) =>
+  pairs.map(([v, l]) => h('option', { value: v, selected: v === chosen }, l));
 
 export interface FunnelBuilder {
   el: HTMLElement;
@@ -37,21 +50,70 @@ type Counting = Omit<FunnelDefinition, 'steps'>;
 
 /** How the steps are counted: unit, order, conversion window, breakdown, and over which recent span. */
 function countingOptions(): { el: HTMLElement; read(): Counting; load(saved: SavedFunnel): void } {
-  const unit = h('select', { name: 'unit' }, options([['session', 'Sessions'], ['visitor', 'Visitors']], 'session'));
-  const order = h('select', { name: 'order' }, options([['strict', 'Strict (in this order)'], ['any', 'Any order']], 'strict'));
+  const unit = h(
+    'select',
+    { name: 'unit' },
+    options(
+      [
+        ['session', 'Sessions'],
+        ['visitor', 'Visitors'],
+      ],
+      'session',
+    ),
+  );
+  const order = h(
+    'select',
+    { name: 'order' },
+    options(
+      [
+        ['strict', 'Strict (in this order)'],
+        ['any', 'Any order'],
+      ],
+      'strict',
+    ),
+  );
   const amount = h('input', { name: 'conversion_window', type: 'number', min: 1, value: 1, class: 'narrow' });
-  const amountUnit = h('select', { name: 'conversion_window_unit' }, options(WINDOW_UNITS.map(([l, ms]) => [String(ms), l]), String(DAY)));
-  const breakdown = h('select', { name: 'breakdown' }, options([['', 'None'], ...BREAKDOWNS.map((b): [string, string] => [b, b.replace('_', ' ')])], ''));
-  const span = h('select', { name: 'span' }, options(SPANS.map(([l, ms]) => [String(ms), `last ${l}`]), String(7 * DAY)));
+  const amountUnit = h(
+    'select',
+    { name: 'conversion_window_unit' },
+    options(
+      WINDOW_UNITS.map(([l, ms]) => [String(ms), l]),
+      String(DAY),
+    ),
+  );
+  const breakdown = h(
+    'select',
+    { name: 'breakdown' },
+    options([['', 'None'], ...BREAKDOWNS.map((b): [string, string] => [b, b.replace('_', ' ')])], ''),
+  );
+  const span = h(
+    'select',
+    { name: 'span' },
+    options(
+      SPANS.map(([l, ms]) => [String(ms), `last ${l}`]),
+      String(7 * DAY),
+    ),
+  );
   return {
-    el: h('div', { class: 'toolbar funnel-options' }, field('Count', unit), field('Order', order), field('Conversion window', amount), field('Conversion window unit', amountUnit), field('Breakdown', breakdown), field('Window', span)),
+    el: h(
+      'div',
+      { class: 'toolbar funnel-options' },
+      field('Count', unit),
+      field('Order', order),
+      field('Conversion window', amount),
+      field('Conversion window unit', amountUnit),
+      field('Breakdown', breakdown),
+      field('Window', span),
+    ),
     read() {
       const now = Date.now();
       return {
-        unit: unit.value as Query['unit'], order: order.value as Query['order'],
+        unit: unit.value as Query['unit'],
+        order: order.value as Query['order'],
         conversion_window_ms: Math.max(1, Math.round(Number(amount.value))) * Number(amountUnit.value),
         ...(breakdown.value ? { breakdown: breakdown.value as Query['breakdown'] } : {}),
-        window_start: now - Number(span.value), window_end: now,
+        window_start: now - Number(span.value),
+        window_end: now,
       };
     },
     load(saved) {
@@ -95,7 +157,16 @@ function placeIssues(rows: StepRow[], err: unknown, general: HTMLElement): void 
   const { steps, rest } = byStep(err instanceof ApiError && err.issues.length ? err.issues : [(err as Error).message]);
   rows.forEach((r, i) => r.showIssues(steps.get(i) ?? []));
   for (const [i, lines] of steps) if (!rows[i]) rest.push(...lines);
-  replace(general, rest.length ? h('ul', { class: 'status error', role: 'alert' }, rest.map((l) => h('li', {}, l))) : null);
+  replace(
+    general,
+    rest.length
+      ? h(
+          'ul',
+          { class: 'status error', role: 'alert' },
+          rest.map((l) => h('li', {}, l)),
+        )
+      : null,
+  );
 }
 
 /** The funnel builder: steps (actions from `actions`, or JSONLogic rules) and the counting options. */
@@ -121,7 +192,11 @@ export function funnelBuilder(actions: string[]): FunnelBuilder {
   };
   const guess = (i: number): FunnelStep => ({ action: actions[i] ?? actions[0] ?? '' });
   setSteps([guess(0), guess(1)]);
-  const addButton = h('button', { type: 'button', class: 'secondary', onclick: () => add(guess(rows.length)) }, 'Add step');
+  const addButton = h(
+    'button',
+    { type: 'button', class: 'secondary', onclick: () => add(guess(rows.length)) },
+    'Add step',
+  );
   return {
     el: h('div', { class: 'funnel-builder' }, list, h('div', { class: 'actions' }, addButton), counting.el),
     read: () => ({ steps: readSteps(rows), ...counting.read() }),

@@ -20,7 +20,11 @@ import { settingsPage } from './pages/settings-page.js';
 import { tagsPage } from './pages/tags-page.js';
 import { transitionsPage } from './pages/transitions-page.js';
 
-interface PageRoute { page: Page; title: string; needsProject: boolean }
+interface PageRoute {
+  page: Page;
+  title: string;
+  needsProject: boolean;
+}
 const page = (p: Page, title: string, needsProject = true): PageRoute => ({ page: p, title, needsProject });
 
 /** The pages, in the navigation's order; every path without a parameter is a link there. */
@@ -75,12 +79,18 @@ async function render(): Promise<void> {
     return renderLoginPage(root, query.get('notice'), () => navigate('/', true));
   }
   if (!shell) {
-    shell = renderShell(root, nav, () => void render(), () => signOut('You are signed out.'));
+    shell = renderShell(
+      root,
+      nav,
+      () => void render(),
+      () => signOut('You are signed out.'),
+    );
     try {
       await shell.refreshProjects();
     } catch (err) {
       // A 401 has already signed out and drawn the login page; anything else is shown.
-      if (mine === generation) replace(shell.main, h('p', { class: 'status error', role: 'alert' }, (err as Error).message));
+      if (mine === generation)
+        replace(shell.main, h('p', { class: 'status error', role: 'alert' }, (err as Error).message));
       return;
     }
   }
@@ -89,15 +99,32 @@ async function render(): Promise<void> {
   const found = match(routes, pathname);
   shell.mark(pathname);
   const main = shell.main;
-  if (!found) return void replace(main, h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, h('a', { href: '/overview' }, 'Back to the overview')));
+  if (!found)
+    return void replace(
+      main,
+      h('h1', { tabindex: -1 }, 'Not found'),
+      h('p', {}, h('a', { href: '/overview' }, 'Back to the overview')),
+    );
   if (found.value.needsProject && !scope) return navigate('/projects', true);
   document.title = `${found.value.title} · Spoor`;
   replace(main, h('p', { class: 'loading' }, 'Loading…'));
   const target = h('div', { class: 'page' });
   try {
-    await found.value.page({ main: target, scope: scope!, params: found.params, query, navigate, refreshProjects: () => shell?.refreshProjects() ?? Promise.resolve(), signOut });
+    await found.value.page({
+      main: target,
+      scope: scope!,
+      params: found.params,
+      query,
+      navigate,
+      refreshProjects: () => shell?.refreshProjects() ?? Promise.resolve(),
+      signOut,
+    });
   } catch (err) {
-    replace(target, h('h1', { tabindex: -1 }, found.value.title), h('p', { class: 'status error', role: 'alert' }, (err as Error).message));
+    replace(
+      target,
+      h('h1', { tabindex: -1 }, found.value.title),
+      h('p', { class: 'status error', role: 'alert' }, (err as Error).message),
+    );
   }
   if (mine !== generation) return;
   replace(main, target);

@@ -1,5 +1,8 @@
 /** The project the pages show: kept per browser so that a reload stays on it. */
-export interface Scope { origin: string; project: string }
+export interface Scope {
+  origin: string;
+  project: string;
+}
 
 const SCOPE_KEY = 'spoor.scope';
 

@@ -1,7 +1,10 @@
 import { h } from './dom-builder.js';
 import { formatCount } from './display-format.js';
 
-export interface Ranked { name: string; count: number }
+export interface Ranked {
+  name: string;
+  count: number;
+}
 
 /**
  * A top-N list with a bar behind each row, as Plausible and Umami show their breakdowns: the
@@ -9,17 +12,33 @@ export interface Ranked { name: string; count: number }
  */
 export function rankedList(title: string, rows: Ranked[], empty = 'Nothing in this window.'): HTMLElement {
   const max = Math.max(1, ...rows.map((r) => r.count));
-  return h('section', { class: 'card ranked', 'aria-label': title },
+  return h(
+    'section',
+    { class: 'card ranked', 'aria-label': title },
     h('h3', {}, title),
     rows.length === 0
       ? h('p', { class: 'muted' }, empty)
-      : h('ol', {}, rows.map((r) => h('li', {},
-          h('span', { class: 'bar', style: `width:${(r.count / max) * 100}%` }),
-          h('span', { class: 'name', title: r.name }, r.name || '(none)'),
-          h('span', { class: 'count' }, formatCount(r.count))))));
+      : h(
+          'ol',
+          {},
+          rows.map((r) =>
+            h(
+              'li',
+              {},
+              h('span', { class: 'bar', style: `width:${(r.count / max) * 100}%` }),
+              h('span', { class: 'name', title: r.name }, r.name || '(none)'),
+              h('span', { class: 'count' }, formatCount(r.count)),
+            ),
+          ),
+        ),
+  );
 }
 
 /** A row of headline figures. */
 export function figures(items: [label: string, value: string][]): HTMLElement {
-  return h('dl', { class: 'figures' }, items.map(([label, value]) => h('div', { class: 'figure' }, h('dt', {}, label), h('dd', {}, value))));
+  return h(
+    'dl',
+    { class: 'figures' },
+    items.map(([label, value]) => h('div', { class: 'figure' }, h('dt', {}, label), h('dd', {}, value))),
+  );
 }

@@ -16,18 +16,53 @@ export const cohortDate = (ms: number): string => new Date(ms).toISOString().sli
 export function retentionTable(r: Retention): HTMLElement {
   const periods = Math.max(1, ...r.cohorts.map((c) => c.shares.length));
   const unit = r.period === 'day' ? 'Day' : 'Week';
-  return h('div', { class: 'heatmap-scroll', tabindex: 0, role: 'region', 'aria-label': 'Retention, scrolls sideways' },
-    h('table', { class: 'heatmap retention' },
-      h('caption', {}, `Visitors by the ${r.period} they were first seen, and the share of them back in each later ${r.period}${r.action ? ` with “${r.action}”` : ''}.`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Cohort'), h('th', { scope: 'col' }, 'Visitors'),
-        Array.from({ length: periods }, (_, k) => h('th', { scope: 'col' }, `${unit} ${k}`)))),
-      h('tbody', {}, r.cohorts.map((c) => h('tr', {},
-        h('th', { scope: 'row' }, `${r.period === 'week' ? 'Week of ' : ''}${cohortDate(c.start)}`),
-        h('td', {}, formatCount(c.size)),
-        Array.from({ length: periods }, (_, k) => {
-          const share = c.shares[k];
-          if (share === undefined || c.size === 0) return h('td', { class: 'empty-cell' }, '');
-          const alpha = 0.08 + share * 0.92;
-          return h('td', { style: `background: rgba(4, 120, 87, ${alpha.toFixed(2)}); color: ${alpha > 0.55 ? '#fff' : '#111'}`, title: `${c.returning[k]} of ${c.size}` }, formatPercent(share));
-        }))))));
+  return h(
+    'div',
+    { class: 'heatmap-scroll', tabindex: 0, role: 'region', 'aria-label': 'Retention, scrolls sideways' },
+    h(
+      'table',
+      { class: 'heatmap retention' },
+      h(
+        'caption',
+        {},
+        `Visitors by the ${r.period} they were first seen, and the share of them back in each later ${r.period}${r.action ? ` with “${r.action}”` : ''}.`,
+      ),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Cohort'),
+          h('th', { scope: 'col' }, 'Visitors'),
+          Array.from({ length: periods }, (_, k) => h('th', { scope: 'col' }, `${unit} ${k}`)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        r.cohorts.map((c) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, `${r.period === 'week' ? 'Week of ' : ''}${cohortDate(c.start)}`),
+            h('td', {}, formatCount(c.size)),
+            Array.from({ length: periods }, (_, k) => {
+              const share = c.shares[k];
+              if (share === undefined || c.size === 0) return h('td', { class: 'empty-cell' }, '');
+              const alpha = 0.08 + share * 0.92;
+              return h(
+                'td',
+                {
+                  style: `background: rgba(4, 120, 87, ${alpha.toFixed(2)}); color: ${alpha > 0.55 ? '#fff' : '#111'}`,
+                  title: `${c.returning[k]} of ${c.size}`,
+                },
+                formatPercent(share),
+              );
+            }),
+          ),
+        ),
+      ),
+    ),
+  );
 }

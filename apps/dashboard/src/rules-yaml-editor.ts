@@ -26,7 +26,10 @@ export function yamlEditor(scope: Scope, saved: () => void): HTMLElement {
   async function test(): Promise<void> {
     try {
       const n = (await testOnRecent(scope, text.value)).filter((r) => r.matched.length > 0).length;
-      replace(out, h('p', { class: 'status info', role: 'status' }, `The document is valid; it matches ${n} recent sessions.`));
+      replace(
+        out,
+        h('p', { class: 'status info', role: 'status' }, `The document is valid; it matches ${n} recent sessions.`),
+      );
     } catch (err) {
       messages(out, err);
     }
@@ -37,17 +40,28 @@ export function yamlEditor(scope: Scope, saved: () => void): HTMLElement {
       await ok(api().POST('/v1/rules/test', { body: { sessions: [], rules: text.value } }));
       const { parse } = await import('./yaml-loader.js');
       const doc = parse(text.value) as unknown;
-      const list = (Array.isArray(doc) ? doc : (doc as { rules?: unknown[] }).rules ?? []) as Partial<RuleBody>[];
+      const list = (Array.isArray(doc) ? doc : ((doc as { rules?: unknown[] }).rules ?? [])) as Partial<RuleBody>[];
       for (const rule of list) await ok(api().POST('/v1/rules', { body: { ...rule, ...scope } as RuleBody }));
-      replace(out, h('p', { class: 'status info', role: 'status' }, `Applied ${list.length} rule${list.length === 1 ? '' : 's'}.`));
+      replace(
+        out,
+        h('p', { class: 'status info', role: 'status' }, `Applied ${list.length} rule${list.length === 1 ? '' : 's'}.`),
+      );
       saved();
     } catch (err) {
       messages(out, err);
     }
   }
-  return h('section', { class: 'card', 'aria-label': 'Rules as YAML' },
+  return h(
+    'section',
+    { class: 'card', 'aria-label': 'Rules as YAML' },
     h('h2', {}, 'Rules as YAML'),
     field('YAML rules document', text, 'A list of rules, or a mapping with a rules: list.'),
-    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => void test() }, 'Check and test YAML'), h('button', { type: 'button', onclick: () => void apply() }, 'Apply YAML')),
-    out);
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'button', class: 'secondary', onclick: () => void test() }, 'Check and test YAML'),
+      h('button', { type: 'button', onclick: () => void apply() }, 'Apply YAML'),
+    ),
+    out,
+  );
 }

@@ -8,7 +8,10 @@ const joined = (...parts: (string | null | undefined)[]): string => parts.filter
 
 /** What the enricher added to an event, in words. */
 function enrichment(e: EnrichedEvent): string[] {
-  const utm = Object.entries(e.utm).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`).join(', ');
+  const utm = Object.entries(e.utm)
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
   return [
     joined(e.browser.name, e.browser.version) && `Browser: ${joined(e.browser.name, e.browser.version)}`,
     joined(e.os.name, e.os.version) && `OS: ${joined(e.os.name, e.os.version)}`,
@@ -24,18 +27,37 @@ function enrichment(e: EnrichedEvent): string[] {
 /** One step of the story: when (after the start), what, where, and its payload. */
 function step(e: EnrichedEvent, start: number): HTMLElement {
   const payload = Object.keys(e.payload).length ? JSON.stringify(e.payload) : '';
-  return h('li', { class: 'step' },
-    h('div', { class: 'step-head' },
+  return h(
+    'li',
+    { class: 'step' },
+    h(
+      'div',
+      { class: 'step-head' },
       h('span', { class: 'offset' }, `+${formatDuration(e.timestamp - start)}`),
       h('strong', { class: 'action' }, e.action),
-      h('span', { class: 'muted' }, e.path ?? e.url ?? '')),
+      h('span', { class: 'muted' }, e.path ?? e.url ?? ''),
+    ),
     h('div', { class: 'muted small' }, formatTime(e.timestamp)),
     payload ? h('code', { class: 'payload' }, payload) : null,
-    h('details', {}, h('summary', {}, 'Enrichment'), h('ul', {}, enrichment(e).map((line) => h('li', {}, line)))));
+    h(
+      'details',
+      {},
+      h('summary', {}, 'Enrichment'),
+      h(
+        'ul',
+        {},
+        enrichment(e).map((line) => h('li', {}, line)),
+      ),
+    ),
+  );
 }
 
 /** A session's events in order, read like a story. */
 export function sessionTimeline(events: EnrichedEvent[]): HTMLElement {
   const start = events[0]?.timestamp ?? 0;
-  return h('ol', { class: 'timeline', 'aria-label': 'Events in order' }, events.map((e) => step(e, start)));
+  return h(
+    'ol',
+    { class: 'timeline', 'aria-label': 'Events in order' },
+    events.map((e) => step(e, start)),
+  );
 }

@@ -1,7 +1,11 @@
 import uPlot from 'uplot';
 import { h } from './dom-builder.js';
 
-export interface SeriesSpec { label: string; values: number[]; color: string }
+export interface SeriesSpec {
+  label: string;
+  values: number[];
+  color: string;
+}
 
 const PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706'];
 export const color = (i: number): string => PALETTE[i % PALETTE.length]!;
@@ -13,7 +17,9 @@ export const color = (i: number): string => PALETTE[i % PALETTE.length]!;
  */
 export function timeSeriesChart(title: string, times: number[], series: SeriesSpec[], height = 220): HTMLElement {
   const box = h('div', { class: 'chart-box' });
-  const summary = series.map((s) => `${s.label}: total ${s.values.reduce((a, b) => a + b, 0)}, peak ${Math.max(0, ...s.values)}`).join('; ');
+  const summary = series
+    .map((s) => `${s.label}: total ${s.values.reduce((a, b) => a + b, 0)}, peak ${Math.max(0, ...s.values)}`)
+    .join('; ');
   const figure = h('figure', { class: 'chart', 'aria-label': `${title}. ${summary}` }, h('figcaption', {}, title), box);
   const opts: uPlot.Options = {
     width: 300,
@@ -23,7 +29,16 @@ export function timeSeriesChart(title: string, times: number[], series: SeriesSp
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: true } },
     axes: [{ stroke: '#555' }, { stroke: '#555', size: 48 }],
-    series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}1a`, points: { show: times.length < 60 } }))],
+    series: [
+      {},
+      ...series.map((s) => ({
+        label: s.label,
+        stroke: s.color,
+        width: 2,
+        fill: `${s.color}1a`,
+        points: { show: times.length < 60 },
+      })),
+    ],
   };
   // uPlot needs its box in the document to measure it: draw on the next frame, then follow resizes.
   requestAnimationFrame(() => {

@@ -50,4 +50,5 @@ export const apiKeyNameTaken = (apiKeyName: string) => createError('api_key_name
  * A body field breaks a rule (password length, email form, key name): 422 in FastAPI's
  * HTTPValidationError shape, like the zod validation of the gateway.
  */
-export const credentialRuleError = (field: string, msg: string, type: string) => createError('validation_error', [{ loc: ['body', field], msg, type }]);
+export const credentialRuleError = (field: string, msg: string, type: string) =>
+  createError('validation_error', [{ loc: ['body', field], msg, type }]);

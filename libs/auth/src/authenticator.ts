@@ -1,7 +1,12 @@
 // Turns an Authorization header into the account it speaks for, or an AuthError.
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { StoreConflictError, type AccountRepository, type ApiKeyRepository, type TokenRevocationRepository } from '@spoor/store';
+import {
+  StoreConflictError,
+  type AccountRepository,
+  type ApiKeyRepository,
+  type TokenRevocationRepository,
+} from '@spoor/store';
 import type { AccountRecord, ApiKeyScope } from '@spoor/schemas';
 import { AuthError } from './auth-errors.js';
 import { hashApiKey, isApiKeyShaped, API_KEY_PREFIX } from './api-key-codec.js';
@@ -79,7 +84,9 @@ export class Authenticator {
     const credential = parseBearer(authorizationHeader);
     const key = createHash('sha256').update(credential).digest('hex');
     try {
-      const principal = credential.startsWith(API_KEY_PREFIX) ? await this.#byApiKey(credential) : await this.#byToken(credential);
+      const principal = credential.startsWith(API_KEY_PREFIX)
+        ? await this.#byApiKey(credential)
+        : await this.#byToken(credential);
       if (principal.operator) this.#rememberOperator(key, principal);
       return principal;
     } catch (err) {
@@ -89,14 +96,20 @@ export class Authenticator {
       }
       const seen = this.#operatorsSeen.get(key);
       const now = this.#clock();
-      if (seen && now - seen.at <= OPERATOR_STALE_IF_ERROR_MS && (seen.principal.token === null || seen.principal.token.expires_at > now)) return seen.principal;
+      if (
+        seen &&
+        now - seen.at <= OPERATOR_STALE_IF_ERROR_MS &&
+        (seen.principal.token === null || seen.principal.token.expires_at > now)
+      )
+        return seen.principal;
       throw err;
     }
   }
 
   #rememberOperator(key: string, principal: Principal): void {
     this.#operatorsSeen.delete(key);
-    if (this.#operatorsSeen.size >= MAX_REMEMBERED_OPERATORS) this.#operatorsSeen.delete(this.#operatorsSeen.keys().next().value!);
+    if (this.#operatorsSeen.size >= MAX_REMEMBERED_OPERATORS)
+      this.#operatorsSeen.delete(this.#operatorsSeen.keys().next().value!);
     this.#operatorsSeen.set(key, { principal, at: this.#clock() });
   }
 
@@ -112,8 +125,12 @@ export class Authenticator {
     const account = await this.#accounts.get(record.account_id);
     if (!account) throw new AuthError('invalid_api_key', 'Invalid API key');
     return {
-      account_id: account.account_id, email: account.email, via: 'api_key', scope: record.scope,
-      operator: this.operators.isOperator(account.email, record.scope), token: null,
+      account_id: account.account_id,
+      email: account.email,
+      via: 'api_key',
+      scope: record.scope,
+      operator: this.operators.isOperator(account.email, record.scope),
+      token: null,
     };
   }
 
@@ -124,7 +141,8 @@ export class Authenticator {
    */
   async logout(principal: Principal): Promise<boolean> {
     if (principal.token === null) return false;
-    for (const [key, seen] of this.#operatorsSeen) if (seen.principal.token?.id === principal.token.id) this.#operatorsSeen.delete(key);
+    for (const [key, seen] of this.#operatorsSeen)
+      if (seen.principal.token?.id === principal.token.id) this.#operatorsSeen.delete(key);
     await this.#revocations.revoke(principal.token);
     return true;
   }
@@ -160,8 +178,12 @@ export class Authenticator {
 
   #tokenPrincipal(account: AccountRecord, token: TokenHandle): Principal {
     return {
-      account_id: account.account_id, email: account.email, via: 'token', scope: 'full',
-      operator: this.operators.isOperator(account.email, null), token,
+      account_id: account.account_id,
+      email: account.email,
+      via: 'token',
+      scope: 'full',
+      operator: this.operators.isOperator(account.email, null),
+      token,
     };
   }
 

@@ -21,10 +21,18 @@ export function checkPassword(password: unknown): string {
   if (typeof password !== 'string') throw credentialRuleError('password', 'Field required', 'missing');
   const length = [...normalizePassword(password)].length;
   if (length < PASSWORD_MIN_LENGTH) {
-    throw credentialRuleError('password', `Password must have at least ${PASSWORD_MIN_LENGTH} characters`, 'string_too_short');
+    throw credentialRuleError(
+      'password',
+      `Password must have at least ${PASSWORD_MIN_LENGTH} characters`,
+      'string_too_short',
+    );
   }
   if (length > PASSWORD_MAX_LENGTH) {
-    throw credentialRuleError('password', `Password must have at most ${PASSWORD_MAX_LENGTH} characters`, 'string_too_long');
+    throw credentialRuleError(
+      'password',
+      `Password must have at most ${PASSWORD_MAX_LENGTH} characters`,
+      'string_too_long',
+    );
   }
   return password;
 }
@@ -45,7 +53,11 @@ export function normalizeEmail(email: unknown): string {
 export function checkApiKeyName(name: unknown): string {
   if (typeof name !== 'string') throw credentialRuleError('api_key_name', 'Field required', 'missing');
   if (!API_KEY_NAME_PATTERN.test(name)) {
-    throw credentialRuleError('api_key_name', 'API key names are 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-"', 'string_pattern_mismatch');
+    throw credentialRuleError(
+      'api_key_name',
+      'API key names are 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-"',
+      'string_pattern_mismatch',
+    );
   }
   return name;
 }

@@ -20,5 +20,11 @@ export { OperatorPolicy } from './operator-policy.js';
 export type { TokenHandle } from './token-revocation.js';
 export { ApiKeyService, type CreatedApiKey, type ApiKeySummary } from './api-key-service.js';
 export { hashPassword, verifyPassword } from './password-hasher.js';
-export { checkPassword, checkApiKeyName, normalizeEmail, PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH } from './credential-rules.js';
+export {
+  checkPassword,
+  checkApiKeyName,
+  normalizeEmail,
+  PASSWORD_MIN_LENGTH,
+  PASSWORD_MAX_LENGTH,
+} from './credential-rules.js';
 export { CLOCK_TOLERANCE_SECONDS } from './token-policy.js';

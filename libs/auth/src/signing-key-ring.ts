@@ -134,7 +134,13 @@ export class SigningKeyRing {
     // whatever a stored row holds.
     const keys = [...this.#verification.values()].sort((a, b) => a.createdAt - b.createdAt);
     return keys.map(({ kid, publicJwk: { kty, crv, x, y } }) => ({
-      kty, crv, x, y, kid, alg: BUILT_IN_ALG, use: 'sig',
+      kty,
+      crv,
+      x,
+      y,
+      kid,
+      alg: BUILT_IN_ALG,
+      use: 'sig',
     }));
   }
 }

@@ -15,10 +15,17 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
  * let the token choose how it is checked.
  */
 export const EXTERNAL_ALGORITHMS = [
-  'RS256', 'RS384', 'RS512',
-  'PS256', 'PS384', 'PS512',
-  'ES256', 'ES384', 'ES512',
-  'EdDSA', 'Ed25519',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
 ];
 
 /** Far above any real ID token; refuses megabyte headers before any parsing. */
@@ -29,12 +36,7 @@ export const MAX_TOKEN_LENGTH = 8192;
  * REQUIRED in an ID token (OpenID Connect Core §2), and a token without it would never expire:
  * required here. `iss` and `aud` are checked exactly (RFC 8725 §3.8, §3.9).
  */
-export function verifyOptions(
-  issuer: string,
-  audience: string,
-  algorithms: string[],
-  now: number,
-): JWTVerifyOptions {
+export function verifyOptions(issuer: string, audience: string, algorithms: string[], now: number): JWTVerifyOptions {
   return {
     issuer,
     audience,

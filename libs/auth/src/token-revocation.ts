@@ -19,9 +19,8 @@ export interface TokenHandle {
  * tokens are named by their hash; a built-in token issued before `jti` existed likewise.
  */
 export function tokenHandle(token: string, claims: IdentityClaims, builtIn: boolean): TokenHandle {
-  const id = builtIn && claims.jti !== null
-    ? `jti:${claims.jti}`
-    : `sha256:${createHash('sha256').update(token).digest('hex')}`;
+  const id =
+    builtIn && claims.jti !== null ? `jti:${claims.jti}` : `sha256:${createHash('sha256').update(token).digest('hex')}`;
   return { id, expires_at: (claims.exp + CLOCK_TOLERANCE_SECONDS) * 1000 };
 }
 

@@ -42,7 +42,10 @@ describe('ApiKeyService', function () {
     const b = await service.create('acct-1', 'second', 'read');
     await service.create('acct-2', 'not-mine');
     const listed = await service.list('acct-1');
-    expect(listed.map((k) => [k.api_key_name, k.scope])).to.deep.equal([['first', 'full'], ['second', 'read']]);
+    expect(listed.map((k) => [k.api_key_name, k.scope])).to.deep.equal([
+      ['first', 'full'],
+      ['second', 'read'],
+    ]);
     for (const item of listed) expect(Object.keys(item).sort()).to.deep.equal(['api_key_name', 'created_at', 'scope']);
     const text = JSON.stringify(listed);
     for (const secret of [a.api_key, b.api_key]) {
@@ -54,9 +57,13 @@ describe('ApiKeyService', function () {
   it('refuses a live duplicate name (409) and a bad name (422); a revoked name can be reused', async () => {
     const { service } = setup();
     await service.create('acct-1', 'ci');
-    expect(await rejection(service.create('acct-1', 'ci'))).to.be.instanceOf(HttpError).and.include({ status: 409, code: 'api_key_name_taken' });
+    expect(await rejection(service.create('acct-1', 'ci')))
+      .to.be.instanceOf(HttpError)
+      .and.include({ status: 409, code: 'api_key_name_taken' });
     expect(await service.create('acct-2', 'ci')).to.include({ api_key_name: 'ci' });
-    expect(await rejection(service.create('acct-1', 'bad name'))).to.be.instanceOf(HttpError).and.include({ status: 422, code: 'validation_error' });
+    expect(await rejection(service.create('acct-1', 'bad name')))
+      .to.be.instanceOf(HttpError)
+      .and.include({ status: 422, code: 'validation_error' });
     expect(await service.revoke('acct-1', 'ci')).to.equal(true);
     expect(await service.create('acct-1', 'ci')).to.include({ api_key_name: 'ci' });
   });

@@ -15,9 +15,21 @@ describe('Authenticator', function () {
   describe('refuses bad headers with AuthError, never another error', function () {
     const { authenticator } = setup();
     const headers: Array<string | undefined> = [
-      undefined, '', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'garbage', 'Bearer garbage',
-      'Bearer a.b.c', 'Bearer ...', 'Bearer eyJ.eyJ.sig', 'Bearer a.b.c.d.e', 'Bearer spk_', 'Bearer spk_short',
-      `Bearer spk_${'A'.repeat(43)}`, `Bearer spk_${'A'.repeat(44)}`,
+      undefined,
+      '',
+      'Bearer',
+      'Bearer ',
+      'Basic dXNlcjpwYXNz',
+      'garbage',
+      'Bearer garbage',
+      'Bearer a.b.c',
+      'Bearer ...',
+      'Bearer eyJ.eyJ.sig',
+      'Bearer a.b.c.d.e',
+      'Bearer spk_',
+      'Bearer spk_short',
+      `Bearer spk_${'A'.repeat(43)}`,
+      `Bearer spk_${'A'.repeat(44)}`,
       `Bearer ${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from('[]').toString('base64url')}.x`,
       `Bearer ${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from('{"iss":42}').toString('base64url')}.x`,
       `Bearer ${'a'.repeat(9000)}.b.c`,
@@ -35,7 +47,12 @@ describe('Authenticator', function () {
       const { account_id } = await builtIn.signup('owner@example.com', 'correct horse battery');
       const { api_key } = await keys.create(account_id, 'ci');
       expect(await authenticator.authenticate(`Bearer ${api_key}`)).to.deep.equal({
-        account_id, email: 'owner@example.com', via: 'api_key', scope: 'full', operator: false, token: null,
+        account_id,
+        email: 'owner@example.com',
+        via: 'api_key',
+        scope: 'full',
+        operator: false,
+        token: null,
       });
       expect(await authenticator.authenticate(`bearer ${api_key}`)).to.include({ via: 'api_key' });
 
@@ -61,12 +78,21 @@ describe('Authenticator', function () {
 
   describe('ID tokens of the built-in issuer', function () {
     /** A token the built-in issuer's own key signs, for any subject. */
-    async function forge(repos: ReturnType<typeof inMemoryRepositories>, builtIn: BuiltInIssuer, sub: string): Promise<string> {
+    async function forge(
+      repos: ReturnType<typeof inMemoryRepositories>,
+      builtIn: BuiltInIssuer,
+      sub: string,
+    ): Promise<string> {
       await builtIn.init();
       const [key] = repos.signingKeys.rows;
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key!.kid }).setIssuer(builtIn.issuerUrl)
-        .setAudience('spoor').setSubject(sub).setIssuedAt(now).setExpirationTime(now + 600)
+      return new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: key!.kid })
+        .setIssuer(builtIn.issuerUrl)
+        .setAudience('spoor')
+        .setSubject(sub)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
         .sign(await importJWK(JSON.parse(key!.private_jwk), 'ES256'));
     }
 
@@ -91,7 +117,9 @@ describe('Authenticator', function () {
       const principal = await authenticator.authenticate(`Bearer ${first.id_token}`);
       expect(await authenticator.logout(principal)).to.equal(true);
       await expectAuthError(authenticator.authenticate(`Bearer ${first.id_token}`), 'revoked');
-      expect(await authenticator.authenticate(`Bearer ${second.id_token}`)).to.include({ account_id: first.account_id });
+      expect(await authenticator.authenticate(`Bearer ${second.id_token}`)).to.include({
+        account_id: first.account_id,
+      });
       expect(repos.revokedTokens.rows).to.have.length(1);
       expect(repos.revokedTokens.rows[0]!.expires_at).to.equal(first.expires_at + 30_000);
     });
@@ -108,7 +136,7 @@ describe('Authenticator', function () {
   });
 
   describe('operators', function () {
-    it('are the listed accounts\' tokens and their operator-scoped keys, nothing else', async () => {
+    it("are the listed accounts' tokens and their operator-scoped keys, nothing else", async () => {
       const { authenticator, builtIn, keys } = setup(['Ops@Example.com']);
       const ops = await builtIn.signup('ops@example.com', 'correct horse battery');
       const user = await builtIn.signup('user@example.com', 'correct horse battery');
@@ -127,15 +155,26 @@ describe('Authenticator', function () {
       const repos = inMemoryRepositories();
       let now = Date.now();
       const builtIn = new BuiltInIssuer({ ...repos, issuerUrl: 'http://spoor.test:8080' });
-      const authenticator = new Authenticator({ ...repos, builtIn, adminEmails: ['ops@example.com'], clock: () => now });
+      const authenticator = new Authenticator({
+        ...repos,
+        builtIn,
+        adminEmails: ['ops@example.com'],
+        clock: () => now,
+      });
       const ops = await builtIn.signup('ops@example.com', 'correct horse battery');
       const user = await builtIn.signup('user@example.com', 'correct horse battery');
       const opsKey = (await new ApiKeyService(repos.apiKeys).create(ops.account_id, 'op', 'operator')).api_key;
-      for (const credential of [ops.id_token, user.id_token, opsKey]) await authenticator.authenticate(`Bearer ${credential}`);
+      for (const credential of [ops.id_token, user.id_token, opsKey])
+        await authenticator.authenticate(`Bearer ${credential}`);
       // The fault: every account read fails as a store that is away does.
       const get = repos.accounts.get.bind(repos.accounts);
-      repos.accounts.get = async () => { throw new Error('connect ECONNREFUSED'); };
-      expect(await authenticator.authenticate(`Bearer ${ops.id_token}`)).to.include({ account_id: ops.account_id, operator: true });
+      repos.accounts.get = async () => {
+        throw new Error('connect ECONNREFUSED');
+      };
+      expect(await authenticator.authenticate(`Bearer ${ops.id_token}`)).to.include({
+        account_id: ops.account_id,
+        operator: true,
+      });
       expect(await authenticator.authenticate(`Bearer ${opsKey}`)).to.include({ operator: true, via: 'api_key' });
       let failed: unknown = null;
       await authenticator.authenticate(`Bearer ${user.id_token}`).catch((err: unknown) => (failed = err));
@@ -160,7 +199,8 @@ describe('Authenticator', function () {
   it('refuses to start with an external issuer equal to the built-in one', () => {
     const repos = inMemoryRepositories();
     const builtIn = new BuiltInIssuer({ ...repos, issuerUrl: 'http://spoor.test:8080/' });
-    expect(() => new Authenticator({ ...repos, builtIn, external: { issuer: 'http://spoor.test:8080', audience: 'x' } }))
-      .to.throw(/SPOOR_OIDC_ISSUER/);
+    expect(
+      () => new Authenticator({ ...repos, builtIn, external: { issuer: 'http://spoor.test:8080', audience: 'x' } }),
+    ).to.throw(/SPOOR_OIDC_ISSUER/);
   });
 });

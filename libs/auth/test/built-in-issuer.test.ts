@@ -3,12 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { HttpError } from '@spoor/http';
-import {
-  Authenticator,
-  BuiltInIssuer,
-  InvalidCredentialsError,
-  type BuiltInIssuerOptions,
-} from '../src/index.js';
+import { Authenticator, BuiltInIssuer, InvalidCredentialsError, type BuiltInIssuerOptions } from '../src/index.js';
 import { expectAuthError } from './auth-assertions.js';
 import { inMemoryRepositories } from './in-memory-repositories.js';
 
@@ -36,7 +31,10 @@ describe('BuiltInIssuer', function () {
     const { repos, issuer, bearer } = setup();
     const issued = await issuer.signup('Alice@Example.com', PASSWORD);
     expect(repos.accounts.rows[0]).to.include({
-      account_id: issued.account_id, subject: issued.account_id, issuer: 'spoor', email: 'alice@example.com',
+      account_id: issued.account_id,
+      subject: issued.account_id,
+      issuer: 'spoor',
+      email: 'alice@example.com',
     });
     expect(repos.accounts.rows[0]?.password_hash).to.match(/^scrypt\$15\$8\$1\$/);
 
@@ -53,7 +51,11 @@ describe('BuiltInIssuer', function () {
     expect(issued.expires_at).to.equal(claims.exp! * 1000);
 
     expect(await bearer(issued.id_token)).to.deep.equal({
-      account_id: issued.account_id, email: 'alice@example.com', via: 'token', scope: 'full', operator: false,
+      account_id: issued.account_id,
+      email: 'alice@example.com',
+      via: 'token',
+      scope: 'full',
+      operator: false,
       token: { id: `jti:${claims.jti}`, expires_at: (claims.exp! + 30) * 1000 },
     });
   });
@@ -117,7 +119,9 @@ describe('BuiltInIssuer', function () {
       ['', PASSWORD, 'email'],
     ] as const) {
       const err = await rejection(issuer.signup(email, password));
-      expect(err, `${email} / ${password.length}`).to.be.instanceOf(HttpError).and.include({ status: 422, code: 'validation_error' });
+      expect(err, `${email} / ${password.length}`)
+        .to.be.instanceOf(HttpError)
+        .and.include({ status: 422, code: 'validation_error' });
       const [detail] = (err as HttpError).detail as Array<{ loc: string[] }>;
       expect(detail?.loc).to.deep.equal(['body', field]);
     }
@@ -146,7 +150,7 @@ describe('BuiltInIssuer', function () {
     expect(kids[0]).to.equal([...repos.signingKeys.rows].sort((a, b) => a.created_at - b.created_at)[0]?.kid);
   });
 
-  it('re-converges when a racer\'s older key was committed after it listed', async () => {
+  it("re-converges when a racer's older key was committed after it listed", async () => {
     let now = 1_700_000_000_000;
     const clock = () => (now += 1);
     const repos = inMemoryRepositories();
@@ -180,7 +184,9 @@ describe('BuiltInIssuer', function () {
     await expectAuthError(bearer(`${header}.${forgedPayload}.${signature}`), 'invalid_token');
     const flipped = signature.slice(0, 10) + (signature[10] === 'A' ? 'B' : 'A') + signature.slice(11);
     await expectAuthError(bearer(`${header}.${payload}.${flipped}`), 'invalid_token');
-    const otherKid = Buffer.from(JSON.stringify({ ...decodeProtectedHeader(id_token), kid: 'nope' })).toString('base64url');
+    const otherKid = Buffer.from(JSON.stringify({ ...decodeProtectedHeader(id_token), kid: 'nope' })).toString(
+      'base64url',
+    );
     await expectAuthError(bearer(`${otherKid}.${payload}.${signature}`), 'invalid_token');
   });
 
@@ -198,7 +204,9 @@ describe('BuiltInIssuer', function () {
     const key = await importJWK(JSON.parse(record.private_jwk) as JWK, 'ES256');
     const noExp = await new SignJWT({ email: 'n@example.com' })
       .setProtectedHeader({ alg: 'ES256', kid: record.kid })
-      .setIssuer(ISSUER).setAudience('spoor').setSubject('someone')
+      .setIssuer(ISSUER)
+      .setAudience('spoor')
+      .setSubject('someone')
       .sign(key);
     await expectAuthError(bearer(noExp), 'invalid_token');
   });
@@ -222,7 +230,13 @@ describe('BuiltInIssuer', function () {
     const jwks = await issuer.jwks();
     expect(jwks.keys).to.have.length(1);
     const [key] = jwks.keys;
-    expect(key).to.include({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: decodeProtectedHeader(id_token).kid });
+    expect(key).to.include({
+      kty: 'EC',
+      crv: 'P-256',
+      alg: 'ES256',
+      use: 'sig',
+      kid: decodeProtectedHeader(id_token).kid,
+    });
     expect(key).to.not.have.property('d');
 
     const discovery = issuer.discovery();
@@ -234,7 +248,9 @@ describe('BuiltInIssuer', function () {
 
     // Anyone holding only the JWKS can verify the token (what a relying party does).
     const { payload } = await jwtVerify(id_token, createLocalJWKSet(jwks), {
-      issuer: discovery.issuer, audience: 'spoor', algorithms: discovery.id_token_signing_alg_values_supported,
+      issuer: discovery.issuer,
+      audience: 'spoor',
+      algorithms: discovery.id_token_signing_alg_values_supported,
     });
     expect(payload.email).to.equal('p@example.com');
   });

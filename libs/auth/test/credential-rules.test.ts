@@ -51,8 +51,15 @@ describe('credential-rules', function () {
   }
 
   const names: Array<[unknown, boolean]> = [
-    ['ci', true], ['deploy-bot_2.prod', true], ['x'.repeat(64), true], ['x'.repeat(65), false],
-    ['', false], ['has space', false], ['slash/name', false], ['ünïcode', false], [42, false],
+    ['ci', true],
+    ['deploy-bot_2.prod', true],
+    ['x'.repeat(64), true],
+    ['x'.repeat(65), false],
+    ['', false],
+    ['has space', false],
+    ['slash/name', false],
+    ['ünïcode', false],
+    [42, false],
   ];
   for (const [name, ok] of names) {
     it(`api key name: ${JSON.stringify(name)?.slice(0, 30)} → ${ok ? 'accepted' : '422'}`, () => {

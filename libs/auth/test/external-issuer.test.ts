@@ -2,11 +2,25 @@
 // real ID tokens from its authorization-code flow, forged ones signed with jose using the
 // provider's own private keys (the test generated them), and the provider going away.
 import { expect } from 'chai';
-import { SignJWT, UnsecuredJWT, decodeProtectedHeader, exportSPKI, importJWK, type CryptoKey, type JWTPayload } from 'jose';
+import {
+  SignJWT,
+  UnsecuredJWT,
+  decodeProtectedHeader,
+  exportSPKI,
+  importJWK,
+  type CryptoKey,
+  type JWTPayload,
+} from 'jose';
 import { Authenticator, BuiltInIssuer, type ExternalIssuerOptions } from '../src/index.js';
 import { expectAuthError } from './auth-assertions.js';
 import { inMemoryRepositories } from './in-memory-repositories.js';
-import { CLIENT_ID, OTHER_CLIENT_ID, startTestProvider, type ProviderKey, type TestProvider } from './oidc-test-provider.js';
+import {
+  CLIENT_ID,
+  OTHER_CLIENT_ID,
+  startTestProvider,
+  type ProviderKey,
+  type TestProvider,
+} from './oidc-test-provider.js';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,7 +51,11 @@ describe('ExternalIssuer (through Authenticator) against a real oidc-provider', 
     return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid }).sign(key.privateKey);
   }
   const validClaims = (): JWTPayload => ({
-    iss: provider.issuer, aud: CLIENT_ID, sub: 'forger', iat: nowSeconds(), exp: nowSeconds() + 300,
+    iss: provider.issuer,
+    aud: CLIENT_ID,
+    sub: 'forger',
+    iat: nowSeconds(),
+    exp: nowSeconds() + 300,
   });
 
   it('accepts a real ID token, creates the account on first sight and reuses it after', async () => {
@@ -77,7 +95,7 @@ describe('ExternalIssuer (through Authenticator) against a real oidc-provider', 
     await expectAuthError(bearer(unsecured), 'invalid_token');
   });
 
-  it('refuses HS256 signed with the provider\'s public key as the HMAC secret', async () => {
+  it("refuses HS256 signed with the provider's public key as the HMAC secret", async () => {
     const { bearer } = setup(provider);
     const rsa = provider.keys.find((k) => k.alg === 'RS256')!;
     const pem = await exportSPKI((await importJWK(rsa.publicJwk, 'RS256')) as CryptoKey);
@@ -89,7 +107,7 @@ describe('ExternalIssuer (through Authenticator) against a real oidc-provider', 
     }
   });
 
-  it('refuses a wrong issuer, even when signed with the provider\'s key', async () => {
+  it("refuses a wrong issuer, even when signed with the provider's key", async () => {
     const { bearer } = setup(provider);
     await expectAuthError(bearer(await forge({ ...validClaims(), iss: 'https://evil.example' })), 'unknown_issuer');
     await expectAuthError(bearer(await forge({ ...validClaims(), iss: `${provider.issuer}/` })), 'unknown_issuer');
@@ -110,7 +128,10 @@ describe('ExternalIssuer (through Authenticator) against a real oidc-provider', 
 
   it('refuses a token whose nbf is in the future', async () => {
     const { bearer } = setup(provider);
-    const err = await expectAuthError(bearer(await forge({ ...validClaims(), nbf: nowSeconds() + 300 })), 'invalid_token');
+    const err = await expectAuthError(
+      bearer(await forge({ ...validClaims(), nbf: nowSeconds() + 300 })),
+      'invalid_token',
+    );
     expect(err.detail).to.contain('nbf');
   });
 
@@ -133,7 +154,10 @@ describe('ExternalIssuer (through Authenticator) against a real oidc-provider', 
     const repos = inMemoryRepositories();
     const builtIn = new BuiltInIssuer({ ...repos, issuerUrl: 'http://spoor.test:8080' });
     const authenticator = new Authenticator({ ...repos, builtIn });
-    await expectAuthError(authenticator.authenticate(`Bearer ${await provider.obtainIdToken('alice')}`), 'unknown_issuer');
+    await expectAuthError(
+      authenticator.authenticate(`Bearer ${await provider.obtainIdToken('alice')}`),
+      'unknown_issuer',
+    );
   });
 });
 

@@ -13,8 +13,10 @@ import type { AccountRecord, ApiKeyRecord, RevokedToken, SigningKeyRecord } from
 export class InMemoryAccounts implements AccountRepository {
   readonly rows: AccountRecord[] = [];
   async create(a: AccountRecord): Promise<void> {
-    const emailTaken = a.issuer === 'spoor' && a.email !== null
-      && this.rows.some((r) => r.issuer === 'spoor' && r.email?.toLowerCase() === a.email?.toLowerCase());
+    const emailTaken =
+      a.issuer === 'spoor' &&
+      a.email !== null &&
+      this.rows.some((r) => r.issuer === 'spoor' && r.email?.toLowerCase() === a.email?.toLowerCase());
     const subjectTaken = this.rows.some((r) => r.issuer === a.issuer && r.subject === a.subject);
     if (emailTaken || subjectTaken || this.rows.some((r) => r.account_id === a.account_id)) {
       throw new StoreConflictError('account exists');
@@ -42,13 +44,17 @@ export class InMemoryApiKeys implements ApiKeyRepository {
     this.rows.push({ ...k });
   }
   async list(accountId: string): Promise<ApiKeyRecord[]> {
-    return this.rows.filter((r) => r.account_id === accountId && r.revoked_at === null).sort((a, b) => a.created_at - b.created_at);
+    return this.rows
+      .filter((r) => r.account_id === accountId && r.revoked_at === null)
+      .sort((a, b) => a.created_at - b.created_at);
   }
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
     return this.rows.find((r) => r.key_hash === keyHash && r.revoked_at === null) ?? null;
   }
   async revoke(accountId: string, apiKeyName: string, at: number): Promise<boolean> {
-    const row = this.rows.find((r) => r.account_id === accountId && r.api_key_name === apiKeyName && r.revoked_at === null);
+    const row = this.rows.find(
+      (r) => r.account_id === accountId && r.api_key_name === apiKeyName && r.revoked_at === null,
+    );
     if (!row) return false;
     row.revoked_at = at;
     return true;
@@ -82,7 +88,9 @@ export class InMemoryRevokedTokens implements TokenRevocationRepository {
 
 export function inMemoryRepositories() {
   return {
-    accounts: new InMemoryAccounts(), apiKeys: new InMemoryApiKeys(), signingKeys: new InMemorySigningKeys(),
+    accounts: new InMemoryAccounts(),
+    apiKeys: new InMemoryApiKeys(),
+    signingKeys: new InMemorySigningKeys(),
     revokedTokens: new InMemoryRevokedTokens(),
   };
 }

@@ -52,9 +52,16 @@ function providerFor(issuer: string, alg: SigningAlg, privateJwks: JWK[]): Provi
     }),
     features: { devInteractions: { enabled: true } },
     ttl: {
-      AccessToken: seconds(3600), AuthorizationCode: seconds(60), IdToken: seconds(3600), Interaction: seconds(600),
-      Session: seconds(3600), Grant: seconds(3600), ClientCredentials: seconds(600), RefreshToken: seconds(3600),
-      DeviceCode: seconds(600), BackchannelAuthenticationRequest: seconds(600),
+      AccessToken: seconds(3600),
+      AuthorizationCode: seconds(60),
+      IdToken: seconds(3600),
+      Interaction: seconds(600),
+      Session: seconds(3600),
+      Grant: seconds(3600),
+      ClientCredentials: seconds(600),
+      RefreshToken: seconds(3600),
+      DeviceCode: seconds(600),
+      BackchannelAuthenticationRequest: seconds(600),
     },
   });
 }
@@ -115,10 +122,18 @@ export async function startTestProvider(alg: SigningAlg = 'RS256'): Promise<Test
 
   return {
     issuer,
-    get keys() { return keys; },
-    get jwksRequests() { return jwksRequests; },
-    get jwksDown() { return state.jwksDown; },
-    set jwksDown(v: boolean) { state.jwksDown = v; },
+    get keys() {
+      return keys;
+    },
+    get jwksRequests() {
+      return jwksRequests;
+    },
+    get jwksDown() {
+      return state.jwksDown;
+    },
+    set jwksDown(v: boolean) {
+      state.jwksDown = v;
+    },
     obtainIdToken: (login, clientId = CLIENT_ID) => authorizationCodeFlow(issuer, clientId, login),
     prepareKeys: (next = alg) => prepare(next),
     rotateKeys: install,
@@ -156,8 +171,12 @@ async function authorizationCodeFlow(issuer: string, clientId: string, login: st
   };
   const authorize = new URL('/auth', issuer);
   authorize.search = new URLSearchParams({
-    client_id: clientId, response_type: 'code', scope: 'openid email', redirect_uri: REDIRECT_URI,
-    state: 'state-1', nonce: 'nonce-1',
+    client_id: clientId,
+    response_type: 'code',
+    scope: 'openid email',
+    redirect_uri: REDIRECT_URI,
+    state: 'state-1',
+    nonce: 'nonce-1',
   }).toString();
 
   let response = await send(authorize);

@@ -5,7 +5,14 @@ import type { FsyncMode } from './embedded/topic-log.js';
 import { KafkaBus } from './kafka/kafka-bus.js';
 
 export type BusOptions =
-  | { kind: 'kafka'; brokers: string[]; clientId: string; logger: Logger; partitions?: number; replicationFactor?: number }
+  | {
+      kind: 'kafka';
+      brokers: string[];
+      clientId: string;
+      logger: Logger;
+      partitions?: number;
+      replicationFactor?: number;
+    }
   | { kind: 'embedded'; dir: string; logger: Logger; fsync?: FsyncMode; fsyncIntervalMs?: number };
 
 export function openBus(opts: BusOptions): Promise<Bus> {

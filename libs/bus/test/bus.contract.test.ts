@@ -29,7 +29,13 @@ const implementations: Implementation[] = [
 ];
 
 /** Subscribes and resolves with the first `n` distinct messages seen (by value). */
-async function collect(bus: Bus, topic: string, group: string, n: number, handler?: (b: DeliveredMessage[]) => Promise<void>) {
+async function collect(
+  bus: Bus,
+  topic: string,
+  group: string,
+  n: number,
+  handler?: (b: DeliveredMessage[]) => Promise<void>,
+) {
   const seen: DeliveredMessage[] = [];
   let sub: Subscription | undefined;
   const done = new Promise<DeliveredMessage[]>((resolve) => {
@@ -47,7 +53,13 @@ async function collect(bus: Bus, topic: string, group: string, n: number, handle
       .then((s) => (sub = s));
   });
   const messages = await done;
-  return { messages, stop: async () => { while (!sub) await new Promise((r) => setTimeout(r, 10)); await sub.stop(); } };
+  return {
+    messages,
+    stop: async () => {
+      while (!sub) await new Promise((r) => setTimeout(r, 10));
+      await sub.stop();
+    },
+  };
 }
 
 const messagesFor = (n: number, keys = 3) =>
@@ -79,10 +91,13 @@ for (const impl of implementations) {
       }
     });
 
-    it('carries each message\'s headers to its consumers, and none where none were sent (issue 19)', async () => {
+    it("carries each message's headers to its consumers, and none where none were sent (issue 19)", async () => {
       const t = topic();
       const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-      await bus.publish(t, [{ key: 'k', value: 'traced', headers: { traceparent: tp } }, { key: 'k', value: 'plain' }]);
+      await bus.publish(t, [
+        { key: 'k', value: 'traced', headers: { traceparent: tp } },
+        { key: 'k', value: 'plain' },
+      ]);
       const { messages, stop } = await collect(bus, t, 'g-headers', 2);
       await stop();
       const byValue = Object.fromEntries(messages.map((m) => [m.value, m.headers ?? {}]));
@@ -139,7 +154,10 @@ for (const impl of implementations) {
       // message.max.bytes (1 MiB), as an enricher passing on a slice after a backlog does.
       const t = topic();
       const pad = 'x'.repeat(1024);
-      await bus.publish(t, Array.from({ length: 4000 }, (_, i) => ({ key: 'one', value: JSON.stringify({ i, pad }) })));
+      await bus.publish(
+        t,
+        Array.from({ length: 4000 }, (_, i) => ({ key: 'one', value: JSON.stringify({ i, pad }) })),
+      );
       const { messages, stop } = await collect(bus, t, 'g1', 4000);
       await stop();
       expect(messages.map((m) => JSON.parse(m.value).i)).to.deep.equal(Array.from({ length: 4000 }, (_, i) => i));

@@ -54,7 +54,10 @@ describe('EmbeddedBus inFlight', function () {
   async function subscribe(inFlight: number) {
     const calls: Array<{ batch: DeliveredMessage[]; done: ReturnType<typeof deferred> }> = [];
     sub = await bus.subscribe({
-      topic: TOPIC, group: 'g', maxBatch: 10, inFlight,
+      topic: TOPIC,
+      group: 'g',
+      maxBatch: 10,
+      inFlight,
       handler: (batch) => {
         const done = deferred();
         calls.push({ batch, done });

@@ -12,7 +12,10 @@ describe('EmbeddedBus durability', () => {
   it('keeps acknowledged messages across a reopen', async () => {
     const dir = await makeTempDir('bus');
     const bus = await EmbeddedBus.open({ dir, logger });
-    await bus.publish('t', [{ key: 'a', value: 'one' }, { key: 'a', value: 'two' }]);
+    await bus.publish('t', [
+      { key: 'a', value: 'one' },
+      { key: 'a', value: 'two' },
+    ]);
     await bus.close();
     const again = await EmbeddedBus.open({ dir, logger });
     expect(await again.lag('t', 'g')).to.equal(2);
@@ -23,13 +26,21 @@ describe('EmbeddedBus durability', () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
     const headers = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
-    await log.append([{ key: 'k', value: 'before' }, { key: 'k', value: 'traced', headers }, { key: 'ключ', value: 'after' }]);
+    await log.append([
+      { key: 'k', value: 'before' },
+      { key: 'k', value: 'traced', headers },
+      { key: 'ключ', value: 'after' },
+    ]);
     const fromMemory = (await log.read(0, 10)).records.map((r) => [r.key, r.value, r.headers]);
     await log.close();
     const reopened = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
     const fromFiles = (await reopened.read(0, 10)).records.map((r) => [r.key, r.value, r.headers]);
     await reopened.close();
-    expect(fromFiles).to.deep.equal([['k', 'before', undefined], ['k', 'traced', headers], ['ключ', 'after', undefined]]);
+    expect(fromFiles).to.deep.equal([
+      ['k', 'before', undefined],
+      ['k', 'traced', headers],
+      ['ключ', 'after', undefined],
+    ]);
     expect(fromMemory).to.deep.equal(fromFiles);
   });
 
@@ -51,10 +62,11 @@ describe('EmbeddedBus durability', () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 2048, fsync: 'never' });
     const values = Array.from({ length: 120 }, (_, i) => `${i}:${'é'.repeat(i % 7)}${'y'.repeat(i)}`);
-    for (let i = 0; i < values.length; i += 9) await log.append(values.slice(i, i + 9).map((value) => ({ key: `k${i}`, value })));
+    for (let i = 0; i < values.length; i += 9)
+      await log.append(values.slice(i, i + 9).map((value) => ({ key: `k${i}`, value })));
     const walk = async (l: TopicLog) => {
       const pages: Array<{ offsets: number[]; values: string[]; next: number }> = [];
-      for (let at = 0; at < l.end; ) {
+      for (let at = 0; at < l.end;) {
         const { records, next } = await l.read(at, 7, 1500);
         pages.push({ offsets: records.map((r) => r.offset), values: records.map((r) => r.value), next });
         at = next;
@@ -71,7 +83,10 @@ describe('EmbeddedBus durability', () => {
     const before = (pages: number) => fromFiles.slice(0, pages).reduce((n, p) => n + p.values.length, 0);
     expect(await reopened.count(fromFiles[3]!.next, reopened.end)).to.equal(values.length - before(4));
     // A consumer further on, and more appended: counted from what the last count read.
-    await reopened.append([{ key: 'k', value: 'one more' }, { key: 'k', value: 'and another' }]);
+    await reopened.append([
+      { key: 'k', value: 'one more' },
+      { key: 'k', value: 'and another' },
+    ]);
     expect(await reopened.count(fromFiles[6]!.next, reopened.end)).to.equal(values.length - before(7) + 2);
     expect(await reopened.count(0, reopened.end)).to.equal(values.length + 2);
     // Bounds inside the files count only what lies between them, whatever a read returns.
@@ -83,10 +98,11 @@ describe('EmbeddedBus durability', () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 4096, fsync: 'never', tailBytes: 600 });
     const values = Array.from({ length: 60 }, (_, i) => `${i}:${'z'.repeat(40)}`);
-    for (let i = 0; i < values.length; i += 6) await log.append(values.slice(i, i + 6).map((value) => ({ key: 'k', value })));
+    for (let i = 0; i < values.length; i += 6)
+      await log.append(values.slice(i, i + 6).map((value) => ({ key: 'k', value })));
     const read: string[] = [];
     const offsets: number[] = [];
-    for (let at = 0; at < log.end; ) {
+    for (let at = 0; at < log.end;) {
       const { records, next } = await log.read(at, 5);
       read.push(...records.map((r) => r.value));
       offsets.push(at);
@@ -106,7 +122,11 @@ describe('EmbeddedBus durability', () => {
     const before = (await readdir(join(dir, 'topics', 't'))).length;
     expect(before).to.be.greaterThan(3);
     const seen: string[] = [];
-    const sub = await bus.subscribe({ topic: 't', group: 'g', handler: async (b) => void seen.push(...b.map((m) => m.value)) });
+    const sub = await bus.subscribe({
+      topic: 't',
+      group: 'g',
+      handler: async (b) => void seen.push(...b.map((m) => m.value)),
+    });
     while (seen.length < 40) await new Promise((r) => setTimeout(r, 10));
     await sub.stop();
     const after = (await readdir(join(dir, 'topics', 't'))).length;

@@ -36,7 +36,8 @@ async function readAll(log: TopicLog): Promise<string[]> {
   }
 }
 
-const batch = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ key: 'k', value: `event-${from + i}-${'x'.repeat(80)}` }));
+const batch = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: 'k', value: `event-${from + i}-${'x'.repeat(80)}` }));
 
 describe('Embedded log: power loss by SPOOR_BUS_FSYNC', function () {
   this.timeout(30_000);
@@ -90,20 +91,28 @@ describe('Embedded log: power loss by SPOOR_BUS_FSYNC', function () {
     expect(log.synced).to.equal(0);
   });
 
-  it('a consumer whose committed offset outlived the log\'s lost tail resumes at the new end', async () => {
+  it("a consumer whose committed offset outlived the log's lost tail resumes at the new end", async () => {
     const dir = await makeTempDir('bus-power');
     const logger = createLogger('test', 'error', () => {});
     const bus = await EmbeddedBus.open({ dir, logger, fsync: 'interval', fsyncIntervalMs: 60_000 });
     const seen: string[] = [];
     await bus.publish('t', batch(0, 20));
-    const sub = await bus.subscribe({ topic: 't', group: 'g', handler: async (b) => void seen.push(...b.map((m) => m.value)) });
+    const sub = await bus.subscribe({
+      topic: 't',
+      group: 'g',
+      handler: async (b) => void seen.push(...b.map((m) => m.value)),
+    });
     for (let i = 0; i < 200 && seen.length < 20; i++) await new Promise((r) => setTimeout(r, 10));
     await sub.stop();
     // The offsets file reached the disk, the log's 20 records did not (synced at open: empty).
     await losePower(join(dir, 'topics', 't'), 0);
     const again = await EmbeddedBus.open({ dir, logger, fsync: 'interval', fsyncIntervalMs: 60_000 });
     const after: string[] = [];
-    const sub2 = await again.subscribe({ topic: 't', group: 'g', handler: async (b) => void after.push(...b.map((m) => m.value)) });
+    const sub2 = await again.subscribe({
+      topic: 't',
+      group: 'g',
+      handler: async (b) => void after.push(...b.map((m) => m.value)),
+    });
     await again.publish('t', batch(100, 3));
     for (let i = 0; i < 200 && after.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
     expect(after).to.deep.equal(batch(100, 3).map((m) => m.value));

@@ -37,7 +37,13 @@ describe('KafkaBus topic creation', function () {
     const topic = `test.partitions.${randomUUID().slice(0, 8)}`;
     const lines: string[] = [];
     const logger = createLogger('topics-test', 'warn', (l) => void lines.push(l));
-    const first = await KafkaBus.connect({ brokers, clientId: 'topics-test', logger, partitions: 6, replicationFactor: 1 });
+    const first = await KafkaBus.connect({
+      brokers,
+      clientId: 'topics-test',
+      logger,
+      partitions: 6,
+      replicationFactor: 1,
+    });
     buses.push(first);
     await first.publish(topic, [{ key: 'k', value: 'v' }]);
     expect(await partitionsOf(topic)).to.equal(6);
@@ -47,7 +53,9 @@ describe('KafkaBus topic creation', function () {
     buses.push(second);
     await second.publish(topic, [{ key: 'k', value: 'v2' }]);
     expect(await partitionsOf(topic)).to.equal(6);
-    const warning = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'topic exists with another partition count; it is kept');
+    const warning = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['msg'] === 'topic exists with another partition count; it is kept');
     expect(warning).to.include({ topic, partitions: 6, configured: 9 });
   });
 });

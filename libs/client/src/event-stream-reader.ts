@@ -14,7 +14,10 @@ export interface StreamFields {
 }
 
 /** The events of a stream as they arrive; comments (heartbeats) are skipped. Ends with the stream. */
-export async function* readEventStream(body: ReadableStream<Uint8Array>, fields: StreamFields = {}): AsyncGenerator<ServerSentEvent> {
+export async function* readEventStream(
+  body: ReadableStream<Uint8Array>,
+  fields: StreamFields = {},
+): AsyncGenerator<ServerSentEvent> {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let pending: { event: string; data: string[]; id: string | null } = { event: '', data: [], id: null };
@@ -30,7 +33,8 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>, fields:
       buffer = (lines.pop() ?? '') + buffer.slice(cut);
       for (const line of lines) {
         if (line === '') {
-          if (pending.data.length > 0) yield { event: pending.event || 'message', data: pending.data.join('\n'), id: pending.id };
+          if (pending.data.length > 0)
+            yield { event: pending.event || 'message', data: pending.data.join('\n'), id: pending.id };
           pending = { event: '', data: [], id: null };
           continue;
         }
@@ -43,7 +47,11 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>, fields:
   }
 }
 
-function applyField(line: string, pending: { event: string; data: string[]; id: string | null }, fields: StreamFields): void {
+function applyField(
+  line: string,
+  pending: { event: string; data: string[]; id: string | null },
+  fields: StreamFields,
+): void {
   if (line.startsWith(':')) return;
   const colon = line.indexOf(':');
   const name = colon < 0 ? line : line.slice(0, colon);

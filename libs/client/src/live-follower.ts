@@ -20,7 +20,10 @@ export interface LiveFollowOptions {
 
 /** A refusal with the server's JSON detail; not retried. */
 export class LiveStreamError extends Error {
-  constructor(readonly status: number, readonly detail: unknown) {
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+  ) {
     super(typeof detail === 'string' ? detail : `GET /v1/live answered ${status}`);
     this.name = 'LiveStreamError';
   }
@@ -59,7 +62,9 @@ async function streamOnce(opts: LiveFollowOptions, onRetry: (ms: number) => void
     let detail: unknown = text;
     try {
       detail = (JSON.parse(text) as { detail?: unknown }).detail ?? text;
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
     throw new LiveStreamError(res.status, detail);
   }
   opts.onState?.('connected', 0);

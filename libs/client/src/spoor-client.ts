@@ -17,5 +17,9 @@ export interface SpoorClientOptions {
  */
 export function createSpoorClient(opts: SpoorClientOptions): SpoorClient {
   const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
-  return createClient<paths>({ baseUrl: opts.baseUrl.replace(/\/$/, ''), headers, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  return createClient<paths>({
+    baseUrl: opts.baseUrl.replace(/\/$/, ''),
+    headers,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
 }

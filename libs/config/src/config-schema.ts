@@ -32,10 +32,16 @@ const hostPort = /^[A-Za-z0-9.\-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
 
 const services = optionalText.transform((v, ctx): ServiceName[] => {
   if (v === undefined || v === 'all') return [...SERVICE_NAMES];
-  const names = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(SERVICE_NAMES as readonly string[]).includes(n));
   if (unknown.length > 0 || names.length === 0) {
-    ctx.addIssue({ code: 'custom', message: `unknown service(s) ${unknown.join(', ') || '(none)'}; expected a comma list of ${SERVICE_NAMES.join(', ')} or "all"` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `unknown service(s) ${unknown.join(', ') || '(none)'}; expected a comma list of ${SERVICE_NAMES.join(', ')} or "all"`,
+    });
     return z.NEVER;
   }
   return [...new Set(names)] as ServiceName[];
@@ -74,10 +80,16 @@ const boolFlag = optionalText.transform((v, ctx) => {
 /** A comma list of email addresses, lowercased; empty when unset. */
 const emailList = optionalText.transform((v, ctx): string[] => {
   if (v === undefined) return [];
-  const emails = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const emails = v
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const bad = emails.filter((e) => !z.string().email().safeParse(e).success);
   if (bad.length > 0) {
-    ctx.addIssue({ code: 'custom', message: `not an email address: ${bad.join(', ')}; expected a comma list of email addresses` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `not an email address: ${bad.join(', ')}; expected a comma list of email addresses`,
+    });
     return z.NEVER;
   }
   return [...new Set(emails)];
@@ -88,7 +100,10 @@ const trustProxy = optionalText.transform((v): boolean | number | string[] => {
   if (v === undefined || /^(0|false|no|off)$/i.test(v)) return false;
   if (/^(true|yes|on)$/i.test(v)) return true;
   if (/^\d+$/.test(v)) return Number(v);
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 });
 
 /** A whole number within [min, max] (0 may mean "off" where the caller says so); `fallback` when unset. */
@@ -118,7 +133,9 @@ export const ConfigSchema = z.object({
   SPOOR_REDIS_URL: urlOf(['redis:', 'rediss:']),
   SPOOR_DUCKDB_MEMORY: optionalText
     .transform((v) => v ?? '1GB')
-    .refine((v) => /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v), { message: 'expected a size such as 512MB or 2GB' }),
+    .refine((v) => /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v), {
+      message: 'expected a size such as 512MB or 2GB',
+    }),
   /**
    * How co-located services pass events on (issue 14): `local` (default) hands the enricher's
    * output to a sessionizer in the same process, and its summaries to a classifier there, within
@@ -139,7 +156,9 @@ export const ConfigSchema = z.object({
    * `interval` (default) every SPOOR_BUS_FSYNC_INTERVAL_MS in the background; `never` leaves it
    * to the kernel. A killed process loses nothing acknowledged in any mode.
    */
-  SPOOR_BUS_FSYNC: optionalText.pipe(z.enum(['always', 'interval', 'never']).optional()).transform((v) => v ?? 'interval'),
+  SPOOR_BUS_FSYNC: optionalText
+    .pipe(z.enum(['always', 'interval', 'never']).optional())
+    .transform((v) => v ?? 'interval'),
   SPOOR_BUS_FSYNC_INTERVAL_MS: millis(1000, 10, 60_000),
   /**
    * Partitions and replication factor of the topics Spoor creates at start-up (issue 19): the
@@ -180,7 +199,9 @@ export const ConfigSchema = z.object({
   /** How often one worker stores a health snapshot for /v1/status/health/history. */
   SPOOR_HEALTH_SNAPSHOT_MS: millis(60_000, 100, 3_600_000),
   // node:dns Resolver.setServers takes addresses, not names: an IP and a port.
-  SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || isIpPort(v), { message: 'expected ip:port, e.g. 127.0.0.1:53 or [::1]:53' }),
+  SPOOR_DNS_SERVER: optionalText.refine((v) => v === undefined || isIpPort(v), {
+    message: 'expected ip:port, e.g. 127.0.0.1:53 or [::1]:53',
+  }),
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
   /**
    * How long ingest waits for the bus to acknowledge a write before answering 503 with
@@ -213,7 +234,9 @@ export const ConfigSchema = z.object({
   SPOOR_MAX_CHANNELS: count(10, 1, 10_000),
   SPOOR_MAX_RECIPIENTS_PER_CHANNEL: count(10, 1, 1_000),
   SPOOR_MAX_RECIPIENTS_PER_PROJECT: count(25, 1, 10_000),
-  SPOOR_LOG_LEVEL: optionalText.pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional()).transform((v) => v ?? 'info'),
+  SPOOR_LOG_LEVEL: optionalText
+    .pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional())
+    .transform((v) => v ?? 'info'),
   /**
    * Test-only: ingest answers 200 before the bus acknowledged, buffering writes behind a timer.
    * Exists so the crash test can prove it detects lost acknowledged events. Never set it in production.

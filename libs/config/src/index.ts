@@ -1,2 +1,9 @@
-export { loadConfig, ConfigError, redactConfigValue, type Config, type RateLimitConfig, type ChannelCaps } from './load-config.js';
+export {
+  loadConfig,
+  ConfigError,
+  redactConfigValue,
+  type Config,
+  type RateLimitConfig,
+  type ChannelCaps,
+} from './load-config.js';
 export { SERVICE_NAMES, type ServiceName } from './config-schema.js';

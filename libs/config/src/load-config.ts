@@ -85,7 +85,11 @@ export interface RateLimitConfig {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, detail: string, value: string | undefined) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+    value: string | undefined,
+  ) {
     super(`Invalid configuration: ${variable}=${JSON.stringify(redactConfigValue(variable, value ?? ''))}: ${detail}`);
     this.name = 'ConfigError';
   }
@@ -109,7 +113,11 @@ export function redactConfigValue(variable: string, value: string): string {
   if (value === '') return value;
   if (SECRET_NAME.test(variable)) return '***';
   return value
-    .replace(USERINFO, (_m, scheme: string, info: string) => `${scheme}${info.includes(':') ? `${info.slice(0, info.indexOf(':'))}:***` : '***'}@`)
+    .replace(
+      USERINFO,
+      (_m, scheme: string, info: string) =>
+        `${scheme}${info.includes(':') ? `${info.slice(0, info.indexOf(':'))}:***` : '***'}@`,
+    )
     .replace(SECRET_PARAM, '$1***')
     .replace(TOKEN_LIKE, '***');
 }

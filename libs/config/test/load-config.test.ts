@@ -4,15 +4,24 @@ import { ConfigError, loadConfig, redactConfigValue } from '../src/index.js';
 describe('loadConfig', () => {
   it('gives the embedded defaults for an empty environment', () => {
     const c = loadConfig({});
-    expect(c).to.include({ port: 8080, host: '127.0.0.1', dataDir: './data', ipMode: 'full', kafkaBrokers: null, clickhouseUrl: null, redisUrl: null });
+    expect(c).to.include({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: './data',
+      ipMode: 'full',
+      kafkaBrokers: null,
+      clickhouseUrl: null,
+      redisUrl: null,
+    });
     expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']);
     expect(c.adminEmails).to.deep.equal([]);
     expect(c).to.include({ kafkaPartitions: 4, kafkaReplicationFactor: null, healthHttp: false });
   });
 
   it('reads SPOOR_ADMIN_EMAILS as a lowercased comma list without blanks or repeats', () => {
-    expect(loadConfig({ SPOOR_ADMIN_EMAILS: ' Ops@Example.com, ,root@example.org,ops@example.com ' }).adminEmails)
-      .to.deep.equal(['ops@example.com', 'root@example.org']);
+    expect(
+      loadConfig({ SPOOR_ADMIN_EMAILS: ' Ops@Example.com, ,root@example.org,ops@example.com ' }).adminEmails,
+    ).to.deep.equal(['ops@example.com', 'root@example.org']);
     expect(loadConfig({ SPOOR_ADMIN_EMAILS: '  ' }).adminEmails).to.deep.equal([]);
   });
 
@@ -33,7 +42,14 @@ describe('loadConfig', () => {
     expect(c).to.include({ kafkaPartitions: 12, kafkaReplicationFactor: 3, healthHttp: true });
     expect(c.services).to.deep.equal(['enricher', 'sessionizer']);
     expect(c.kafkaBrokers).to.deep.equal(['a:9092', 'b:9093']);
-    expect(c).to.include({ port: 9000, clickhouseUrl: 'http://ch:8123', redisUrl: 'redis://r:6379', ipMode: 'hash', trustProxy: 2, dnsServer: '127.0.0.1:5353' });
+    expect(c).to.include({
+      port: 9000,
+      clickhouseUrl: 'http://ch:8123',
+      redisUrl: 'redis://r:6379',
+      ipMode: 'hash',
+      trustProxy: 2,
+      dnsServer: '127.0.0.1:5353',
+    });
   });
 
   const bad: Array<[string, string]> = [
@@ -70,7 +86,11 @@ describe('loadConfig', () => {
     ['SPOOR_REDIS_URL', 'http://:r3d1sPa55@redis.example:6379', 'r3d1sPa55'],
     ['SPOOR_CLICKHOUSE_URL', 'ftp://default:chPassw0rd!@ch.example:8123/?password=inQuery123', 'chPassw0rd!'],
     ['SPOOR_CLICKHOUSE_URL', 'ftp://ch.example:8123/?password=inQuery123', 'inQuery123'],
-    ['SPOOR_KAFKA_BROKERS', 'sk_live_0123456789abcdefghijklmnopqrstuvwxyz', 'sk_live_0123456789abcdefghijklmnopqrstuvwxyz'],
+    [
+      'SPOOR_KAFKA_BROKERS',
+      'sk_live_0123456789abcdefghijklmnopqrstuvwxyz',
+      'sk_live_0123456789abcdefghijklmnopqrstuvwxyz',
+    ],
   ];
   for (const [variable, value, secret] of secrets) {
     it(`never prints the secret in a bad ${variable}`, () => {
@@ -87,7 +107,9 @@ describe('loadConfig', () => {
 
   it('masks whole values of secret-named variables and keeps what helps to fix the rest', () => {
     expect(redactConfigValue('SPOOR_IP_SALT', 'pepper')).to.equal('***');
-    expect(redactConfigValue('SPOOR_SMTP_URL', 'smtp://user:pw@mail.example:587')).to.equal('smtp://user:***@mail.example:587');
+    expect(redactConfigValue('SPOOR_SMTP_URL', 'smtp://user:pw@mail.example:587')).to.equal(
+      'smtp://user:***@mail.example:587',
+    );
     expect(redactConfigValue('SPOOR_REDIS_URL', 'redis://token@r:6379')).to.equal('redis://***@r:6379');
     expect(redactConfigValue('SPOOR_PORT', 'eighty')).to.equal('eighty');
     expect(redactConfigValue('SPOOR_DNS_SERVER', 'dns.example:53')).to.equal('dns.example:53');

@@ -27,7 +27,8 @@ describe('verifyDomain', function () {
     await dns?.stop();
   });
 
-  const verify = (origin: string, token = TOKEN) => verifyDomain({ origin, token, dnsServer: dns!.server, timeoutMs: 3_000 });
+  const verify = (origin: string, token = TOKEN) =>
+    verifyDomain({ origin, token, dnsServer: dns!.server, timeoutMs: 3_000 });
 
   it('verifies when the TXT record reads spoor-verify=<token>', async function () {
     expect(await verify('https://acme.example')).to.deep.equal({ verified: true });
@@ -44,7 +45,8 @@ describe('verifyDomain', function () {
 
   it('does not verify when the name has no record', async function () {
     expect(await verify('https://missing.example')).to.deep.equal({
-      verified: false, reason: 'no TXT record at _spoor.missing.example',
+      verified: false,
+      reason: 'no TXT record at _spoor.missing.example',
     });
   });
 
@@ -62,8 +64,16 @@ describe('verifyDomain', function () {
   });
 
   it('counts localhost and loopback as verified without asking DNS', async function () {
-    for (const origin of ['http://localhost:3000', 'http://app.localhost', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
-      expect(await verifyDomain({ origin, token: TOKEN, dnsServer: '127.0.0.1:9', timeoutMs: 50 })).to.deep.equal({ verified: true, reason: 'loopback' });
+    for (const origin of [
+      'http://localhost:3000',
+      'http://app.localhost',
+      'http://127.0.0.1:8080',
+      'http://[::1]:8080',
+    ]) {
+      expect(await verifyDomain({ origin, token: TOKEN, dnsServer: '127.0.0.1:9', timeoutMs: 50 })).to.deep.equal({
+        verified: true,
+        reason: 'loopback',
+      });
     }
   });
 
@@ -91,7 +101,12 @@ describe('verifyDomain without an answer', function () {
   it('gives up with reason "timeout" within the timeout, without throwing', async function () {
     const { port } = silent.address() as AddressInfo;
     const began = Date.now();
-    const result = await verifyDomain({ origin: 'https://acme.example', token: TOKEN, dnsServer: `127.0.0.1:${port}`, timeoutMs: 400 });
+    const result = await verifyDomain({
+      origin: 'https://acme.example',
+      token: TOKEN,
+      dnsServer: `127.0.0.1:${port}`,
+      timeoutMs: 400,
+    });
     expect(result).to.deep.equal({ verified: false, reason: 'timeout' });
     expect(Date.now() - began).to.be.within(300, 1_000);
   });
@@ -102,7 +117,12 @@ describe('verifyDomain without an answer', function () {
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const began = Date.now();
-    const result = await verifyDomain({ origin: 'https://acme.example', token: TOKEN, dnsServer: `127.0.0.1:${port}`, timeoutMs: 400 });
+    const result = await verifyDomain({
+      origin: 'https://acme.example',
+      token: TOKEN,
+      dnsServer: `127.0.0.1:${port}`,
+      timeoutMs: 400,
+    });
     expect(result.verified).to.equal(false);
     expect(result.reason).to.be.a('string');
     expect(Date.now() - began).to.be.below(1_000);

@@ -29,8 +29,7 @@ export interface EnrichmentPipelineOptions {
 export type EnrichedDraft = Omit<EnrichedEvent, 'session_id'> & { session_id: string | null };
 
 export type EnrichResult =
-  | { ok: true; event: EnrichedDraft; sessionKey: string }
-  | { ok: false; reason: GuardDropReason };
+  { ok: true; event: EnrichedDraft; sessionKey: string } | { ok: false; reason: GuardDropReason };
 
 export type EnrichmentCounters = Record<GuardDropReason | 'enriched', number>;
 
@@ -81,8 +80,12 @@ function buildSteps(options: EnrichmentPipelineOptions): Record<StepName, Step> 
   const size = options.stepCacheSize ?? 10_000;
   const userAgents = createUserAgentParser({ cacheSize: options.userAgentCacheSize });
   const pageUrl = memoize(size, (url: string | null, origin: string) => parsePageUrl(url, origin));
-  const referrer = memoize(size, (ref: string | null, url: string | null, origin: string) => ({ referrer: normaliseReferrer(ref, url, origin) }));
-  const sessionKey = memoize(size, (projectId: string, ip: string, userAgent: string) => ({ sessionKey: deriveSessionKey(projectId, ip, userAgent, ipSalt) }));
+  const referrer = memoize(size, (ref: string | null, url: string | null, origin: string) => ({
+    referrer: normaliseReferrer(ref, url, origin),
+  }));
+  const sessionKey = memoize(size, (projectId: string, ip: string, userAgent: string) => ({
+    sessionKey: deriveSessionKey(projectId, ip, userAgent, ipSalt),
+  }));
   const storedIp = storedIpSteps(ipSalt, size);
   return {
     check_timestamp: (d) => {

@@ -1,4 +1,9 @@
-import { eventTimeProblem, jsonDepthExceeds, MAX_PAYLOAD_DEPTH, type DropReason as AnyDropReason } from '@spoor/schemas';
+import {
+  eventTimeProblem,
+  jsonDepthExceeds,
+  MAX_PAYLOAD_DEPTH,
+  type DropReason as AnyDropReason,
+} from '@spoor/schemas';
 
 export { jsonDepthExceeds, MAX_FUTURE_MS, MAX_PAYLOAD_DEPTH, MIN_EVENT_TIMESTAMP } from '@spoor/schemas';
 

@@ -19,7 +19,13 @@ export interface GeoLookupOptions {
   cacheSize?: number;
 }
 
-export const EMPTY_GEO: Geo = Object.freeze({ country: null, region: null, city: null, latitude: null, longitude: null });
+export const EMPTY_GEO: Geo = Object.freeze({
+  country: null,
+  region: null,
+  city: null,
+  latitude: null,
+  longitude: null,
+});
 
 /** A lookup that knows nothing: for tests and for running without a database. */
 export const EMPTY_GEO_LOOKUP: GeoLookup = Object.freeze({ lookup: () => EMPTY_GEO, source: 'none' });

@@ -35,7 +35,7 @@ export function ipv6Groups(ip: string): number[] {
 export function formatIpv6(groups: readonly number[]): string {
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < groups.length; ) {
+  for (let i = 0; i < groups.length;) {
     let j = i;
     while (j < groups.length && groups[j] === 0) j++;
     if (j - i > bestLength) [bestStart, bestLength] = [i, j - i];

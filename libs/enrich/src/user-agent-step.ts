@@ -28,13 +28,50 @@ export interface UserAgentParser {
  * server-side senders use them, and that is real traffic to us.
  */
 const KNOWN_CRAWLERS = [
-  'googlebot', 'google-inspectiontool', 'mediapartners-google', 'adsbot-google', 'storebot-google',
-  'bingbot', 'bingpreview', 'baiduspider', 'yandexbot', 'yandex.com/bots', 'duckduckbot', 'slurp',
-  'facebookexternalhit', 'facebookcatalog', 'meta-externalagent', 'twitterbot', 'slackbot',
-  'linkedinbot', 'discordbot', 'telegrambot', 'pinterestbot', 'applebot', 'petalbot',
-  'ahrefsbot', 'semrushbot', 'mj12bot', 'dotbot', 'bytespider', 'ccbot', 'gptbot', 'chatgpt-user',
-  'oai-searchbot', 'claudebot', 'claude-web', 'anthropic-ai', 'perplexitybot', 'amazonbot',
-  'ia_archiver', 'seznambot', 'yeti/', 'qwantify', 'embedly', 'dataforseobot', 'blexbot',
+  'googlebot',
+  'google-inspectiontool',
+  'mediapartners-google',
+  'adsbot-google',
+  'storebot-google',
+  'bingbot',
+  'bingpreview',
+  'baiduspider',
+  'yandexbot',
+  'yandex.com/bots',
+  'duckduckbot',
+  'slurp',
+  'facebookexternalhit',
+  'facebookcatalog',
+  'meta-externalagent',
+  'twitterbot',
+  'slackbot',
+  'linkedinbot',
+  'discordbot',
+  'telegrambot',
+  'pinterestbot',
+  'applebot',
+  'petalbot',
+  'ahrefsbot',
+  'semrushbot',
+  'mj12bot',
+  'dotbot',
+  'bytespider',
+  'ccbot',
+  'gptbot',
+  'chatgpt-user',
+  'oai-searchbot',
+  'claudebot',
+  'claude-web',
+  'anthropic-ai',
+  'perplexitybot',
+  'amazonbot',
+  'ia_archiver',
+  'seznambot',
+  'yeti/',
+  'qwantify',
+  'embedly',
+  'dataforseobot',
+  'blexbot',
 ];
 /**
  * Browsers driven by a program rather than a person (issue 20): `HeadlessChrome` (Puppeteer's and
@@ -43,10 +80,21 @@ const KNOWN_CRAWLERS = [
  * user agent (test/support/browser-visitor.ts).
  */
 const AUTOMATION = [
-  'headless', 'phantomjs', 'slimerjs', 'htmlunit', 'puppeteer', 'playwright', 'selenium', 'webdriver',
-  'cypress', 'chrome-lighthouse',
+  'headless',
+  'phantomjs',
+  'slimerjs',
+  'htmlunit',
+  'puppeteer',
+  'playwright',
+  'selenium',
+  'webdriver',
+  'cypress',
+  'chrome-lighthouse',
 ];
-const KNOWN_BOT_PATTERN = new RegExp([...KNOWN_CRAWLERS, ...AUTOMATION].map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
+const KNOWN_BOT_PATTERN = new RegExp(
+  [...KNOWN_CRAWLERS, ...AUTOMATION].map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'),
+  'i',
+);
 
 /** "bot" not followed by a letter, so "Googlebot/2.1" and "MyBot" match but "Botanic" does not. */
 const GENERIC_BOT_PATTERN = /bot(?![a-z])|crawler|crawling|spider/i;
@@ -66,10 +114,36 @@ export function isBot(userAgent: string): boolean {
  * tablet, smarttv, wearable, embedded). These OS names only run on desktops and laptops.
  */
 const DESKTOP_OS = new Set([
-  'Windows', 'Mac OS', 'macOS', 'Linux', 'Ubuntu', 'Debian', 'Fedora', 'Mint', 'Arch', 'Gentoo',
-  'SUSE', 'openSUSE', 'Red Hat', 'CentOS', 'Mandriva', 'Slackware', 'Kubuntu', 'Xubuntu', 'Deepin',
-  'elementary OS', 'Manjaro', 'Chromium OS', 'Chrome OS', 'FreeBSD', 'OpenBSD', 'NetBSD',
-  'DragonFly', 'Solaris', 'Unix', 'Haiku',
+  'Windows',
+  'Mac OS',
+  'macOS',
+  'Linux',
+  'Ubuntu',
+  'Debian',
+  'Fedora',
+  'Mint',
+  'Arch',
+  'Gentoo',
+  'SUSE',
+  'openSUSE',
+  'Red Hat',
+  'CentOS',
+  'Mandriva',
+  'Slackware',
+  'Kubuntu',
+  'Xubuntu',
+  'Deepin',
+  'elementary OS',
+  'Manjaro',
+  'Chromium OS',
+  'Chrome OS',
+  'FreeBSD',
+  'OpenBSD',
+  'NetBSD',
+  'DragonFly',
+  'Solaris',
+  'Unix',
+  'Haiku',
 ]);
 
 const orNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);

@@ -25,17 +25,28 @@ function ipSequence(seed: number): () => string {
   let state = seed >>> 0;
   return () => {
     state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return `${1 + (state >>> 24) % 222}.${(state >>> 16) & 255}.${(state >>> 8) & 255}.${state & 255}`;
+    return `${1 + ((state >>> 24) % 222)}.${(state >>> 16) & 255}.${(state >>> 8) & 255}.${state & 255}`;
   };
 }
 
 function event(i: number, ip: string, userAgent: string): RawEvent {
   const now = 1_732_262_400_000 + i;
   return {
-    event_id: `e${i}`, project_id: 'p1', project: 'acme/web', origin: 'https://acme.com', action: 'pageview',
-    timestamp: now, client_timestamp: now, sent_at: null, received_at: now, payload: { button: 'buy', n: i },
-    session_id: null, url: `https://acme.com/pricing?plan=pro&utm_source=news&i=${i % 7}`,
-    referrer: 'https://www.google.com/', ip, user_agent: userAgent,
+    event_id: `e${i}`,
+    project_id: 'p1',
+    project: 'acme/web',
+    origin: 'https://acme.com',
+    action: 'pageview',
+    timestamp: now,
+    client_timestamp: now,
+    sent_at: null,
+    received_at: now,
+    payload: { button: 'buy', n: i },
+    session_id: null,
+    url: `https://acme.com/pricing?plan=pro&utm_source=news&i=${i % 7}`,
+    referrer: 'https://www.google.com/',
+    ip,
+    user_agent: userAgent,
   };
 }
 
@@ -60,14 +71,18 @@ async function main(): Promise<void> {
   const nextIp = ipSequence(1);
   const ips = Array.from({ length: 500 }, nextIp);
   const warm = newPipeline(geo);
-  const repeated = Array.from({ length: 3000 }, (_, i) => event(i, ips[i % ips.length] ?? '', USER_AGENTS[i % USER_AGENTS.length] ?? ''));
+  const repeated = Array.from({ length: 3000 }, (_, i) =>
+    event(i, ips[i % ips.length] ?? '', USER_AGENTS[i % USER_AGENTS.length] ?? ''),
+  );
   for (const raw of repeated) warm.enrich(raw);
   time('pipeline, cached (repeat UA and IP)', 200_000, (i) => warm.enrich(repeated[i % repeated.length] as RawEvent));
 
   // Uncached: every event has an IP and a user agent neither cache has seen.
   const cold = newPipeline(geo);
   const fresh = ipSequence(2);
-  const unique = Array.from({ length: 30_000 }, (_, i) => event(i, fresh(), `${USER_AGENTS[i % USER_AGENTS.length] ?? ''} r/${i}`));
+  const unique = Array.from({ length: 30_000 }, (_, i) =>
+    event(i, fresh(), `${USER_AGENTS[i % USER_AGENTS.length] ?? ''} r/${i}`),
+  );
   time('pipeline, uncached (new UA and new IP)', unique.length, (i) => cold.enrich(unique[i] as RawEvent));
 
   // The two expensive parts alone, uncached.

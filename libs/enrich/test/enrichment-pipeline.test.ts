@@ -6,15 +6,28 @@ import { MAX_FUTURE_MS } from '../src/event-guard-step.js';
 import { EMPTY_GEO, type GeoLookup } from '../src/geo-lookup.js';
 
 const NOW = 1_732_262_400_000;
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const LONDON: Geo = { country: 'GB', region: 'England', city: 'London', latitude: 51.5, longitude: -0.1 };
 
 function rawEvent(overrides: Partial<RawEvent> = {}): RawEvent {
   return {
-    event_id: 'e1', project_id: 'p1', project: 'acme/web', origin: 'https://acme.com', action: 'click',
-    timestamp: NOW, client_timestamp: NOW, sent_at: null, received_at: NOW, payload: { button: 'buy' },
-    session_id: null, url: 'https://acme.com/pricing?plan=pro&utm_source=news', referrer: 'https://www.google.com/',
-    ip: '81.2.69.142', user_agent: CHROME, ...overrides,
+    event_id: 'e1',
+    project_id: 'p1',
+    project: 'acme/web',
+    origin: 'https://acme.com',
+    action: 'click',
+    timestamp: NOW,
+    client_timestamp: NOW,
+    sent_at: null,
+    received_at: NOW,
+    payload: { button: 'buy' },
+    session_id: null,
+    url: 'https://acme.com/pricing?plan=pro&utm_source=news',
+    referrer: 'https://www.google.com/',
+    ip: '81.2.69.142',
+    user_agent: CHROME,
+    ...overrides,
   };
 }
 
@@ -25,14 +38,26 @@ function recordingGeo(): GeoLookup & { asked: string[] } {
 }
 
 function pipeline(overrides: Partial<EnrichmentPipelineOptions> = {}) {
-  return createEnrichmentPipeline({ ipMode: 'full', ipSalt: 'salt', geo: recordingGeo(), clock: () => NOW, ...overrides });
+  return createEnrichmentPipeline({
+    ipMode: 'full',
+    ipSalt: 'salt',
+    geo: recordingGeo(),
+    clock: () => NOW,
+    ...overrides,
+  });
 }
 
 describe('enrichment-pipeline', () => {
   it('runs its steps in the documented order', () => {
     expect(STEP_NAMES).to.deep.equal([
-      'check_timestamp', 'check_payload_depth', 'put_geolocation', 'put_session_key',
-      'put_user_agent', 'put_url', 'put_referrer', 'put_ip',
+      'check_timestamp',
+      'check_payload_depth',
+      'put_geolocation',
+      'put_session_key',
+      'put_user_agent',
+      'put_url',
+      'put_referrer',
+      'put_ip',
     ]);
   });
 
@@ -88,12 +113,15 @@ describe('enrichment-pipeline', () => {
   });
 
   it('flags bots and keeps them', () => {
-    const result = pipeline().enrich(rawEvent({ user_agent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' }));
+    const result = pipeline().enrich(
+      rawEvent({ user_agent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' }),
+    );
     expect(result.ok && result.event.bot).to.equal(true);
   });
 
   it('flags a headless browser as a bot (issue 20), a desktop Chrome not', () => {
-    const headless = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36';
+    const headless =
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36';
     const desktop = headless.replace('HeadlessChrome', 'Chrome');
     const flagged = pipeline().enrich(rawEvent({ user_agent: headless }));
     const person = pipeline().enrich(rawEvent({ user_agent: desktop }));
@@ -105,7 +133,11 @@ describe('enrichment-pipeline', () => {
     const drops: Array<[string, Partial<RawEvent>, string]> = [
       ['a timestamp more than 24 h ahead', { timestamp: NOW + MAX_FUTURE_MS + 1 }, 'invalid_timestamp'],
       ['a negative timestamp', { timestamp: -5 }, 'invalid_timestamp'],
-      ['a payload nested 33 deep', { payload: JSON.parse('{"a":'.repeat(32) + '{}' + '}'.repeat(32)) as Record<string, unknown> }, 'payload_too_deep'],
+      [
+        'a payload nested 33 deep',
+        { payload: JSON.parse('{"a":'.repeat(32) + '{}' + '}'.repeat(32)) as Record<string, unknown> },
+        'payload_too_deep',
+      ],
     ];
     for (const [label, overrides, reason] of drops) {
       it(label, () => {

@@ -1,7 +1,12 @@
 /// <reference types="mocha" />
 import { expect } from 'chai';
 import {
-  checkPayloadDepth, checkTimestamp, jsonDepthExceeds, MAX_FUTURE_MS, MAX_PAYLOAD_DEPTH, MIN_EVENT_TIMESTAMP,
+  checkPayloadDepth,
+  checkTimestamp,
+  jsonDepthExceeds,
+  MAX_FUTURE_MS,
+  MAX_PAYLOAD_DEPTH,
+  MIN_EVENT_TIMESTAMP,
 } from '../src/event-guard-step.js';
 
 /** `{a:{a:…}}` with `depth` levels of objects. */

@@ -8,8 +8,16 @@ import { EMPTY_GEO, openGeoLookup, type GeoLookup } from '../src/geo-lookup.js';
 import { writeMmdb } from './mmdb-fixture-writer.js';
 
 const NO_GEO_INPUTS = [
-  '127.0.0.1', '10.0.0.1', '192.168.1.1', '0.0.0.0', '::1', 'fe80::1%eth0',
-  '', 'not an ip', '999.1.1.1', '[::1]',
+  '127.0.0.1',
+  '10.0.0.1',
+  '192.168.1.1',
+  '0.0.0.0',
+  '::1',
+  'fe80::1%eth0',
+  '',
+  'not an ip',
+  '999.1.1.1',
+  '[::1]',
 ];
 
 describe('geo-lookup', function () {
@@ -85,7 +93,11 @@ describe('geo-lookup', function () {
       const geo = await openGeoLookup(path);
       expect(geo.source).to.contain('GeoLite2-City');
       expect(geo.lookup('81.2.69.142')).to.deep.equal({
-        country: 'GB', region: 'England', city: 'London', latitude: 51.5142, longitude: -0.0931,
+        country: 'GB',
+        region: 'England',
+        city: 'London',
+        latitude: 51.5142,
+        longitude: -0.0931,
       });
       expect(geo.lookup('::ffff:81.2.69.1').country).to.equal('GB');
       for (const ip of ['8.8.8.8', '10.0.0.1', '2001:db8::1', 'garbage']) {
@@ -139,7 +151,9 @@ describe('geo-lookup', function () {
     });
 
     it('keeps the cache bounded', async () => {
-      const path = await fixture('bounded.mmdb', 'GeoLite2-City', { country: { iso_code: 'GB', geoname_id: 1, names: { en: 'UK' } } });
+      const path = await fixture('bounded.mmdb', 'GeoLite2-City', {
+        country: { iso_code: 'GB', geoname_id: 1, names: { en: 'UK' } },
+      });
       const geo = await openGeoLookup(path, { cacheSize: 2 });
       const first = geo.lookup('81.2.69.1');
       expect(geo.lookup('81.2.69.1')).to.equal(first);

@@ -88,4 +88,3 @@ describe('memoize', () => {
     expect(calls).to.equal(4);
   });
 });
-

@@ -53,7 +53,10 @@ export function encodeValue(value: unknown): Buffer {
   if (Array.isArray(value)) return Buffer.concat([control(TYPE.array, value.length), ...value.map(encodeValue)]);
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value);
-    return Buffer.concat([control(TYPE.map, entries.length), ...entries.flatMap(([k, v]) => [encodeValue(k), encodeValue(v)])]);
+    return Buffer.concat([
+      control(TYPE.map, entries.length),
+      ...entries.flatMap(([k, v]) => [encodeValue(k), encodeValue(v)]),
+    ]);
   }
   throw new TypeError(`fixture cannot encode ${String(value)}`);
 }

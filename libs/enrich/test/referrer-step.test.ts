@@ -8,7 +8,12 @@ const ORIGIN = 'https://acme.com';
 describe('referrer-step', () => {
   const cases: Array<[string, string | null, string | null, string | null]> = [
     // [label, referrer, page url, expected]
-    ['external site kept in full', 'https://www.google.com/search?q=acme', PAGE, 'https://www.google.com/search?q=acme'],
+    [
+      'external site kept in full',
+      'https://www.google.com/search?q=acme',
+      PAGE,
+      'https://www.google.com/search?q=acme',
+    ],
     ['android app kept', 'android-app://com.google.android.gm/', PAGE, 'android-app://com.google.android.gm/'],
     ['self-referral dropped', 'https://acme.com/', PAGE, null],
     ['self-referral over http dropped', 'http://acme.com/blog', PAGE, null],

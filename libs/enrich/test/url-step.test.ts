@@ -9,7 +9,10 @@ const NO_UTM: Utm = { source: null, medium: null, campaign: null, term: null, co
 describe('url-step', () => {
   describe('parsePageUrl', () => {
     const cases: Array<[string | null, Partial<UrlFields>]> = [
-      ['https://acme.com/pricing?plan=pro#top', { url: 'https://acme.com/pricing?plan=pro#top', path: '/pricing', query: { plan: 'pro' } }],
+      [
+        'https://acme.com/pricing?plan=pro#top',
+        { url: 'https://acme.com/pricing?plan=pro#top', path: '/pricing', query: { plan: 'pro' } },
+      ],
       ['https://acme.com', { path: '/', query: {} }],
       ['HTTP://ACME.com/A', { url: 'HTTP://ACME.com/A', path: '/A' }],
       ['/pricing?a=1', { url: 'https://acme.com/pricing?a=1', path: '/pricing', query: { a: '1' } }],
@@ -18,7 +21,10 @@ describe('url-step', () => {
       ['https://acme.com/?a=&b', { query: { a: '', b: '' } }],
       ['https://acme.com/?q=%E2%9C%93&sp=a+b', { query: { q: '✓', sp: 'a b' } }],
       ['https://acme.com/%zz/%E0%A4%A?bad=%zz&worse=%', { path: '/%zz/%E0%A4%A', query: { bad: '%zz', worse: '%' } }],
-      ['https://acme.com/?__proto__=x&constructor=y', { query: JSON.parse('{"__proto__":"x","constructor":"y"}') as Record<string, string> }],
+      [
+        'https://acme.com/?__proto__=x&constructor=y',
+        { query: JSON.parse('{"__proto__":"x","constructor":"y"}') as Record<string, string> },
+      ],
       ['https://acme.com/ü/日本?ключ=значение', { path: '/%C3%BC/%E6%97%A5%E6%9C%AC', query: { ключ: 'значение' } }],
       ['javascript:alert(document.cookie)', { url: null, path: null, query: {} }],
       ['JavaScript:alert(1)//https://acme.com/', { url: null, path: null }],
@@ -76,8 +82,10 @@ describe('url-step', () => {
 
   describe('utm', () => {
     const cases: Array<[string, Utm]> = [
-      ['https://acme.com/?utm_source=news&utm_medium=email&utm_campaign=spring&utm_term=shoes&utm_content=hero',
-        { source: 'news', medium: 'email', campaign: 'spring', term: 'shoes', content: 'hero' }],
+      [
+        'https://acme.com/?utm_source=news&utm_medium=email&utm_campaign=spring&utm_term=shoes&utm_content=hero',
+        { source: 'news', medium: 'email', campaign: 'spring', term: 'shoes', content: 'hero' },
+      ],
       ['https://acme.com/?utm_source=a&utm_source=b', { ...NO_UTM, source: 'a' }],
       ['https://acme.com/?utm_source=&utm_medium=cpc', { ...NO_UTM, medium: 'cpc' }],
       ['https://acme.com/?UTM_SOURCE=upper', NO_UTM],
@@ -89,7 +97,9 @@ describe('url-step', () => {
     }
 
     it('caps a utm value', () => {
-      expect(parsePageUrl(`https://acme.com/?utm_source=${'s'.repeat(999)}`, ORIGIN).utm.source).to.have.length(MAX_QUERY_TEXT);
+      expect(parsePageUrl(`https://acme.com/?utm_source=${'s'.repeat(999)}`, ORIGIN).utm.source).to.have.length(
+        MAX_QUERY_TEXT,
+      );
     });
   });
 });

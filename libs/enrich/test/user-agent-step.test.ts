@@ -3,38 +3,93 @@ import { expect } from 'chai';
 import { createUserAgentParser, isBot, type UserAgentInfo } from '../src/user-agent-step.js';
 
 const UA = {
-  chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
-  safariMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+  chromeWindows:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+  safariMac:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
   firefoxUbuntu: 'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0',
-  chromeOs: 'Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
-  iphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1',
+  chromeOs:
+    'Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+  iphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1',
   ipad: 'Mozilla/5.0 (iPad; CPU OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1',
-  pixel: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
-  cubot: 'Mozilla/5.0 (Linux; Android 9; CUBOT X19) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
-  headless: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.6099.28 Safari/537.36',
-  smartTv: 'Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/4.0 Chrome/76.0.3809.146 TV Safari/537.36',
+  pixel:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+  cubot:
+    'Mozilla/5.0 (Linux; Android 9; CUBOT X19) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+  headless:
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.6099.28 Safari/537.36',
+  smartTv:
+    'Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/4.0 Chrome/76.0.3809.146 TV Safari/537.36',
   unicode: 'Mozilla/5.0 (Windows NT 6.1; Win64; x64; ☃ ü 中文) Gecko/20100101 Firefox/121.0 😀',
 };
 
 describe('user-agent-step', () => {
   describe('parse', () => {
     const cases: Array<[string, string, Partial<Record<'browser' | 'os' | 'device', object>>]> = [
-      ['Chrome on Windows', UA.chromeWindows, {
-        browser: { name: 'Chrome', version: '120.0.0.0' }, os: { name: 'Windows', version: '10' },
-        device: { type: 'desktop', vendor: null, model: null } }],
-      ['Safari on macOS', UA.safariMac, {
-        browser: { name: 'Safari', version: '17.1' }, os: { name: 'Mac OS', version: '10.15.7' },
-        device: { type: 'desktop', vendor: 'Apple', model: 'Macintosh' } }],
-      ['Firefox on Ubuntu', UA.firefoxUbuntu, { os: { name: 'Ubuntu', version: null }, device: { type: 'desktop', vendor: null, model: null } }],
+      [
+        'Chrome on Windows',
+        UA.chromeWindows,
+        {
+          browser: { name: 'Chrome', version: '120.0.0.0' },
+          os: { name: 'Windows', version: '10' },
+          device: { type: 'desktop', vendor: null, model: null },
+        },
+      ],
+      [
+        'Safari on macOS',
+        UA.safariMac,
+        {
+          browser: { name: 'Safari', version: '17.1' },
+          os: { name: 'Mac OS', version: '10.15.7' },
+          device: { type: 'desktop', vendor: 'Apple', model: 'Macintosh' },
+        },
+      ],
+      [
+        'Firefox on Ubuntu',
+        UA.firefoxUbuntu,
+        { os: { name: 'Ubuntu', version: null }, device: { type: 'desktop', vendor: null, model: null } },
+      ],
       ['Chrome OS', UA.chromeOs, { device: { type: 'desktop', vendor: null, model: null } }],
-      ['iPhone', UA.iphone, { os: { name: 'iOS', version: '17.1' }, device: { type: 'mobile', vendor: 'Apple', model: 'iPhone' } }],
+      [
+        'iPhone',
+        UA.iphone,
+        { os: { name: 'iOS', version: '17.1' }, device: { type: 'mobile', vendor: 'Apple', model: 'iPhone' } },
+      ],
       ['iPad', UA.ipad, { device: { type: 'tablet', vendor: 'Apple', model: 'iPad' } }],
-      ['Pixel', UA.pixel, { os: { name: 'Android', version: '14' }, device: { type: 'mobile', vendor: 'Google', model: 'Pixel 8' } }],
+      [
+        'Pixel',
+        UA.pixel,
+        { os: { name: 'Android', version: '14' }, device: { type: 'mobile', vendor: 'Google', model: 'Pixel 8' } },
+      ],
       ['Tizen TV', UA.smartTv, { device: { type: 'smarttv', vendor: 'Samsung', model: null } }],
-      ['headless Chromium', UA.headless, { browser: { name: 'Chrome Headless', version: '120.0.6099.28' }, device: { type: 'desktop', vendor: null, model: null } }],
-      ['unicode', UA.unicode, { browser: { name: 'Firefox', version: '121.0' }, os: { name: 'Windows', version: '7' } }],
-      ['empty', '', { browser: { name: null, version: null }, os: { name: null, version: null }, device: { type: null, vendor: null, model: null } }],
-      ['curl', 'curl/8.4.0', { browser: { name: null, version: null }, device: { type: null, vendor: null, model: null } }],
+      [
+        'headless Chromium',
+        UA.headless,
+        {
+          browser: { name: 'Chrome Headless', version: '120.0.6099.28' },
+          device: { type: 'desktop', vendor: null, model: null },
+        },
+      ],
+      [
+        'unicode',
+        UA.unicode,
+        { browser: { name: 'Firefox', version: '121.0' }, os: { name: 'Windows', version: '7' } },
+      ],
+      [
+        'empty',
+        '',
+        {
+          browser: { name: null, version: null },
+          os: { name: null, version: null },
+          device: { type: null, vendor: null, model: null },
+        },
+      ],
+      [
+        'curl',
+        'curl/8.4.0',
+        { browser: { name: null, version: null }, device: { type: null, vendor: null, model: null } },
+      ],
       ['control characters', 'Mozilla/5.0 \u0000\u0007\t\n (', { device: { type: null, vendor: null, model: null } }],
     ];
     const parser = createUserAgentParser();
@@ -97,11 +152,26 @@ describe('user-agent-step', () => {
     for (const ua of bots) it(`flags ${JSON.stringify(ua.slice(0, 60))}`, () => expect(isBot(ua)).to.equal(true));
 
     const people = [
-      UA.chromeWindows, UA.safariMac, UA.iphone, UA.pixel, UA.cubot, UA.unicode, UA.firefoxUbuntu, UA.smartTv,
-      'curl/8.4.0', 'python-requests/2.31.0', 'Go-http-client/1.1', 'axios/1.6.2', 'node-fetch/1.0',
-      'PostmanRuntime/7.36.0', 'Wget/1.21.4', 'Java/17.0.2', 'okhttp/4.12.0',
+      UA.chromeWindows,
+      UA.safariMac,
+      UA.iphone,
+      UA.pixel,
+      UA.cubot,
+      UA.unicode,
+      UA.firefoxUbuntu,
+      UA.smartTv,
+      'curl/8.4.0',
+      'python-requests/2.31.0',
+      'Go-http-client/1.1',
+      'axios/1.6.2',
+      'node-fetch/1.0',
+      'PostmanRuntime/7.36.0',
+      'Wget/1.21.4',
+      'Java/17.0.2',
+      'okhttp/4.12.0',
     ];
-    for (const ua of people) it(`does not flag ${JSON.stringify(ua.slice(0, 60))}`, () => expect(isBot(ua)).to.equal(false));
+    for (const ua of people)
+      it(`does not flag ${JSON.stringify(ua.slice(0, 60))}`, () => expect(isBot(ua)).to.equal(false));
   });
 
   describe('cache', () => {

@@ -38,7 +38,11 @@ export function sendError(res: Response, httpError: HttpError): void {
   if (res.headersSent) return;
   const { body, ok } = stringifyOrFallback({ detail: httpError.detail });
   const status = ok ? httpError.status : 500;
-  res.status(status).set(ok ? httpError.headers : {}).type('application/json; charset=utf-8').send(body);
+  res
+    .status(status)
+    .set(ok ? httpError.headers : {})
+    .type('application/json; charset=utf-8')
+    .send(body);
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {

@@ -65,7 +65,12 @@ export class FastLane {
     return charset === undefined || UTF8.has(charset);
   }
 
-  private async run(handler: FastHandler, limitBytes: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async run(
+    handler: FastHandler,
+    limitBytes: number,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
     try {
       const { value, bytes } = await readJson(req, limitBytes);
       const ip = proxyaddr(req, this.app.get('trust proxy fn')) ?? req.socket.remoteAddress ?? '';
@@ -84,7 +89,7 @@ export class FastLane {
 function readJson(req: IncomingMessage, limitBytes: number): Promise<{ value: unknown; bytes: number }> {
   const length = Number(req.headers['content-length'] ?? 0);
   const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody) return req.resume(), Promise.resolve({ value: undefined, bytes: 0 });
+  if (!hasBody) return (req.resume(), Promise.resolve({ value: undefined, bytes: 0 }));
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!JSON_MEDIA.has(type) && !/^application\/[^/]+\+json$/.test(type)) {
     return Promise.reject(errors.unsupportedMediaType(req.headers['content-type'], 'application/json or text/plain'));
@@ -107,7 +112,9 @@ function readJson(req: IncomingMessage, limitBytes: number): Promise<{ value: un
     req.on('aborted', aborted);
     req.on('error', aborted);
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, ''); // as body-parser's decoder
+      const raw = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/^\uFEFF/, ''); // as body-parser's decoder
       if (raw.trim() === '') return resolve({ value: undefined, bytes: size });
       try {
         resolve({ value: parseJsonBody(raw), bytes: size });
@@ -126,6 +133,10 @@ function sendError(res: ServerResponse, e: HttpError): void {
 function send(res: ServerResponse, status: number, headers: Record<string, string>, value: unknown): void {
   if (res.headersSent) return;
   const { body, ok } = stringifyOrFallback(value);
-  res.writeHead(ok ? status : 500, { ...(ok ? headers : {}), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(ok ? status : 500, {
+    ...(ok ? headers : {}),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
 }

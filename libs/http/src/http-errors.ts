@@ -34,7 +34,9 @@ export class HttpError extends Error {
     const entry: { status: number; headers?: Readonly<Record<string, string | null>> } = ERROR_CATALOGUE[code];
     this.name = 'HttpError';
     this.status = entry.status;
-    const fixed = Object.fromEntries(Object.entries(entry.headers ?? {}).filter((e): e is [string, string] => e[1] !== null));
+    const fixed = Object.fromEntries(
+      Object.entries(entry.headers ?? {}).filter((e): e is [string, string] => e[1] !== null),
+    );
     this.headers = { ...fixed, ...headers };
   }
 }
@@ -42,7 +44,9 @@ export class HttpError extends Error {
 /** The `%s` of a catalogue message, one argument each. */
 type MessageArgs<M> = M extends `${string}%s${infer Rest}` ? [string | number, ...MessageArgs<Rest>] : [];
 /** What `createError` takes after the code: the message's arguments, or a validation failure's items. */
-export type ErrorArgs<C extends ErrorCode> = ErrorCatalogue[C]['message'] extends null ? [detail: ValidationDetail[]] : MessageArgs<ErrorCatalogue[C]['message']>;
+export type ErrorArgs<C extends ErrorCode> = ErrorCatalogue[C]['message'] extends null
+  ? [detail: ValidationDetail[]]
+  : MessageArgs<ErrorCatalogue[C]['message']>;
 
 /** fastify's `createError`, for a code of the catalogue: its message with `args` in its `%s`. */
 export function createError<C extends ErrorCode>(code: C, ...args: ErrorArgs<C>): HttpError {
@@ -55,16 +59,22 @@ export function createError<C extends ErrorCode>(code: C, ...args: ErrorArgs<C>)
 export const errors = {
   malformedJson: (why: string) => createError('malformed_json', why),
   requestAborted: () => createError('request_aborted'),
-  tooDeep: (limit: number) => createError('validation_error', [{ loc: ['body'], msg: `JSON nested deeper than ${limit} levels`, type: 'value_error' }]),
+  tooDeep: (limit: number) =>
+    createError('validation_error', [
+      { loc: ['body'], msg: `JSON nested deeper than ${limit} levels`, type: 'value_error' },
+    ]),
   unauthorized: (detail = 'Not authenticated') => createError('unauthorized', detail),
   notFound: (what: string) => createError('not_found', what),
-  methodNotAllowed: (allow: string[]) => new HttpError('method_not_allowed', ERROR_CATALOGUE.method_not_allowed.message, { Allow: allow.join(', ') }),
+  methodNotAllowed: (allow: string[]) =>
+    new HttpError('method_not_allowed', ERROR_CATALOGUE.method_not_allowed.message, { Allow: allow.join(', ') }),
   conflict: (detail: string) => createError('conflict', detail),
   bodyTooLarge: (limitBytes: number | string) => createError('body_too_large', limitBytes),
-  unsupportedMediaType: (got: string | undefined, accepted = 'application/json') => createError('unsupported_media_type', got ?? '(none)', accepted),
+  unsupportedMediaType: (got: string | undefined, accepted = 'application/json') =>
+    createError('unsupported_media_type', got ?? '(none)', accepted),
   validation: (detail: ValidationDetail[]) => createError('validation_error', detail),
   tooManyRequests: (retryAfterSeconds: number) =>
     new HttpError('rate_limited', ERROR_CATALOGUE.rate_limited.message, { 'Retry-After': String(retryAfterSeconds) }),
-  unavailable: (detail: string, retryAfterSeconds = 1) => new HttpError('unavailable', detail, { 'Retry-After': String(retryAfterSeconds) }),
+  unavailable: (detail: string, retryAfterSeconds = 1) =>
+    new HttpError('unavailable', detail, { 'Retry-After': String(retryAfterSeconds) }),
   internal: () => createError('internal'),
 };

@@ -22,7 +22,9 @@ export async function listen(app: Express, port: number, host: string, lane?: Fa
   // While closing, every answer says `Connection: close`: no client sends another request on a
   // socket about to go. A boolean, not a list of responses: nothing on ingest's hot path.
   let closing = false;
-  const handle = lane ? (req: IncomingMessage, res: ServerResponse) => void (lane.handle(req, res) || app(req, res)) : app;
+  const handle = lane
+    ? (req: IncomingMessage, res: ServerResponse) => void (lane.handle(req, res) || app(req, res))
+    : app;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (closing) res.shouldKeepAlive = false;
     handle(req, res);
@@ -67,8 +69,12 @@ export async function listen(app: Express, port: number, host: string, lane?: Fa
  * 16 KB, a malformed request) get the documented JSON body too, not node's bare status line.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
-  const { status, detail } = createError(err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'malformed_request');
+  if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+  const { status, detail } = createError(
+    err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'malformed_request',
+  );
   const body = JSON.stringify({ detail });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -15,7 +15,8 @@ function methodsAt(stack: RouterLayer[], path: string, into: Set<string>): void 
     const matched = layer.match(path);
     if (!matched) continue;
     if (layer.route) {
-      for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') into.add(method.toUpperCase());
+      for (const [method, on] of Object.entries(layer.route.methods))
+        if (on && method !== '_all') into.add(method.toUpperCase());
     } else if (layer.handle.stack) {
       methodsAt(layer.handle.stack, path.slice(matched.path.length) || '/', into);
     }

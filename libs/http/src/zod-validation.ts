@@ -19,12 +19,18 @@ function sizeIssue(issue: z.core.$ZodIssue & { code: 'too_big' | 'too_small' }):
   const n = String(issue.code === 'too_big' ? issue.maximum : issue.minimum);
   switch (issue.origin) {
     case 'string':
-      return big ? ['string_too_long', `String should have at most ${n} characters`] : ['string_too_short', `String should have at least ${n} characters`];
+      return big
+        ? ['string_too_long', `String should have at most ${n} characters`]
+        : ['string_too_short', `String should have at least ${n} characters`];
     case 'array':
     case 'set':
-      return big ? ['too_long', `List should have at most ${n} items`] : ['too_short', `List should have at least ${n} items`];
+      return big
+        ? ['too_long', `List should have at most ${n} items`]
+        : ['too_short', `List should have at least ${n} items`];
     default:
-      return big ? ['less_than_equal', `Input should be less than or equal to ${n}`] : ['greater_than_equal', `Input should be greater than or equal to ${n}`];
+      return big
+        ? ['less_than_equal', `Input should be less than or equal to ${n}`]
+        : ['greater_than_equal', `Input should be greater than or equal to ${n}`];
   }
 }
 
@@ -62,7 +68,12 @@ function inputAt(root: unknown, path: PropertyKey[]): unknown {
 }
 
 /** Turns zod issues into FastAPI's HTTPValidationError items (DESIGN.md, HTTP conventions). */
-export function toValidationDetails(issues: z.core.$ZodIssue[], root: unknown, loc: Location, prefix: Array<string | number> = []): ValidationDetail[] {
+export function toValidationDetails(
+  issues: z.core.$ZodIssue[],
+  root: unknown,
+  loc: Location,
+  prefix: Array<string | number> = [],
+): ValidationDetail[] {
   return issues.map((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
     const input = inputAt(root, issue.path);
@@ -75,7 +86,12 @@ export function toValidationDetails(issues: z.core.$ZodIssue[], root: unknown, l
 }
 
 /** Parses `value` with `schema`, or throws the 422 HttpError that FastAPI would answer. */
-export function parseOr422<S extends z.ZodType>(schema: S, value: unknown, loc: Location, prefix: Array<string | number> = []): z.output<S> {
+export function parseOr422<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  loc: Location,
+  prefix: Array<string | number> = [],
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw errors.validation(toValidationDetails(result.error.issues, value, loc, prefix));

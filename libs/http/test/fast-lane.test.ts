@@ -3,7 +3,16 @@ import { request as httpRequest } from 'node:http';
 import { Router } from 'express';
 import { z } from 'zod';
 import { createLogger } from '@spoor/log';
-import { createHttpApp, errors, FastLane, jsonBody, listen, parseOr422, type FastHandler, type RunningServer } from '../src/index.js';
+import {
+  createHttpApp,
+  errors,
+  FastLane,
+  jsonBody,
+  listen,
+  parseOr422,
+  type FastHandler,
+  type RunningServer,
+} from '../src/index.js';
 
 /** One handler behind both doors: /fast through the lane, /slow (same handler) through express. */
 const Thing = z.object({ name: z.string().max(3) });
@@ -13,14 +22,20 @@ const handler: FastHandler = async (body, req, ip) => {
   return { ...parseOr422(Thing, body, 'body'), ip, ua: req.headers['user-agent'] ?? null };
 };
 
-interface Answer { status: number; body: string; headers: Record<string, string | string[] | undefined> }
+interface Answer {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
 
 function send(url: string, headers: Record<string, string>, body: Buffer | string | null): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+      );
     });
     req.on('error', reject);
     req.end(body ?? undefined);
@@ -31,8 +46,16 @@ describe('FastLane', () => {
   let server: RunningServer;
   before(async () => {
     const router = Router();
-    router.post('/slow', ...jsonBody(64, { textPlain: true }), async (req, res) => void res.json(await handler(req.body, req, req.ip ?? '')));
-    const app = createHttpApp({ logger: createLogger('t', 'silent'), trustProxy: ['loopback'], mount: (a) => a.use(router) });
+    router.post(
+      '/slow',
+      ...jsonBody(64, { textPlain: true }),
+      async (req, res) => void res.json(await handler(req.body, req, req.ip ?? '')),
+    );
+    const app = createHttpApp({
+      logger: createLogger('t', 'silent'),
+      trustProxy: ['loopback'],
+      mount: (a) => a.use(router),
+    });
     const lane = new FastLane(app, createLogger('t', 'silent'));
     lane.add('/fast', handler, 64);
     server = await listen(app, 0, '127.0.0.1', lane);
@@ -56,10 +79,22 @@ describe('FastLane', () => {
   ];
   for (const [what, headers, body] of cases) {
     it(`answers ${what} exactly as the express path does`, async () => {
-      const [fast, slow] = await Promise.all([send(`${server.url}/fast`, headers, body), send(`${server.url}/slow`, headers, body)]);
+      const [fast, slow] = await Promise.all([
+        send(`${server.url}/fast`, headers, body),
+        send(`${server.url}/slow`, headers, body),
+      ]);
       expect(fast.status).to.equal(slow.status);
       expect(fast.body).to.equal(slow.body);
-      for (const h of ['content-type', 'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'vary', 'www-authenticate', 'retry-after']) {
+      for (const h of [
+        'content-type',
+        'access-control-allow-origin',
+        'access-control-allow-methods',
+        'access-control-allow-headers',
+        'access-control-expose-headers',
+        'vary',
+        'www-authenticate',
+        'retry-after',
+      ]) {
         expect(fast.headers[h], h).to.deep.equal(slow.headers[h]);
       }
     });

@@ -20,7 +20,11 @@ describe('createHttpApp', () => {
     router.get('/v1/boom', () => {
       throw new Error('secret internals');
     });
-    server = await listen(createHttpApp({ logger: createLogger('t', 'silent'), trustProxy: false, mount: (app) => app.use(router) }), 0, '127.0.0.1');
+    server = await listen(
+      createHttpApp({ logger: createLogger('t', 'silent'), trustProxy: false, mount: (app) => app.use(router) }),
+      0,
+      '127.0.0.1',
+    );
   });
   after(() => server.close());
 
@@ -31,7 +35,11 @@ describe('createHttpApp', () => {
   };
 
   it('answers FastAPI-shaped 422s with loc, msg and type', async () => {
-    const { res, body } = await call('/v1/things', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'long', tags: 'x' }) });
+    const { res, body } = await call('/v1/things', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'long', tags: 'x' }),
+    });
     expect(res.status).to.equal(422);
     expect(body.detail).to.deep.include.members([
       { loc: ['body', 'name'], msg: 'String should have at most 3 characters', type: 'string_too_long', input: 'long' },
@@ -52,10 +60,18 @@ describe('createHttpApp', () => {
   });
 
   it('answers 413, 400 and 415 in the error shape', async () => {
-    const big = await call('/v1/things', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(2000) }) });
+    const big = await call('/v1/things', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(2000) }),
+    });
     expect(big.res.status).to.equal(413);
     expect(big.body.detail).to.be.a('string');
-    const bad = await call('/v1/things', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    const bad = await call('/v1/things', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{nope',
+    });
     expect(bad.res.status).to.equal(400);
     const type = await call('/v1/things', { method: 'POST', headers: { 'content-type': 'image/png' }, body: 'x' });
     expect(type.res.status).to.equal(415);
@@ -63,15 +79,31 @@ describe('createHttpApp', () => {
 
   it('answers 415 to text/plain on a JSON endpoint, with a body or without; a beacon endpoint reads it as JSON', async () => {
     for (const body of ['{"name":"ab","tags":[],"n":1}', undefined]) {
-      const plain = await call('/v1/things', { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body });
+      const plain = await call('/v1/things', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+        body,
+      });
       expect(plain.res.status, `body ${body}`).to.equal(415);
-      expect(plain.body).to.deep.equal({ detail: 'Unsupported content type text/plain;charset=UTF-8; send application/json' });
+      expect(plain.body).to.deep.equal({
+        detail: 'Unsupported content type text/plain;charset=UTF-8; send application/json',
+      });
     }
-    const beacon = await call('/v1/beacon', { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: '{"a":1}' });
+    const beacon = await call('/v1/beacon', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      body: '{"a":1}',
+    });
     expect(beacon.res.status).to.equal(200);
     expect(beacon.body).to.deep.equal({ a: 1 });
-    const xml = await call('/v1/beacon', { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
-    expect(xml.body).to.deep.equal({ detail: 'Unsupported content type application/xml; send application/json or text/plain' });
+    const xml = await call('/v1/beacon', {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml' },
+      body: '<a/>',
+    });
+    expect(xml.body).to.deep.equal({
+      detail: 'Unsupported content type application/xml; send application/json or text/plain',
+    });
   });
 
   it('answers 405 with Allow for a method a path does not have (RFC 9110, 15.5.6), 404 for a path that does not exist', async () => {

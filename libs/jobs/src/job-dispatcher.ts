@@ -13,7 +13,10 @@ export interface JobDispatcherDeps {
 
 /** The publish failed: the job is recorded as failed and the caller should answer 503. */
 export class JobDispatchError extends Error {
-  constructor(readonly job: JobRecord, cause: unknown) {
+  constructor(
+    readonly job: JobRecord,
+    cause: unknown,
+  ) {
     super('The job could not be queued', { cause });
     this.name = 'JobDispatchError';
   }
@@ -27,7 +30,12 @@ export class JobDispatchError extends Error {
 export class JobDispatcher {
   constructor(private readonly deps: JobDispatcherDeps) {}
 
-  async dispatch(accountId: string, projectId: string, kind: JobKind, request: Record<string, unknown>): Promise<JobRecord> {
+  async dispatch(
+    accountId: string,
+    projectId: string,
+    kind: JobKind,
+    request: Record<string, unknown>,
+  ): Promise<JobRecord> {
     const now = this.deps.clock();
     const job: JobRecord = {
       job_id: randomUUID(),
@@ -51,7 +59,13 @@ export class JobDispatcher {
     try {
       await this.deps.bus.publish(this.deps.topic(kind), [{ key: job.job_id, value: JSON.stringify(command) }]);
     } catch (err) {
-      const failed: JobRecord = { ...job, status: 'failed', error: 'The job could not be queued', finished_at: this.deps.clock(), updated_at: Math.max(this.deps.clock(), now + 1) };
+      const failed: JobRecord = {
+        ...job,
+        status: 'failed',
+        error: 'The job could not be queued',
+        finished_at: this.deps.clock(),
+        updated_at: Math.max(this.deps.clock(), now + 1),
+      };
       await this.deps.jobs.put(failed).catch(() => {});
       throw new JobDispatchError(failed, err);
     }

@@ -77,12 +77,17 @@ export class JobRunner {
 
   /** The topic and group per kind, for lag reporting. */
   consumes(): Array<{ topic: string; group: string }> {
-    return (Object.keys(this.opts.handlers) as JobKind[]).map((kind) => ({ topic: this.opts.topic(kind), group: `${this.opts.group}-${kind}` }));
+    return (Object.keys(this.opts.handlers) as JobKind[]).map((kind) => ({
+      topic: this.opts.topic(kind),
+      group: `${this.opts.group}-${kind}`,
+    }));
   }
 
   async start(): Promise<void> {
     for (const c of this.consumes()) {
-      this.subs.push(await this.opts.bus.subscribe({ ...c, maxBatch: 1, handler: (batch, ctx) => this.handle(batch, ctx) }));
+      this.subs.push(
+        await this.opts.bus.subscribe({ ...c, maxBatch: 1, handler: (batch, ctx) => this.handle(batch, ctx) }),
+      );
     }
   }
 
@@ -145,7 +150,10 @@ export class JobRunner {
     job.updated_at = stamp(claimed);
     await jobs.put(job);
     this.counters.started++;
-    const renew = setInterval(() => void kv.set(leaseKey(job.job_id), this.workerId, this.leaseMs).catch(() => {}), Math.max(50, this.leaseMs / 3));
+    const renew = setInterval(
+      () => void kv.set(leaseKey(job.job_id), this.workerId, this.leaseMs).catch(() => {}),
+      Math.max(50, this.leaseMs / 3),
+    );
     renew.unref();
     let lastProgressWrite = 0;
     const ctx: JobContext = {
@@ -171,14 +179,24 @@ export class JobRunner {
       await jobs.put(job);
       this.counters[outcome.ok ? 'succeeded' : 'failed']++;
       this.opts.onFinished?.(job);
-      logger.info('job finished', { job_id: job.job_id, kind: job.kind, status: job.status, attempts: job.attempts, ms: clock() - (job.started_at ?? clock()) });
+      logger.info('job finished', {
+        job_id: job.job_id,
+        kind: job.kind,
+        status: job.status,
+        attempts: job.attempts,
+        ms: clock() - (job.started_at ?? clock()),
+      });
     } finally {
       clearInterval(renew);
       await kv.del(leaseKey(job.job_id)).catch(() => {});
     }
   }
 
-  private async attempt(handler: JobHandler, job: JobRecord, ctx: JobContext): Promise<{ ok: true; result: unknown } | { ok: false; error: string }> {
+  private async attempt(
+    handler: JobHandler,
+    job: JobRecord,
+    ctx: JobContext,
+  ): Promise<{ ok: true; result: unknown } | { ok: false; error: string }> {
     const max = this.opts.maxAttempts ?? 3;
     for (let i = 1; ; i++) {
       try {

@@ -12,7 +12,10 @@ export class MemoryKv implements Kv {
   private readonly items = new Map<string, Item>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now, sweepEveryMs = 60_000) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    sweepEveryMs = 60_000,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), sweepEveryMs);
     this.sweeper.unref();
   }

@@ -50,7 +50,9 @@ export function rateCounterOn(limiter: RateLimiterAbstract): RateCounter {
 }
 
 export function memoryRateCounter(opts: RateCounterOptions): RateCounter {
-  return rateCounterOn(new RateLimiterMemory({ keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSec }));
+  return rateCounterOn(
+    new RateLimiterMemory({ keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSec }),
+  );
 }
 
 /**
@@ -58,8 +60,20 @@ export function memoryRateCounter(opts: RateCounterOptions): RateCounter {
  * on its own rather than refusing everything (or letting everything through).
  */
 export function redisRateCounter(redis: Redis, opts: RateCounterOptions): RateCounter {
-  const insuranceLimiter = new RateLimiterMemory({ keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSec });
-  const shared = rateCounterOn(new RateLimiterRedis({ storeClient: redis, keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSec, insuranceLimiter }));
+  const insuranceLimiter = new RateLimiterMemory({
+    keyPrefix: `rl:${opts.name}`,
+    points: opts.points,
+    duration: opts.durationSec,
+  });
+  const shared = rateCounterOn(
+    new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `rl:${opts.name}`,
+      points: opts.points,
+      duration: opts.durationSec,
+      insuranceLimiter,
+    }),
+  );
   const local = rateCounterOn(insuranceLimiter);
   // While Redis is not connected, go to the insurance counter at once (issue 16): ioredis would
   // queue the command until its reconnect attempts give up, seconds later, holding every request.

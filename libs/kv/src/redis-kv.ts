@@ -16,7 +16,13 @@ export class RedisKv implements Kv {
     // without it a command waits in ioredis' offline queue until its reconnects give up (seconds,
     // growing), and a consumer or request waits with it. Callers treat the rejection as a failure
     // (consumers retry their batch; rate limits fall back to memory).
-    const redis = new Redis(url, { keyPrefix: prefix, lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true, commandTimeout: 2_000 });
+    const redis = new Redis(url, {
+      keyPrefix: prefix,
+      lazyConnect: true,
+      maxRetriesPerRequest: 3,
+      enableAutoPipelining: true,
+      commandTimeout: 2_000,
+    });
     await redis.connect();
     return new RedisKv(redis);
   }
@@ -51,7 +57,10 @@ export class RedisKv implements Kv {
   }
 
   async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
-    const result = ttlMs === undefined ? await this.redis.set(key, value, 'NX') : await this.redis.set(key, value, 'PX', ttlMs, 'NX');
+    const result =
+      ttlMs === undefined
+        ? await this.redis.set(key, value, 'NX')
+        : await this.redis.set(key, value, 'PX', ttlMs, 'NX');
     return result === 'OK';
   }
 

@@ -24,12 +24,22 @@ for (const impl of implementations) {
       await Promise.all(opened.splice(0).map((kv) => kv.close()));
     });
 
-    it('deletes the keys under each prefix, and nothing else, nor another deployment\'s', async function () {
+    it("deletes the keys under each prefix, and nothing else, nor another deployment's", async function () {
       const ns = `test:${randomUUID().slice(0, 8)}:`;
       const kv = await impl.open(this, ns);
       const neighbour = await impl.open(this, `${ns}n:`);
       opened.push(kv, neighbour);
-      const keys = ['ss:p1:a', 'ss:p1:b', 'sid:p1:x', 'dedup:p1:e1', 'rules:stamp:p1', 'ss:p10:a', 'ss:p2:a', 'dedup:p1*:e', 'x:ss:p1:a'];
+      const keys = [
+        'ss:p1:a',
+        'ss:p1:b',
+        'sid:p1:x',
+        'dedup:p1:e1',
+        'rules:stamp:p1',
+        'ss:p10:a',
+        'ss:p2:a',
+        'dedup:p1*:e',
+        'x:ss:p1:a',
+      ];
       await kv.mset(keys.map((key) => ({ key, value: '1', ttlMs: 60_000 })));
       for (let i = 0; i < 2500; i++) await kv.set(`ss:p1:many-${i}`, '1', 60_000);
       await neighbour.set('ss:p1:a', 'theirs', 60_000);

@@ -36,7 +36,10 @@ for (const impl of implementations) {
 
     it('expires keys after their TTL', async () => {
       await kv.set('short', '1', 60);
-      await kv.mset([{ key: 'm1', value: 'x', ttlMs: 60 }, { key: 'm2', value: 'y' }]);
+      await kv.mset([
+        { key: 'm1', value: 'x', ttlMs: 60 },
+        { key: 'm2', value: 'y' },
+      ]);
       expect(await kv.mget(['short', 'm1', 'm2', 'none'])).to.deep.equal(['1', 'x', 'y', null]);
       await pause(150);
       expect(await kv.mget(['short', 'm1', 'm2'])).to.deep.equal([null, null, 'y']);

@@ -47,6 +47,9 @@ export class LoginGuard {
   }
 
   private keys(email: string, ip: string): Array<['login_account' | 'login_ip', string]> {
-    return [['login_account', email.trim().toLowerCase()], ['login_ip', clientKey(ip)]];
+    return [
+      ['login_account', email.trim().toLowerCase()],
+      ['login_ip', clientKey(ip)],
+    ];
   }
 }

@@ -4,7 +4,15 @@ import { errors } from '@spoor/http';
 import type { Kv, RateCounter } from '@spoor/kv';
 
 /** Every limit, by the name it has in /metrics and docs/security.md. */
-export const LIMIT_NAMES = ['ingest_project', 'ingest_ip', 'signup_ip', 'login_account', 'login_ip', 'triggers_account', 'rules_test_account'] as const;
+export const LIMIT_NAMES = [
+  'ingest_project',
+  'ingest_ip',
+  'signup_ip',
+  'login_account',
+  'login_ip',
+  'triggers_account',
+  'rules_test_account',
+] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /**
@@ -17,8 +25,12 @@ export function clientKey(ip: string): string {
   const [head = '', tail] = bare.split('::');
   const groups = head.split(':').filter(Boolean);
   const missing = tail === undefined ? 0 : 8 - groups.length - tail.split(':').filter(Boolean).length;
-  const full = tail === undefined ? groups : [...groups, ...Array(missing).fill('0'), ...tail.split(':').filter(Boolean)];
-  return `${full.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  const full =
+    tail === undefined ? groups : [...groups, ...Array(missing).fill('0'), ...tail.split(':').filter(Boolean)];
+  return `${full
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -29,10 +41,17 @@ export function clientKey(ip: string): string {
 export class RateLimits {
   private readonly counters = new Map<LimitName, RateCounter>();
   private readonly blockCounters = new Map<string, RateCounter>();
-  private readonly refused: Record<LimitName, number> = Object.fromEntries(LIMIT_NAMES.map((n) => [n, 0])) as Record<LimitName, number>;
+  private readonly refused: Record<LimitName, number> = Object.fromEntries(LIMIT_NAMES.map((n) => [n, 0])) as Record<
+    LimitName,
+    number
+  >;
 
   /** `names`: the limits this service enforces (and reports in stats()). */
-  constructor(private readonly kv: Kv, readonly config: RateLimitConfig, private readonly names: readonly LimitName[] = LIMIT_NAMES) {}
+  constructor(
+    private readonly kv: Kv,
+    readonly config: RateLimitConfig,
+    private readonly names: readonly LimitName[] = LIMIT_NAMES,
+  ) {}
 
   /** Spends `points` of `limit` for `key`; throws the catalogue's 429 with Retry-After when over. */
   async spend(limit: LimitName, key: string, points = 1): Promise<void> {

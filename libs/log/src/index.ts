@@ -11,7 +11,11 @@ export interface Logger {
   child(name: string): Logger;
 }
 
-export function createLogger(name: string, level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+export function createLogger(
+  name: string,
+  level: LogLevel = 'info',
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): Logger {
   const threshold = RANK[level];
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (RANK[lvl] < threshold) return;
@@ -37,6 +41,13 @@ function serialise(entry: Record<string, unknown>): string {
     return JSON.stringify(entry);
   } catch (err) {
     const { time, level, name, msg } = entry;
-    return JSON.stringify({ time, level, name, msg, unserialisable_fields: Object.keys(entry).filter((k) => !['time', 'level', 'name', 'msg'].includes(k)), why: (err as Error).message });
+    return JSON.stringify({
+      time,
+      level,
+      name,
+      msg,
+      unserialisable_fields: Object.keys(entry).filter((k) => !['time', 'level', 'name', 'msg'].includes(k)),
+      why: (err as Error).message,
+    });
   }
 }

@@ -34,7 +34,14 @@ export function batchTransport(url: string, delayMs: number): BatchTransport {
   let timer: ReturnType<typeof setTimeout> | 0 = 0;
   let sending = false;
   let failures = 0;
-  const post = (text: string, keepalive: boolean) => fetch(url, { method: 'POST', body: text, keepalive, credentials: 'omit', headers: { 'content-type': 'text/plain' } });
+  const post = (text: string, keepalive: boolean) =>
+    fetch(url, {
+      method: 'POST',
+      body: text,
+      keepalive,
+      credentials: 'omit',
+      headers: { 'content-type': 'text/plain' },
+    });
   const save = () => write('sessionStorage', KEY, queue.length ? queue : null);
   const schedule = (ms: number) => {
     if (timer && ms > 0) return;

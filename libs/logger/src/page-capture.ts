@@ -4,9 +4,13 @@ type Track = (action: string, payload: Record<string, unknown>, referrer?: strin
 
 /** Clicks anywhere on the page, in the capture phase so handlers that stop propagation do not hide them. */
 export function captureClicks(track: Track): void {
-  document.addEventListener('click', (e) => {
-    if (e.target instanceof Element) track('click', describeElement(e.target));
-  }, true);
+  document.addEventListener(
+    'click',
+    (e) => {
+      if (e.target instanceof Element) track('click', describeElement(e.target));
+    },
+    true,
+  );
 }
 
 /**
@@ -50,9 +54,13 @@ export function scrollDepth(track: Track): { report(): void; newPage(): void } {
     const height = document.documentElement.scrollHeight;
     max = Math.max(max, Math.min(100, Math.round(((scrollY + innerHeight) / Math.max(height, 1)) * 100)));
   };
-  addEventListener('scroll', () => {
-    timer ||= setTimeout(measure, 200);
-  }, { passive: true });
+  addEventListener(
+    'scroll',
+    () => {
+      timer ||= setTimeout(measure, 200);
+    },
+    { passive: true },
+  );
   const report = () => {
     if (timer) {
       clearTimeout(timer);

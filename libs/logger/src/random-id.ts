@@ -12,4 +12,5 @@ let seq = 0;
  * base 36, then randomness. The server orders a session's events by timestamp, then event_id,
  * so two events of the same millisecond (session_start and the first page view) keep their order.
  */
-export const eventId = (now: number): string => now.toString(36).padStart(9, '0') + (seq++ % 1_679_616).toString(36).padStart(4, '0') + randomId();
+export const eventId = (now: number): string =>
+  now.toString(36).padStart(9, '0') + (seq++ % 1_679_616).toString(36).padStart(4, '0') + randomId();

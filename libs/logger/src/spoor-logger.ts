@@ -15,16 +15,25 @@ let transport: BatchTransport | null = null;
 export const optedOut = (): boolean => read<number>('localStorage', OPT_OUT) === 1;
 
 /** Do Not Track or Global Privacy Control is on. */
-const doNotTrack = () => navigator.doNotTrack === '1' || (navigator as { globalPrivacyControl?: boolean }).globalPrivacyControl === true;
+const doNotTrack = () =>
+  navigator.doNotTrack === '1' || (navigator as { globalPrivacyControl?: boolean }).globalPrivacyControl === true;
 
 /** Sends a custom event: `spoor.track('signup', { plan: 'team' })`. Does nothing before init or after an opt-out. */
 export function track(action: string, payload: Record<string, unknown> = {}, referrer?: string): void {
   if (!transport || optedOut()) return;
   const timestamp = Date.now();
-  const event = (name: string, data: Record<string, unknown>): QueuedEvent => ({ project, action: name, timestamp, payload: data, event_id: eventId(timestamp), url: location.href });
+  const event = (name: string, data: Record<string, unknown>): QueuedEvent => ({
+    project,
+    action: name,
+    timestamp,
+    payload: data,
+    event_id: eventId(timestamp),
+    url: location.href,
+  });
   const s = sessions ? touchSession(timestamp) : null;
   // session_start first: it gets the smaller event_id, which orders events of the same millisecond.
-  if (s?.fresh) transport.add({ ...event('session_start', {}), session_id: s.id, referrer: document.referrer || undefined });
+  if (s?.fresh)
+    transport.add({ ...event('session_start', {}), session_id: s.id, referrer: document.referrer || undefined });
   const e = event(action, payload);
   if (referrer) e.referrer = referrer;
   if (s) e.session_id = s.id;
@@ -37,7 +46,15 @@ export function track(action: string, payload: Record<string, unknown> = {}, ref
  */
 export function init(config: SpoorConfig): void {
   if (transport) return;
-  const o = { session: true, clicks: true, navigation: true, scrolls: true, respectDnt: false, flushMs: 1000, ...config.options };
+  const o = {
+    session: true,
+    clicks: true,
+    navigation: true,
+    scrolls: true,
+    respectDnt: false,
+    flushMs: 1000,
+    ...config.options,
+  };
   if (optedOut() || (o.respectDnt && doNotTrack())) return;
   project = config.project;
   sessions = o.session;

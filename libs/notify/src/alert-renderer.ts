@@ -29,7 +29,13 @@ export function renderAlert(alert: AlertInput): NotificationMessage {
   const where = projectLabel(alert.project, alert.origin);
   const blocks: Block[] = [
     { kind: 'title', text: `Spoor alert: ${title}` },
-    { kind: 'figures', rows: [{ label: 'Project', value: where }, { label: 'At', value: `${formatInstant(alert.at, timeZone)} ${timeZone}` }] },
+    {
+      kind: 'figures',
+      rows: [
+        { label: 'Project', value: where },
+        { label: 'At', value: `${formatInstant(alert.at, timeZone)} ${timeZone}` },
+      ],
+    },
     ...detailLines(alert.lines),
     ...(alert.dashboardUrl ? [{ kind: 'link', label: 'Open the dashboard', url: alert.dashboardUrl } as const] : []),
   ];

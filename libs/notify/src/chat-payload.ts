@@ -28,18 +28,32 @@ export function chatPayload(style: ChatStyle, msg: NotificationMessage): Record<
   switch (style) {
     case 'slack':
       // No link previews: a referrer an end user chose should not be fetched and shown.
-      return { text: truncateMessage(markdownToSlack(markdown), CHAT_LIMITS.slack), username: USERNAME, unfurl_links: false, unfurl_media: false };
+      return {
+        text: truncateMessage(markdownToSlack(markdown), CHAT_LIMITS.slack),
+        username: USERNAME,
+        unfurl_links: false,
+        unfurl_media: false,
+      };
     case 'discord':
       // allowed_mentions with no parse types: nothing in the message can ping anyone
       // (https://discord.com/developers/docs/resources/message#allowed-mentions-object).
-      return { content: truncateMessage(markdown, CHAT_LIMITS.discord), username: USERNAME, allowed_mentions: { parse: [] } };
+      return {
+        content: truncateMessage(markdown, CHAT_LIMITS.discord),
+        username: USERNAME,
+        allowed_mentions: { parse: [] },
+      };
     case 'mattermost':
       return { text: truncateMessage(markdown, CHAT_LIMITS.mattermost), username: USERNAME };
   }
 }
 
 /** Posts the message to a chat webhook. Never throws: a failure is in the outcome. */
-export async function sendChat(post: ChatPoster, url: string, style: ChatStyle, msg: NotificationMessage): Promise<ChatOutcome> {
+export async function sendChat(
+  post: ChatPoster,
+  url: string,
+  style: ChatStyle,
+  msg: NotificationMessage,
+): Promise<ChatOutcome> {
   try {
     return await post(url, JSON.stringify(chatPayload(style, msg)));
   } catch (err) {

@@ -20,8 +20,9 @@ export function renderRecipientConfirmation(c: ConfirmationInput): NotificationM
     `To receive its digests and alerts, confirm within ${c.expiresInDays} days: ${c.link}`,
     'If you did not expect this, ignore this mail: without confirmation nothing more is sent here.',
   ];
-  const html = `<p>Someone added this address to the notification channel “${escapeHtml(c.channel)}” of ${escapeHtml(c.project)} on Spoor.</p>`
-    + `<p><a href="${escapeHtml(c.link)}">Confirm to receive its digests and alerts</a> (within ${c.expiresInDays} days).</p>`
-    + '<p>If you did not expect this, ignore this mail: without confirmation nothing more is sent here.</p>';
+  const html =
+    `<p>Someone added this address to the notification channel “${escapeHtml(c.channel)}” of ${escapeHtml(c.project)} on Spoor.</p>` +
+    `<p><a href="${escapeHtml(c.link)}">Confirm to receive its digests and alerts</a> (within ${c.expiresInDays} days).</p>` +
+    '<p>If you did not expect this, ignore this mail: without confirmation nothing more is sent here.</p>';
   return { subject, text: lines.join('\n\n'), markdown: lines.join('\n\n'), html };
 }

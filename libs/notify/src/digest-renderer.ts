@@ -21,9 +21,14 @@ export interface DigestFunnel {
 type RankedListKey = { [K in keyof Overview]: Overview[K] extends RankedCount[] ? K : never }[keyof Overview];
 
 const SECTIONS: ReadonlyArray<readonly [RankedListKey, string]> = [
-  ['actions', 'Top actions'], ['pages', 'Top entry pages'], ['referrers', 'Top referrers'],
-  ['utm_sources', 'Top UTM sources'], ['countries', 'Top countries'], ['browsers', 'Top browsers'],
-  ['devices', 'Top devices'], ['tags', 'Top tags'],
+  ['actions', 'Top actions'],
+  ['pages', 'Top entry pages'],
+  ['referrers', 'Top referrers'],
+  ['utm_sources', 'Top UTM sources'],
+  ['countries', 'Top countries'],
+  ['browsers', 'Top browsers'],
+  ['devices', 'Top devices'],
+  ['tags', 'Top tags'],
 ];
 const TOP = 5;
 /** A user string longer than this (a 10 kB action name) would push the figures out of view. */
@@ -46,25 +51,30 @@ export function renderDigest(overview: Overview, opts: DigestOptions = {}): Noti
 
 function headline(o: Overview): Block[] {
   if (o.sessions === 0) {
-    const text = o.events === 0 ? 'No sessions in this window.' : `No sessions in this window (${formatCount(o.events)} events).`;
+    const text =
+      o.events === 0 ? 'No sessions in this window.' : `No sessions in this window (${formatCount(o.events)} events).`;
     return [{ kind: 'paragraph', text }];
   }
-  return [{
-    kind: 'figures',
-    rows: [
-      { label: 'Events', value: formatCount(o.events) },
-      { label: 'Sessions', value: formatCount(o.sessions) },
-      { label: 'Visitors', value: formatCount(o.visitors) },
-      { label: 'Bounce rate', value: formatPercent(o.bounce_rate) },
-      { label: 'Median session', value: formatDuration(o.duration_ms.p50) },
-      { label: '90th percentile session', value: formatDuration(o.duration_ms.p90) },
-    ],
-  }];
+  return [
+    {
+      kind: 'figures',
+      rows: [
+        { label: 'Events', value: formatCount(o.events) },
+        { label: 'Sessions', value: formatCount(o.sessions) },
+        { label: 'Visitors', value: formatCount(o.visitors) },
+        { label: 'Bounce rate', value: formatPercent(o.bounce_rate) },
+        { label: 'Median session', value: formatDuration(o.duration_ms.p50) },
+        { label: '90th percentile session', value: formatDuration(o.duration_ms.p90) },
+      ],
+    },
+  ];
 }
 
 function rankedSections(o: Overview): Block[] {
   return SECTIONS.flatMap(([key, title]): Block[] => {
-    const rows = [...o[key]].sort((a, b) => b.count - a.count).slice(0, TOP)
+    const rows = [...o[key]]
+      .sort((a, b) => b.count - a.count)
+      .slice(0, TOP)
       .map((r) => ({ name: plainLine(r.name, NAME_MAX), count: r.count }));
     return rows.length === 0 ? [] : [{ kind: 'ranked', title, rows }];
   });
@@ -79,7 +89,10 @@ function funnelSection(f: DigestFunnel): Block[] {
       kind: 'figures',
       rows: f.steps.map((s, i) => ({
         label: `${i + 1}. ${plainLine(s.name, NAME_MAX)}`,
-        value: i === 0 || first === 0 ? formatCount(s.entered) : `${formatCount(s.entered)} (${formatPercent(s.entered / first)})`,
+        value:
+          i === 0 || first === 0
+            ? formatCount(s.entered)
+            : `${formatCount(s.entered)} (${formatPercent(s.entered / first)})`,
       })),
     },
   ];

@@ -39,8 +39,10 @@ export class EmailSender {
 
   /** Throws on a URL that is not smtp:// or smtps://, or a From with control characters. */
   constructor(opts: EmailSenderOptions) {
-    if (!/^smtps?:\/\//i.test(opts.smtpUrl)) throw new Error('EmailSender: smtpUrl must start with smtp:// or smtps://');
-    if (CONTROL.test(opts.from) || !opts.from.includes('@')) throw new Error('EmailSender: from must be one address, without control characters');
+    if (!/^smtps?:\/\//i.test(opts.smtpUrl))
+      throw new Error('EmailSender: smtpUrl must start with smtp:// or smtps://');
+    if (CONTROL.test(opts.from) || !opts.from.includes('@'))
+      throw new Error('EmailSender: from must be one address, without control characters');
     this.from = opts.from;
     const connectionTimeout = opts.connectionTimeoutMs ?? 10_000;
     this.transport = createTransport({
@@ -60,7 +62,8 @@ export class EmailSender {
     const recipients = [...new Set(to.map((a) => a.trim()))];
     const invalid = recipients.filter((a) => !isValidEmailAddress(a));
     if (recipients.length === 0) return failure('no recipients');
-    if (invalid.length > 0) return failure(`invalid recipient address: ${JSON.stringify(plainLine(invalid[0] ?? '', 80))}`);
+    if (invalid.length > 0)
+      return failure(`invalid recipient address: ${JSON.stringify(plainLine(invalid[0] ?? '', 80))}`);
     try {
       const info = await this.transport.sendMail({
         from: this.from,

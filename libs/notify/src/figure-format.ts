@@ -22,7 +22,13 @@ function dateFormat(timeZone: string): Intl.DateTimeFormat {
   if (!format) {
     // Throws RangeError for an unknown zone: a configuration error the caller should see.
     format = new Intl.DateTimeFormat('en-GB', {
-      timeZone, year: 'numeric', month: 'numeric', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+      timeZone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
     });
     dateFormats.set(timeZone, format);
   }

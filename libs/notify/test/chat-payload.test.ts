@@ -7,18 +7,28 @@ import { overview } from './overview-fixtures.js';
 import { fetchPoster, startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 const digest = (): NotificationMessage =>
-  renderDigest(overview({ actions: [{ name: '<!channel> @everyone *x*', count: 7 }] }), { dashboardUrl: 'https://spoor.example/p/web?a=1&b=2' });
+  renderDigest(overview({ actions: [{ name: '<!channel> @everyone *x*', count: 7 }] }), {
+    dashboardUrl: 'https://spoor.example/p/web?a=1&b=2',
+  });
 
 /** An alert of 20 lines of 290 characters: about 6,000 characters of markdown. */
-const longAlert = (): NotificationMessage => renderAlert({
-  title: 'Rule matched', origin: 'https://acme.example', project: 'web', at: Date.UTC(2026, 10, 21),
-  lines: Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')} ${'x'.repeat(287)}`),
-});
+const longAlert = (): NotificationMessage =>
+  renderAlert({
+    title: 'Rule matched',
+    origin: 'https://acme.example',
+    project: 'web',
+    at: Date.UTC(2026, 10, 21),
+    lines: Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')} ${'x'.repeat(287)}`),
+  });
 
 describe('chat-payload', () => {
   let receiver: WebhookReceiver;
-  beforeEach(async () => { receiver = await startWebhookReceiver(); });
-  afterEach(async () => { await receiver.close(); });
+  beforeEach(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+  });
 
   const expected: Record<ChatStyle, (json: Record<string, unknown>, msg: NotificationMessage) => void> = {
     slack: (json) => {
@@ -57,11 +67,22 @@ describe('chat-payload', () => {
 
   it('reports the status when the platform refuses the payload', async () => {
     receiver.status = 400;
-    expect(await sendChat(fetchPoster, receiver.url, 'slack', digest())).to.deep.equal({ ok: false, status: 400, error: 'HTTP 400' });
+    expect(await sendChat(fetchPoster, receiver.url, 'slack', digest())).to.deep.equal({
+      ok: false,
+      status: 400,
+      error: 'HTTP 400',
+    });
   });
 
   it('turns a poster that throws into a failed outcome', async () => {
-    const outcome = await sendChat(async () => { throw new Error('blocked: private address'); }, receiver.url, 'discord', digest());
+    const outcome = await sendChat(
+      async () => {
+        throw new Error('blocked: private address');
+      },
+      receiver.url,
+      'discord',
+      digest(),
+    );
     expect(outcome).to.deep.equal({ ok: false, status: null, error: 'blocked: private address' });
     expect(receiver.received).to.have.length(0);
   });
@@ -85,7 +106,9 @@ describe('chat-payload', () => {
   });
 
   it('falls back to the subject when there is no markdown body', () => {
-    expect(chatPayload('mattermost', { subject: 'Hi *there*', text: '', html: '', markdown: '' }).text).to.equal('**Hi \\*there\\***');
+    expect(chatPayload('mattermost', { subject: 'Hi *there*', text: '', html: '', markdown: '' }).text).to.equal(
+      '**Hi \\*there\\***',
+    );
   });
 
   describe('truncateMessage', () => {

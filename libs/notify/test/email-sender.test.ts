@@ -9,7 +9,8 @@ import { readMessage } from './raw-message.js';
 import { startSmtpCapture, type SmtpCapture } from '@spoor/testkit';
 
 const FROM = 'Spoor <spoor@spoor.test>';
-const digest = (): NotificationMessage => renderDigest(overview({ actions: [{ name: '<script>alert(1)</script>', count: 7 }] }));
+const digest = (): NotificationMessage =>
+  renderDigest(overview({ actions: [{ name: '<script>alert(1)</script>', count: 7 }] }));
 
 /** A port nothing listens on: bound once, then released. */
 async function closedPort(): Promise<number> {
@@ -63,11 +64,21 @@ describe('EmailSender', () => {
       expect(parsed.header('content-type')[0]).to.match(/^multipart\/alternative;/);
 
       const text = parsed.parts.find((p) => p.contentType === 'text/plain')!.body;
-      for (const figure of ['Events: 12,345', 'Sessions: 321', 'Visitors: 210', 'Bounce rate: 42.4%', 'Median session: 1 min 5 s', '1. <script>alert(1)</script> — 7']) {
+      for (const figure of [
+        'Events: 12,345',
+        'Sessions: 321',
+        'Visitors: 210',
+        'Bounce rate: 42.4%',
+        'Median session: 1 min 5 s',
+        '1. <script>alert(1)</script> — 7',
+      ]) {
         expect(text).to.include(figure);
       }
       const html = parsed.parts.find((p) => p.contentType === 'text/html')!.body;
-      expect(html).to.include('<strong>12,345</strong>').and.include('&lt;script&gt;alert(1)&lt;/script&gt;').and.not.include('<script>');
+      expect(html)
+        .to.include('<strong>12,345</strong>')
+        .and.include('&lt;script&gt;alert(1)&lt;/script&gt;')
+        .and.not.include('<script>');
     });
 
     it('cannot be made to add a header through the subject', async () => {
@@ -139,7 +150,11 @@ describe('EmailSender', () => {
   it('reports a recipient the server rejects', async () => {
     smtp = await capture({
       onRcptTo(address, _session, callback) {
-        callback(address.address.endsWith('@acme.test') ? null : Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+        callback(
+          address.address.endsWith('@acme.test')
+            ? null
+            : Object.assign(new Error('No such mailbox'), { responseCode: 550 }),
+        );
       },
     });
     sender = senderFor({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: FROM });
@@ -149,7 +164,6 @@ describe('EmailSender', () => {
   });
 
   describe('without a reachable server', () => {
-
     it('fails fast on a closed port', async () => {
       sender = senderFor({ smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, from: FROM, connectionTimeoutMs: 500 });
       const started = Date.now();
@@ -161,11 +175,16 @@ describe('EmailSender', () => {
 
     it('gives up on a server that never greets after connectionTimeoutMs', async () => {
       const sockets = new Set<Socket>();
-      const silent = createServer((socket) => { sockets.add(socket); });
-      closers.push(() => new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        silent.close(() => resolve());
-      }));
+      const silent = createServer((socket) => {
+        sockets.add(socket);
+      });
+      closers.push(
+        () =>
+          new Promise<void>((resolve) => {
+            for (const socket of sockets) socket.destroy();
+            silent.close(() => resolve());
+          }),
+      );
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const { port } = silent.address() as AddressInfo;
       sender = senderFor({ smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, connectionTimeoutMs: 300 });
@@ -184,16 +203,28 @@ describe('EmailSender', () => {
       ['a From with a line break', { smtpUrl: 'smtp://mail.example', from: 'spoor@spoor.test\r\nBcc: evil@x.test' }],
       ['a From without an address', { smtpUrl: 'smtp://mail.example', from: 'Spoor' }],
     ];
-    for (const [name, opts] of bad) it(`throws on ${name}`, () => expect(() => new EmailSender(opts)).to.throw(/EmailSender/));
+    for (const [name, opts] of bad)
+      it(`throws on ${name}`, () => expect(() => new EmailSender(opts)).to.throw(/EmailSender/));
   });
 
   describe('isValidEmailAddress', () => {
     const cases: Array<[string, boolean]> = [
-      ['ops@acme.test', true], ['first.last+tag@sub.acme.test', true], ['x@y', true],
-      ['nobody', false], ['@acme.test', false], ['ops@', false], ['ops@@acme.test', false], ['ops@.acme.test', false],
-      ['ops@acme.test\r\nBcc: evil@x.test', false], ['ops@acme.test\n', false], ['ops\u0000@acme.test', false],
-      ['Ops <ops@acme.test>', false], ['ops@acme.test, evil@x.test', false], ['"ops"@acme.test', false],
-      ['o p@acme.test', false], [`${'a'.repeat(250)}@x.test`, false],
+      ['ops@acme.test', true],
+      ['first.last+tag@sub.acme.test', true],
+      ['x@y', true],
+      ['nobody', false],
+      ['@acme.test', false],
+      ['ops@', false],
+      ['ops@@acme.test', false],
+      ['ops@.acme.test', false],
+      ['ops@acme.test\r\nBcc: evil@x.test', false],
+      ['ops@acme.test\n', false],
+      ['ops\u0000@acme.test', false],
+      ['Ops <ops@acme.test>', false],
+      ['ops@acme.test, evil@x.test', false],
+      ['"ops"@acme.test', false],
+      ['o p@acme.test', false],
+      [`${'a'.repeat(250)}@x.test`, false],
     ];
     for (const [address, valid] of cases) {
       it(`${JSON.stringify(address.length > 40 ? `${address.slice(0, 20)}…` : address)} is ${valid ? 'valid' : 'refused'}`, () => {

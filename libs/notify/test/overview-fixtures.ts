@@ -9,11 +9,26 @@ const rows = (...pairs: Array<[string, number]>): RankedCount[] => pairs.map(([n
 /** A busy day of the "web" project: every list filled, seven actions (two past the top 5). */
 export function overview(over: Partial<Overview> = {}): Overview {
   return {
-    origin: 'https://acme.example', project: 'web', window_start: WINDOW_START, window_end: WINDOW_START + DAY,
-    created_at: WINDOW_START + DAY + 60_000, job_id: 'job-1',
-    events: 12_345, sessions: 321, visitors: 210, bounce_rate: 0.4237,
+    origin: 'https://acme.example',
+    project: 'web',
+    window_start: WINDOW_START,
+    window_end: WINDOW_START + DAY,
+    created_at: WINDOW_START + DAY + 60_000,
+    job_id: 'job-1',
+    events: 12_345,
+    sessions: 321,
+    visitors: 210,
+    bounce_rate: 0.4237,
     duration_ms: { p50: 65_000, p90: 412_000, p99: 4_000_000 },
-    actions: rows(['pageview', 812], ['click', 300], ['signup', 40], ['checkout', 14], ['share', 9], ['rage_click', 3], ['zzz_seventh', 1]),
+    actions: rows(
+      ['pageview', 812],
+      ['click', 300],
+      ['signup', 40],
+      ['checkout', 14],
+      ['share', 9],
+      ['rage_click', 3],
+      ['zzz_seventh', 1],
+    ),
     pages: rows(['/pricing', 100], ['/', 90]),
     referrers: rows(['https://search.example/', 50], ['', 30]),
     utm_sources: rows(['newsletter', 20]),
@@ -30,7 +45,20 @@ export function overview(over: Partial<Overview> = {}): Overview {
 /** A window nothing happened in. */
 export function emptyOverview(over: Partial<Overview> = {}): Overview {
   return overview({
-    events: 0, sessions: 0, visitors: 0, bounce_rate: 0, duration_ms: { p50: 0, p90: 0, p99: 0 },
-    actions: [], pages: [], referrers: [], utm_sources: [], countries: [], browsers: [], devices: [], tags: [], series: [], ...over,
+    events: 0,
+    sessions: 0,
+    visitors: 0,
+    bounce_rate: 0,
+    duration_ms: { p50: 0, p90: 0, p99: 0 },
+    actions: [],
+    pages: [],
+    referrers: [],
+    utm_sources: [],
+    countries: [],
+    browsers: [],
+    devices: [],
+    tags: [],
+    series: [],
+    ...over,
   });
 }

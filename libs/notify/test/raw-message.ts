@@ -74,5 +74,6 @@ function decodeWords(value: string): string {
     .replace(/=\?([^?]+)\?([QB])\?([^?]*)\?=/gi, (_m, _charset: string, kind: string, text: string) =>
       kind.toUpperCase() === 'B'
         ? Buffer.from(text, 'base64').toString('utf8')
-        : decodeQuotedPrintable(text.replace(/_/g, ' ')));
+        : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    );
 }

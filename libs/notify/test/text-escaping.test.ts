@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { clampLength, escapeHtml, escapeMarkdown, escapeSlack, markdownUrl, plainLine, safeHttpUrl } from '../src/text-escaping.js';
+import {
+  clampLength,
+  escapeHtml,
+  escapeMarkdown,
+  escapeSlack,
+  markdownUrl,
+  plainLine,
+  safeHttpUrl,
+} from '../src/text-escaping.js';
 
 describe('text-escaping', () => {
   describe('escapeHtml', () => {
@@ -10,7 +18,8 @@ describe('text-escaping', () => {
       ['&amp;', '&amp;amp;'],
       ['plain /pricing', 'plain /pricing'],
     ];
-    for (const [input, expected] of cases) it(`escapes ${JSON.stringify(input)}`, () => expect(escapeHtml(input)).to.equal(expected));
+    for (const [input, expected] of cases)
+      it(`escapes ${JSON.stringify(input)}`, () => expect(escapeHtml(input)).to.equal(expected));
   });
 
   describe('escapeMarkdown', () => {
@@ -22,7 +31,8 @@ describe('text-escaping', () => {
       ['<@123> @everyone', '\\<@\u200b123\\> @\u200beveryone'],
       ['pageview', 'pageview'],
     ];
-    for (const [input, expected] of cases) it(`escapes ${JSON.stringify(input)}`, () => expect(escapeMarkdown(input)).to.equal(expected));
+    for (const [input, expected] of cases)
+      it(`escapes ${JSON.stringify(input)}`, () => expect(escapeMarkdown(input)).to.equal(expected));
   });
 
   describe('escapeSlack', () => {
@@ -31,7 +41,8 @@ describe('text-escaping', () => {
       ['<https://evil.example|click>', '&lt;https://evil.example|click&gt;'],
       ['*bold*', '*bold*'],
     ];
-    for (const [input, expected] of cases) it(`escapes ${JSON.stringify(input)}`, () => expect(escapeSlack(input)).to.equal(expected));
+    for (const [input, expected] of cases)
+      it(`escapes ${JSON.stringify(input)}`, () => expect(escapeSlack(input)).to.equal(expected));
   });
 
   describe('plainLine', () => {
@@ -42,7 +53,8 @@ describe('text-escaping', () => {
       ['bidi override and isolate marks', '\u202egpj.exe\u2066x\u2069', ' gpj.exe x '],
       ['nothing in ordinary text', 'unchanged – ok ✓', 'unchanged – ok ✓'],
     ];
-    for (const [name, input, expected] of cases) it(`flattens ${name}`, () => expect(plainLine(input)).to.equal(expected));
+    for (const [name, input, expected] of cases)
+      it(`flattens ${name}`, () => expect(plainLine(input)).to.equal(expected));
 
     it('clamps to the given length with an ellipsis', () => {
       expect(plainLine('a'.repeat(500), 10)).to.equal(`${'a'.repeat(9)}…`);
@@ -67,7 +79,8 @@ describe('text-escaping', () => {
       ['', null],
       [undefined, null],
     ];
-    for (const [input, expected] of cases) it(`takes ${JSON.stringify(input)} as ${expected}`, () => expect(safeHttpUrl(input)).to.equal(expected));
+    for (const [input, expected] of cases)
+      it(`takes ${JSON.stringify(input)} as ${expected}`, () => expect(safeHttpUrl(input)).to.equal(expected));
   });
 
   it('markdownUrl encodes what would end a markdown or Slack link', () => {

@@ -25,20 +25,25 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       receiver.received.push({
-        method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'],
+        method: req.method ?? '',
+        path: req.url ?? '',
+        contentType: req.headers['content-type'],
         json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
       });
-      res.writeHead(receiver.status, { 'content-type': 'text/plain' }).end(receiver.status === 200 ? 'ok' : 'invalid_payload');
+      res
+        .writeHead(receiver.status, { 'content-type': 'text/plain' })
+        .end(receiver.status === 200 ? 'ok' : 'invalid_payload');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(receiver, {
     url: `http://127.0.0.1:${port}/hooks/T000/B000`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 

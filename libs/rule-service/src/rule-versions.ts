@@ -26,7 +26,13 @@ export interface RuleVersionDeps {
  * concurrent saves the store keeps one version number; the loser reads the winner and saves on
  * top of it, up to three times. Every rules cache learns of the change through the KV stamp.
  */
-export async function saveRuleVersion(deps: RuleVersionDeps, projectId: string, ruleId: string, author: string, next: (prev: RuleRecord | null) => RuleContent): Promise<RuleRecord> {
+export async function saveRuleVersion(
+  deps: RuleVersionDeps,
+  projectId: string,
+  ruleId: string,
+  author: string,
+  next: (prev: RuleRecord | null) => RuleContent,
+): Promise<RuleRecord> {
   for (let attempt = 0; ; attempt++) {
     const prev = await deps.rules.get(projectId, ruleId);
     const now = deps.clock();

@@ -29,7 +29,11 @@ export interface ClassifyOutcome {
 const pairKey = (t: RuleTag) => `${t.rule_id}\u0000${t.tag}`;
 
 function sameVerdict(a: SessionClassification, b: { rule_ids: string[]; labels: string[]; tags: RuleTag[] }): boolean {
-  return a.rule_ids.join('\u0000') === b.rule_ids.join('\u0000') && a.labels.join('\u0000') === b.labels.join('\u0000') && a.tags.map(pairKey).join('\u0001') === b.tags.map(pairKey).join('\u0001');
+  return (
+    a.rule_ids.join('\u0000') === b.rule_ids.join('\u0000') &&
+    a.labels.join('\u0000') === b.labels.join('\u0000') &&
+    a.tags.map(pairKey).join('\u0001') === b.tags.map(pairKey).join('\u0001')
+  );
 }
 
 /**
@@ -55,7 +59,14 @@ export class SessionClassifier {
     const matched = new Map<string, string[]>();
     if (sessions.length === 0) return { written: 0, matched };
     const compiled = (await this.rules.forProjects([projectId])).get(projectId)!;
-    const previous = new Map((await this.deps.store.classifications.getMany(projectId, sessions.map((s) => s.session_id))).map((c) => [c.session_id, c]));
+    const previous = new Map(
+      (
+        await this.deps.store.classifications.getMany(
+          projectId,
+          sessions.map((s) => s.session_id),
+        )
+      ).map((c) => [c.session_id, c]),
+    );
     const now = this.deps.clock();
     const verdicts: SessionClassification[] = [];
     const tagFacts: SessionTag[] = [];
@@ -66,21 +77,53 @@ export class SessionClassifier {
       const verdict = compiled.set.classify(s as unknown as Record<string, unknown>);
       matched.set(s.session_id, verdict.rule_ids);
       if (prev && !opts.force && sameVerdict(prev, verdict)) continue;
-      verdicts.push({ project_id: projectId, session_id: s.session_id, ...verdict, classified_at: now, session_last_event_at: s.last_event_at });
+      verdicts.push({
+        project_id: projectId,
+        session_id: s.session_id,
+        ...verdict,
+        classified_at: now,
+        session_last_event_at: s.last_event_at,
+      });
       const before = new Set((prev?.tags ?? []).map(pairKey));
       const after = new Set(verdict.tags.map(pairKey));
       for (const t of verdict.tags) {
-        if (!before.has(pairKey(t)) || opts.force) tagFacts.push({ project_id: projectId, session_id: s.session_id, tag: t.tag, source: t.rule_id, tagged_at: s.last_event_at, removed: false, changed_at: now });
+        if (!before.has(pairKey(t)) || opts.force)
+          tagFacts.push({
+            project_id: projectId,
+            session_id: s.session_id,
+            tag: t.tag,
+            source: t.rule_id,
+            tagged_at: s.last_event_at,
+            removed: false,
+            changed_at: now,
+          });
       }
       for (const t of prev?.tags ?? []) {
-        if (!after.has(pairKey(t))) tagFacts.push({ project_id: projectId, session_id: s.session_id, tag: t.tag, source: t.rule_id, tagged_at: prev!.session_last_event_at, removed: true, changed_at: now });
+        if (!after.has(pairKey(t)))
+          tagFacts.push({
+            project_id: projectId,
+            session_id: s.session_id,
+            tag: t.tag,
+            source: t.rule_id,
+            tagged_at: prev!.session_last_event_at,
+            removed: true,
+            changed_at: now,
+          });
       }
       if (opts.announce) {
         const had = new Set(prev?.rule_ids ?? []);
         for (const ruleId of verdict.rule_ids) {
           if (had.has(ruleId)) continue;
           const rule = compiled.set.rule(ruleId);
-          announcements.push({ project_id: projectId, session_id: s.session_id, rule_id: ruleId, label: rule?.label ?? null, tags: rule?.tags ?? [], matched_at: now, session_last_event_at: s.last_event_at });
+          announcements.push({
+            project_id: projectId,
+            session_id: s.session_id,
+            rule_id: ruleId,
+            label: rule?.label ?? null,
+            tags: rule?.tags ?? [],
+            matched_at: now,
+            session_last_event_at: s.last_event_at,
+          });
         }
       }
     }
@@ -88,7 +131,10 @@ export class SessionClassifier {
     if (tagFacts.length) await this.deps.store.tags.add(tagFacts);
     if (verdicts.length) await this.deps.store.classifications.put(verdicts);
     if (announcements.length && this.deps.matches) {
-      await this.deps.matches.bus.publish(this.deps.matches.topic, announcements.map((a) => ({ key: a.session_id, value: JSON.stringify(a) })));
+      await this.deps.matches.bus.publish(
+        this.deps.matches.topic,
+        announcements.map((a) => ({ key: a.session_id, value: JSON.stringify(a) })),
+      );
     }
     this.counters.written += verdicts.length;
     this.counters.tagChanges += tagFacts.length;

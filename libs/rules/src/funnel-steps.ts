@@ -2,7 +2,14 @@
 // (compileEventPredicate), the SQL pre-filter otherwise, and always the exact test with
 // json-logic-js on the enriched event, metered like every rule evaluation.
 import jsonLogic from 'json-logic-js';
-import { actionStepLogic, compileEventPredicate, eventPrefilter, type EnrichedEvent, type EventPredicate, type FunnelStepInput } from '@spoor/schemas';
+import {
+  actionStepLogic,
+  compileEventPredicate,
+  eventPrefilter,
+  type EnrichedEvent,
+  type EventPredicate,
+  type FunnelStepInput,
+} from '@spoor/schemas';
 import { applyWithin } from './metered-logic.js';
 
 export interface CompiledFunnelStep {

@@ -31,7 +31,8 @@ function meteredApply(logic: unknown, data: unknown): unknown {
   if (--meter.steps < 0) throw new EvaluationBudgetError('steps');
   const result = original(logic as jsonLogic.RulesLogic, data);
   if (Array.isArray(result) && result.length > RULE_EVALUATION_BUDGET.items) throw new EvaluationBudgetError('items');
-  if (typeof result === 'string' && result.length > RULE_EVALUATION_BUDGET.chars) throw new EvaluationBudgetError('chars');
+  if (typeof result === 'string' && result.length > RULE_EVALUATION_BUDGET.chars)
+    throw new EvaluationBudgetError('chars');
   return result;
 }
 (jsonLogic as { apply: unknown }).apply = meteredApply;

@@ -3,7 +3,10 @@ import { applyWithin, EvaluationBudgetError, type Meter } from './metered-logic.
 import { ruleLogicIssues, type RuleRecord, type RuleTag } from '@spoor/schemas';
 
 /** The fields of a rule that evaluation needs. */
-export type CompilableRule = Pick<RuleRecord, 'rule_id' | 'kind' | 'logic' | 'tags' | 'label' | 'attribute' | 'value' | 'enabled'>;
+export type CompilableRule = Pick<
+  RuleRecord,
+  'rule_id' | 'kind' | 'logic' | 'tags' | 'label' | 'attribute' | 'value' | 'enabled'
+>;
 
 export interface Verdict {
   /** Matched rule ids, sorted. */
@@ -45,7 +48,8 @@ interface Compiled {
 /** What an evaluation that threw answers: the rule does not apply. */
 const FAILED = Symbol('failed');
 
-const byId = (a: { rule_id: string }, b: { rule_id: string }) => (a.rule_id < b.rule_id ? -1 : a.rule_id > b.rule_id ? 1 : 0);
+const byId = (a: { rule_id: string }, b: { rule_id: string }) =>
+  a.rule_id < b.rule_id ? -1 : a.rule_id > b.rule_id ? 1 : 0;
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -27,7 +27,10 @@ export const RULE_TEST_TOTAL_STEPS = 500_000;
 /** A test that would cost more than its budget: the route answers 422 with this message. */
 export class RuleTestBudgetError extends Error {}
 
-export function testRules(sessions: Array<Record<string, unknown>>, rules: RuleDefinitionInput[]): { results: RuleTestResultItem[] } {
+export function testRules(
+  sessions: Array<Record<string, unknown>>,
+  rules: RuleDefinitionInput[],
+): { results: RuleTestResultItem[] } {
   const meter: Meter = { steps: RULE_TEST_TOTAL_STEPS, spent: 0 };
   const set = compileRules(
     rules.map((r) => ({
@@ -43,10 +46,15 @@ export function testRules(sessions: Array<Record<string, unknown>>, rules: RuleD
     meter,
   );
   const results = sessions.map((session) => {
-    if (meter.steps <= 0) throw new RuleTestBudgetError(`The test needs more than ${RULE_TEST_TOTAL_STEPS} evaluation steps; send fewer sessions or simpler rules`);
+    if (meter.steps <= 0)
+      throw new RuleTestBudgetError(
+        `The test needs more than ${RULE_TEST_TOTAL_STEPS} evaluation steps; send fewer sessions or simpler rules`,
+      );
     const attributes: Record<string, unknown> = isObject(session.attributes) ? { ...session.attributes } : {};
     const events = Array.isArray(session.events) ? session.events.filter(isObject) : [];
-    const ordered = events.map((e, i) => ({ e, i })).sort((a, b) => (Number(a.e.timestamp) || 0) - (Number(b.e.timestamp) || 0) || a.i - b.i);
+    const ordered = events
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => (Number(a.e.timestamp) || 0) - (Number(b.e.timestamp) || 0) || a.i - b.i);
     for (const { e } of ordered) set.extract(e, attributes);
     const verdict = set.classify({ ...session, attributes });
     return {
@@ -57,8 +65,14 @@ export function testRules(sessions: Array<Record<string, unknown>>, rules: RuleD
       attributes,
     };
   });
-  if (meter.steps <= 0) throw new RuleTestBudgetError(`The test needs more than ${RULE_TEST_TOTAL_STEPS} evaluation steps; send fewer sessions or simpler rules`);
+  if (meter.steps <= 0)
+    throw new RuleTestBudgetError(
+      `The test needs more than ${RULE_TEST_TOTAL_STEPS} evaluation steps; send fewer sessions or simpler rules`,
+    );
   const heavy = [...set.overBudget.keys()];
-  if (heavy.length > 0) throw new RuleTestBudgetError(`Rule ${heavy.join(', ')} passed the evaluation budget on the sessions given; simplify its logic`);
+  if (heavy.length > 0)
+    throw new RuleTestBudgetError(
+      `Rule ${heavy.join(', ')} passed the evaluation budget on the sessions given; simplify its logic`,
+    );
   return { results };
 }

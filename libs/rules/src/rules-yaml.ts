@@ -12,7 +12,10 @@ export type RulesYamlResult = { ok: true; rules: RuleDefinitionInput[] } | { ok:
 /** Aliases a document may expand; beyond it a document is a resource-exhaustion attempt. */
 const MAX_ALIAS_COUNT = 100;
 
-const fail = (msg: string, loc: Array<string | number> = ['rules']): RulesYamlResult => ({ ok: false, issues: [{ loc, msg, type: 'value_error' }] });
+const fail = (msg: string, loc: Array<string | number> = ['rules']): RulesYamlResult => ({
+  ok: false,
+  issues: [{ loc, msg, type: 'value_error' }],
+});
 
 /** "YAML error at line 3, column 5: …" from the library's linePos (1-based), without its code excerpt. */
 function position(err: YAMLError): string {
@@ -28,7 +31,8 @@ function position(err: YAMLError): string {
  * oversized or multi-document input and invalid or duplicate rules are refused.
  */
 export function parseRulesYaml(text: string): RulesYamlResult {
-  if (Buffer.byteLength(text, 'utf8') > RULE_TEST_LIMITS.yamlBytes) return fail(`The rules document is larger than ${RULE_TEST_LIMITS.yamlBytes / 1024} KB`);
+  if (Buffer.byteLength(text, 'utf8') > RULE_TEST_LIMITS.yamlBytes)
+    return fail(`The rules document is larger than ${RULE_TEST_LIMITS.yamlBytes / 1024} KB`);
   const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
   if (!Array.isArray(docs) || docs.length === 0) return fail('The rules document is empty');
   if (docs.length !== 1) return fail(`Expected one YAML document, got ${docs.length}`);
@@ -42,7 +46,11 @@ export function parseRulesYaml(text: string): RulesYamlResult {
     const message = err instanceof Error ? err.message : String(err);
     // yaml's guard against billion-laughs expansion (its maxAliasCount option) throws this.
     const bomb = /excessive alias count/i.test(message);
-    return fail(bomb ? `Aliases expand beyond the limit of ${MAX_ALIAS_COUNT} (an alias bomb): the rules document is refused` : `YAML error: ${message}`);
+    return fail(
+      bomb
+        ? `Aliases expand beyond the limit of ${MAX_ALIAS_COUNT} (an alias bomb): the rules document is refused`
+        : `YAML error: ${message}`,
+    );
   }
   const list = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.rules) ? data.rules : null;
   if (!list) return fail('Expected a list of rules, or a mapping with a `rules:` list');
@@ -54,10 +62,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** Zod issue → 422 item, kept simple: custom refinements carry their type in params.type. */
 function toIssue(issue: z.core.$ZodIssue, entry: unknown, index: number): RulesIssue {
   const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
-  const input = path.reduce<unknown>((cur, key) => (cur !== null && typeof cur === 'object' ? (cur as Record<string | number, unknown>)[key] : undefined), entry);
+  const input = path.reduce<unknown>(
+    (cur, key) =>
+      cur !== null && typeof cur === 'object' ? (cur as Record<string | number, unknown>)[key] : undefined,
+    entry,
+  );
   const custom = issue.code === 'custom' ? (issue.params as { type?: string } | undefined)?.type : undefined;
   const type = custom ?? (issue.code === 'invalid_type' && input === undefined ? 'missing' : issue.code);
-  return { loc: ['rules', index, ...path], msg: type === 'missing' && !custom ? 'Field required' : issue.message, type };
+  return {
+    loc: ['rules', index, ...path],
+    msg: type === 'missing' && !custom ? 'Field required' : issue.message,
+    type,
+  };
 }
 
 function validateEntries(list: unknown[]): RulesYamlResult {
@@ -69,7 +85,12 @@ function validateEntries(list: unknown[]): RulesYamlResult {
     if (!parsed.success) return void issues.push(...parsed.error.issues.map((issue) => toIssue(issue, entry, i)));
     const id = parsed.data.rule_id;
     const first = seen.get(id);
-    if (first !== undefined) issues.push({ loc: ['rules', i, 'rule_id'], msg: `Duplicate rule_id '${id}' (also entry ${first})`, type: 'value_error' });
+    if (first !== undefined)
+      issues.push({
+        loc: ['rules', i, 'rule_id'],
+        msg: `Duplicate rule_id '${id}' (also entry ${first})`,
+        type: 'value_error',
+      });
     else seen.set(id, i);
     rules.push(parsed.data);
   });

@@ -14,7 +14,13 @@ function nestedMap(width: number, levels: number): unknown {
   return logic;
 }
 /** reduce over `rounds` items whose body merges the accumulator with itself: 2^rounds items. */
-const doubling = (rounds: number) => ({ reduce: [Array.from({ length: rounds }, (_, i) => i), { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]] });
+const doubling = (rounds: number) => ({
+  reduce: [
+    Array.from({ length: rounds }, (_, i) => i),
+    { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] },
+    [1],
+  ],
+});
 
 describe('rule cost bound (save time)', () => {
   const refused: Array<[string, unknown, Array<string | number>]> = [
@@ -22,7 +28,11 @@ describe('rule cost bound (save time)', () => {
     ['map over 300 items six levels deep', nestedMap(300, 6), ['map', 1, 'map', 1, 'map', 1, 'map', 1, 'map']],
     ['map over 18 items six levels deep', nestedMap(18, 6), ['map', 1, 'map', 1, 'map', 1, 'map']],
     ['a reduce that doubles an array 40 times', doubling(40), ['reduce', 1, 'merge']],
-    ['a merge of a merge of data lists, nested', { map: [{ var: 'a' }, { map: [{ var: 'b' }, { map: [{ var: 'c' }, 1] }] }] }, ['map']],
+    [
+      'a merge of a merge of data lists, nested',
+      { map: [{ var: 'a' }, { map: [{ var: 'b' }, { map: [{ var: 'c' }, 1] }] }] },
+      ['map'],
+    ],
   ];
   for (const [label, logic, path] of refused) {
     it(`refuses ${label}, naming the node`, () => {
@@ -35,11 +45,23 @@ describe('rule cost bound (save time)', () => {
 
   const accepted: Array<[string, unknown]> = [
     ['a comparison', { '>': [{ var: 'duration_ms' }, 60000] }],
-    ['an and of several checks', { and: [{ '==': [{ var: 'geo.country' }, 'FR'] }, { in: ['checkout', { var: 'actions_list' }] }, { '>=': [{ var: 'event_count' }, 5] }] }],
+    [
+      'an and of several checks',
+      {
+        and: [
+          { '==': [{ var: 'geo.country' }, 'FR'] },
+          { in: ['checkout', { var: 'actions_list' }] },
+          { '>=': [{ var: 'event_count' }, 5] },
+        ],
+      },
+    ],
     ['some over a data list', { some: [{ var: 'events' }, { '==': [{ var: 'action' }, 'buy'] }] }],
     ['a sum with reduce', { reduce: [{ var: 'items' }, { '+': [{ var: 'current' }, { var: 'accumulator' }] }, 0] }],
     ['a map over 10 items three levels deep', nestedMap(10, 3)],
-    ['a reduce that appends one item per round', { reduce: [[1, 2, 3, 4], { merge: [{ var: 'accumulator' }, [{ var: 'current' }]] }, []] }],
+    [
+      'a reduce that appends one item per round',
+      { reduce: [[1, 2, 3, 4], { merge: [{ var: 'accumulator' }, [{ var: 'current' }]] }, []] },
+    ],
   ];
   for (const [label, logic] of accepted) {
     it(`accepts ${label}`, () => expect(ruleCostIssue(logic)).to.equal(null));
@@ -65,9 +87,36 @@ describe('metered evaluation (run time)', () => {
   it('counts a rule saved before the bound existed as not matched, and classifies with the others', () => {
     const heavyBody = { '-': [{ '+': Array.from({ length: 150 }, () => 1) }, 150] }; // 0: never true, so some() walks every item
     const set = compileRules([
-      { rule_id: 'heavy', kind: 'classification', logic: { some: [{ var: 'xs' }, heavyBody] }, tags: ['h'], label: null, attribute: null, value: null, enabled: true },
-      { rule_id: 'pathological', kind: 'classification', logic: nestedMap(300, 6), tags: ['p'], label: null, attribute: null, value: null, enabled: true },
-      { rule_id: 'light', kind: 'classification', logic: { '>': [{ var: 'n' }, 1] }, tags: ['l'], label: null, attribute: null, value: null, enabled: true },
+      {
+        rule_id: 'heavy',
+        kind: 'classification',
+        logic: { some: [{ var: 'xs' }, heavyBody] },
+        tags: ['h'],
+        label: null,
+        attribute: null,
+        value: null,
+        enabled: true,
+      },
+      {
+        rule_id: 'pathological',
+        kind: 'classification',
+        logic: nestedMap(300, 6),
+        tags: ['p'],
+        label: null,
+        attribute: null,
+        value: null,
+        enabled: true,
+      },
+      {
+        rule_id: 'light',
+        kind: 'classification',
+        logic: { '>': [{ var: 'n' }, 1] },
+        tags: ['l'],
+        label: null,
+        attribute: null,
+        value: null,
+        enabled: true,
+      },
     ]);
     // Passes the save-time bound (100 assumed per data list) but the data holds 1,000.
     const verdict = set.classify({ n: 2, xs: Array.from({ length: 1000 }, (_, i) => i) });
@@ -78,7 +127,13 @@ describe('metered evaluation (run time)', () => {
   });
 
   it('refuses a rules test whose total cost passes its budget', () => {
-    const rule = { rule_id: 'r', kind: 'classification' as const, logic: { some: [{ var: 'xs' }, { '==': [{ var: '' }, -1] }] }, tags: [], enabled: true };
+    const rule = {
+      rule_id: 'r',
+      kind: 'classification' as const,
+      logic: { some: [{ var: 'xs' }, { '==': [{ var: '' }, -1] }] },
+      tags: [],
+      enabled: true,
+    };
     const sessions = Array.from({ length: 200 }, () => ({ xs: Array.from({ length: 5000 }, (_, i) => i) }));
     expect(() => testRules(sessions, [rule as never])).to.throw(/evaluation steps|evaluation budget/);
   });

@@ -19,15 +19,33 @@ describe('ruleLogicIssues', () => {
     ['var of the whole data', { var: '' }],
     ['between form of <', { '<': [1, { var: 'x' }, 3] }],
     ['unary minus', { '-': 2 }],
-    ['realistic classification', {
-      and: [
-        { '>=': [{ var: 'event_count' }, 3] },
-        { in: ['pricing', { var: 'entry_url' }] },
-        { or: [{ '==': [{ var: 'geo.country' }, 'DE'] }, { '!': { missing: ['attributes.plan'] } }] },
-        { if: [{ '>': [{ var: 'duration_ms' }, 60_000] }, true, { some: [{ var: 'tags' }, { '==': [{ var: '' }, 'vip'] }] }] },
-      ],
-    }],
-    ['scoped operations', { reduce: [{ map: [{ var: 'items' }, { '*': [{ var: 'price' }, 2] }] }, { '+': [{ var: 'current' }, { var: 'accumulator' }] }, 0] }],
+    [
+      'realistic classification',
+      {
+        and: [
+          { '>=': [{ var: 'event_count' }, 3] },
+          { in: ['pricing', { var: 'entry_url' }] },
+          { or: [{ '==': [{ var: 'geo.country' }, 'DE'] }, { '!': { missing: ['attributes.plan'] } }] },
+          {
+            if: [
+              { '>': [{ var: 'duration_ms' }, 60_000] },
+              true,
+              { some: [{ var: 'tags' }, { '==': [{ var: '' }, 'vip'] }] },
+            ],
+          },
+        ],
+      },
+    ],
+    [
+      'scoped operations',
+      {
+        reduce: [
+          { map: [{ var: 'items' }, { '*': [{ var: 'price' }, 2] }] },
+          { '+': [{ var: 'current' }, { var: 'accumulator' }] },
+          0,
+        ],
+      },
+    ],
     ['string operations', { '==': [{ substr: [{ cat: ['a', { var: 'b' }] }, 0, 3] }, 'abc'] }],
     ['missing_some with literal keys', { missing_some: [1, ['geo.country', 'geo.city']] }],
     ['32 nested operations', nestOps(32)],
@@ -41,13 +59,25 @@ describe('ruleLogicIssues', () => {
 
   const refused: Array<[string, unknown, Array<{ path: Array<string | number>; msg: string | RegExp }>]> = [
     ['an unknown operator', { frob: [1] }, [{ path: [], msg: "Unknown operator 'frob'" }]],
-    ['a nested unknown operator, with its path', { and: [true, { or: [false, { foo: 1 }] }] }, [{ path: ['and', 1, 'or', 1], msg: "Unknown operator 'foo'" }]],
-    ['every unknown operator', { and: [{ foo: 1 }, { '!': { bar: 2 } }] }, [
-      { path: ['and', 0], msg: "Unknown operator 'foo'" },
-      { path: ['and', 1, '!'], msg: "Unknown operator 'bar'" },
-    ]],
+    [
+      'a nested unknown operator, with its path',
+      { and: [true, { or: [false, { foo: 1 }] }] },
+      [{ path: ['and', 1, 'or', 1], msg: "Unknown operator 'foo'" }],
+    ],
+    [
+      'every unknown operator',
+      { and: [{ foo: 1 }, { '!': { bar: 2 } }] },
+      [
+        { path: ['and', 0], msg: "Unknown operator 'foo'" },
+        { path: ['and', 1, '!'], msg: "Unknown operator 'bar'" },
+      ],
+    ],
     ['log (console output)', { log: 'x' }, [{ path: [], msg: "Unknown operator 'log'" }]],
-    ['method (json-logic-js 1.x called methods on data)', { method: [{ var: 'url' }, 'toString'] }, [{ path: [], msg: "Unknown operator 'method'" }]],
+    [
+      'method (json-logic-js 1.x called methods on data)',
+      { method: [{ var: 'url' }, 'toString'] },
+      [{ path: [], msg: "Unknown operator 'method'" }],
+    ],
     ['an inherited name as operator', { toString: [] }, [{ path: [], msg: "Unknown operator 'toString'" }]],
     ['__proto__ as operator', JSON.parse('{"__proto__": [1]}'), [{ path: [], msg: "Unknown operator '__proto__'" }]],
     ['an object with two keys', { '==': [1, 1], '!=': [1, 2] }, [{ path: [], msg: /exactly one key.*'==', '!='/ }]],
@@ -58,16 +88,48 @@ describe('ruleLogicIssues', () => {
     ['if without arguments', { if: [] }, [{ path: ['if'], msg: "'if' takes at least 1 argument, got 0" }]],
     ['a computed var path', { var: { cat: ['__pro', 'to__'] } }, [{ path: ['var'], msg: /literal path/ }]],
     ['var of a boolean', { var: true }, [{ path: ['var'], msg: /literal path/ }]],
-    ['var __proto__', { '!!': { var: '__proto__' } }, [{ path: ['!!', 'var'], msg: "var path segment '__proto__' is not allowed" }]],
-    ['var constructor.prototype', { var: 'constructor.prototype' }, [{ path: ['var'], msg: "var path segment 'constructor' is not allowed" }]],
-    ['var into an inherited method', { var: ['geo.toString', 'x'] }, [{ path: ['var'], msg: "var path segment 'toString' is not allowed" }]],
+    [
+      'var __proto__',
+      { '!!': { var: '__proto__' } },
+      [{ path: ['!!', 'var'], msg: "var path segment '__proto__' is not allowed" }],
+    ],
+    [
+      'var constructor.prototype',
+      { var: 'constructor.prototype' },
+      [{ path: ['var'], msg: "var path segment 'constructor' is not allowed" }],
+    ],
+    [
+      'var into an inherited method',
+      { var: ['geo.toString', 'x'] },
+      [{ path: ['var'], msg: "var path segment 'toString' is not allowed" }],
+    ],
     ['missing __proto__', { missing: ['a', '__proto__'] }, [{ path: ['missing'], msg: /'__proto__' is not allowed/ }]],
-    ['missing_some constructor', { missing_some: [1, ['a', 'b.constructor']] }, [{ path: ['missing_some'], msg: /'constructor' is not allowed/ }]],
-    ['33 nested operations', nestOps(33), [{ path: Array.from({ length: 33 }, () => ['!', 0]).flat(), msg: 'Logic nests deeper than 32 levels' }]],
-    ['33 nested lists', nestArrays(33), [{ path: Array.from({ length: 33 }, () => 0), msg: 'Logic nests deeper than 32 levels' }]],
-    ['2001 nodes', { and: Array.from({ length: 2000 }, () => true) }, [{ path: [], msg: 'Logic has more than 2000 nodes' }]],
+    [
+      'missing_some constructor',
+      { missing_some: [1, ['a', 'b.constructor']] },
+      [{ path: ['missing_some'], msg: /'constructor' is not allowed/ }],
+    ],
+    [
+      '33 nested operations',
+      nestOps(33),
+      [{ path: Array.from({ length: 33 }, () => ['!', 0]).flat(), msg: 'Logic nests deeper than 32 levels' }],
+    ],
+    [
+      '33 nested lists',
+      nestArrays(33),
+      [{ path: Array.from({ length: 33 }, () => 0), msg: 'Logic nests deeper than 32 levels' }],
+    ],
+    [
+      '2001 nodes',
+      { and: Array.from({ length: 2000 }, () => true) },
+      [{ path: [], msg: 'Logic has more than 2000 nodes' }],
+    ],
     ['33 KB of JSON', { in: ['x', 'y'.repeat(33 * 1024)] }, [{ path: [], msg: 'Logic is larger than 32 KB of JSON' }]],
-    ['32 KB of characters, 34 KB of UTF-8', { in: ['x', 'é'.repeat(17 * 1024)] }, [{ path: [], msg: 'Logic is larger than 32 KB of JSON' }]],
+    [
+      '32 KB of characters, 34 KB of UTF-8',
+      { in: ['x', 'é'.repeat(17 * 1024)] },
+      [{ path: [], msg: 'Logic is larger than 32 KB of JSON' }],
+    ],
   ];
   for (const [name, logic, want] of refused) {
     it(`refuses ${name}`, () => {
@@ -96,12 +158,20 @@ describe('ruleLogicIssues', () => {
     const keys = ['var', 'and', 'in', 'if', '==', 'missing', 'missing_some', 'x', '__proto__', 'constructor', ''];
     const value = (depth: number): unknown => {
       switch (depth > 6 ? rand(4) : rand(7)) {
-        case 0: return rand(2) === 0;
-        case 1: return rand(100) - 50;
-        case 2: return ['', 'a.b', '__proto__', 'toString'][rand(4)];
-        case 3: return null;
-        case 4: return Array.from({ length: rand(4) }, () => value(depth + 1));
-        default: return Object.fromEntries(Array.from({ length: rand(3) }, () => [keys[rand(keys.length)]!, value(depth + 1)]));
+        case 0:
+          return rand(2) === 0;
+        case 1:
+          return rand(100) - 50;
+        case 2:
+          return ['', 'a.b', '__proto__', 'toString'][rand(4)];
+        case 3:
+          return null;
+        case 4:
+          return Array.from({ length: rand(4) }, () => value(depth + 1));
+        default:
+          return Object.fromEntries(
+            Array.from({ length: rand(3) }, () => [keys[rand(keys.length)]!, value(depth + 1)]),
+          );
       }
     };
     for (let i = 0; i < 2000; i++) {

@@ -6,8 +6,17 @@ import { attributeRule, data, event, rule, summary } from './fixtures.js';
 describe('compileRules: classify', () => {
   const set = compileRules([
     rule({ rule_id: 'z-german', logic: { '==': [{ var: 'geo.country' }, 'DE'] }, tags: ['de'], label: 'Local' }),
-    rule({ rule_id: 'a-signup', logic: { '>': [{ var: 'actions.signup' }, 0] }, tags: ['converted', 'converted'], label: 'Converted' }),
-    rule({ rule_id: 'b-engaged', logic: { and: [{ '>=': [{ var: 'event_count' }, 5] }, { '>': [{ var: 'duration_ms' }, 60_000] }] }, tags: ['engaged'] }),
+    rule({
+      rule_id: 'a-signup',
+      logic: { '>': [{ var: 'actions.signup' }, 0] },
+      tags: ['converted', 'converted'],
+      label: 'Converted',
+    }),
+    rule({
+      rule_id: 'b-engaged',
+      logic: { and: [{ '>=': [{ var: 'event_count' }, 5] }, { '>': [{ var: 'duration_ms' }, 60_000] }] },
+      tags: ['engaged'],
+    }),
     rule({ rule_id: 'c-pro', logic: { '==': [{ var: 'attributes.plan' }, 'pro'] }, label: 'Local' }),
     rule({ rule_id: 'd-pricing', logic: { in: ['/pricing', { var: 'entry_url' }] } }),
     rule({ rule_id: 'e-off', logic: true, enabled: false, label: 'Off', tags: ['off'] }),
@@ -20,34 +29,63 @@ describe('compileRules: classify', () => {
     expect(set.classify(data(summary()))).to.deep.equal({
       rule_ids: ['a-signup', 'b-engaged', 'c-pro', 'd-pricing', 'z-german'],
       labels: ['Converted', 'Local'],
-      tags: [{ rule_id: 'a-signup', tag: 'converted' }, { rule_id: 'b-engaged', tag: 'engaged' }, { rule_id: 'z-german', tag: 'de' }],
+      tags: [
+        { rule_id: 'a-signup', tag: 'converted' },
+        { rule_id: 'b-engaged', tag: 'engaged' },
+        { rule_id: 'z-german', tag: 'de' },
+      ],
     });
   });
 
   it('matches per session: another visitor gets another verdict', () => {
-    const bounce = summary({ session_id: 's-2', event_count: 1, duration_ms: 0, actions: { pageview: 1 }, entry_url: 'https://acme.example/', attributes: {}, tags: ['vip'], geo: { country: 'FR', region: null, city: null, latitude: null, longitude: null } });
+    const bounce = summary({
+      session_id: 's-2',
+      event_count: 1,
+      duration_ms: 0,
+      actions: { pageview: 1 },
+      entry_url: 'https://acme.example/',
+      attributes: {},
+      tags: ['vip'],
+      geo: { country: 'FR', region: null, city: null, latitude: null, longitude: null },
+    });
     expect(set.classify(data(bounce))).to.deep.equal({ rule_ids: ['f-tagged'], labels: [], tags: [] });
   });
 
   it('skips disabled rules and leaves attribute rules to extract', () => {
     expect(set.rule('e-off')).to.equal(undefined);
     expect(set.classify(data(summary())).rule_ids).to.not.include.members(['e-off', 'g-attr']);
-    expect(compileRules([rule({ rule_id: 'on', logic: true }), rule({ rule_id: 'off', logic: true, enabled: false })]).classify({}).rule_ids).to.deep.equal(['on']);
+    expect(
+      compileRules([
+        rule({ rule_id: 'on', logic: true }),
+        rule({ rule_id: 'off', logic: true, enabled: false }),
+      ]).classify({}).rule_ids,
+    ).to.deep.equal(['on']);
   });
 
   it('counts a rule that throws as not matched, and the other rules still run', () => {
     // json-logic-js reads `options.length` of missing_some's second argument: null throws.
     const throwing = { missing_some: [1, { var: 'nope' }] };
     expect(() => jsonLogic.apply(throwing as jsonLogic.RulesLogic, {})).to.throw(TypeError);
-    const guarded = compileRules([rule({ rule_id: 'boom', logic: throwing }), rule({ rule_id: 'ok', logic: { var: 'event_count' } })]);
+    const guarded = compileRules([
+      rule({ rule_id: 'boom', logic: throwing }),
+      rule({ rule_id: 'ok', logic: { var: 'event_count' } }),
+    ]);
     expect(guarded.classify(data(summary())).rule_ids).to.deep.equal(['ok']);
     expect(guarded.classify(data(summary())).rule_ids).to.deep.equal(['ok']);
     expect([...guarded.errors]).to.deep.equal([['boom', 2]]);
   });
 
   it('survives data that throws when read', () => {
-    const guarded = compileRules([rule({ rule_id: 'geo', logic: { var: 'geo.country' } }), rule({ rule_id: 'ok', logic: true })]);
-    const hostile = Object.defineProperty({}, 'geo', { enumerable: true, get: () => { throw new Error('getter'); } });
+    const guarded = compileRules([
+      rule({ rule_id: 'geo', logic: { var: 'geo.country' } }),
+      rule({ rule_id: 'ok', logic: true }),
+    ]);
+    const hostile = Object.defineProperty({}, 'geo', {
+      enumerable: true,
+      get: () => {
+        throw new Error('getter');
+      },
+    });
     expect(guarded.classify(hostile).rule_ids).to.deep.equal(['ok']);
     expect(guarded.errors.get('geo')).to.equal(1);
   });
@@ -65,7 +103,11 @@ describe('compileRules: prototype access', () => {
   ];
 
   it('json-logic-js on its own reaches into prototypes (the reason for the guard)', () => {
-    for (const logic of reaching) expect(jsonLogic.truthy(jsonLogic.apply(logic as jsonLogic.RulesLogic, data(summary()))), JSON.stringify(logic)).to.equal(true);
+    for (const logic of reaching)
+      expect(
+        jsonLogic.truthy(jsonLogic.apply(logic as jsonLogic.RulesLogic, data(summary()))),
+        JSON.stringify(logic),
+      ).to.equal(true);
   });
 
   it('never runs such logic: the rules are left out as invalid', () => {
@@ -89,15 +131,19 @@ describe('compileRules: prototype access', () => {
 });
 
 describe('compileRules: extract', () => {
-  const set = compileRules([
-    // Given out of order: evaluation follows rule_id, so 'b-team' overrides 'a-plan'.
-    attributeRule('b-team', { '==': [{ var: 'payload.plan' }, 'team'] }, 'plan', 'TEAM'),
-    attributeRule('a-plan', { '==': [{ var: 'action' }, 'signup'] }, 'plan', { var: 'payload.plan' }),
-    attributeRule('c-seats', { '!!': [{ var: 'payload.seats' }] }, 'seats', { '*': [{ var: 'payload.seats' }, 1] }),
-    attributeRule('d-where', { '==': [{ var: 'action' }, 'signup'] }, 'signup_from', { cat: [{ var: 'geo.country' }, ':', { var: 'path' }] }),
-    attributeRule('e-off', true, 'off', 1),
-    rule({ rule_id: 'f-classification', logic: true }),
-  ].map((r) => (r.rule_id === 'e-off' ? { ...r, enabled: false } : r)));
+  const set = compileRules(
+    [
+      // Given out of order: evaluation follows rule_id, so 'b-team' overrides 'a-plan'.
+      attributeRule('b-team', { '==': [{ var: 'payload.plan' }, 'team'] }, 'plan', 'TEAM'),
+      attributeRule('a-plan', { '==': [{ var: 'action' }, 'signup'] }, 'plan', { var: 'payload.plan' }),
+      attributeRule('c-seats', { '!!': [{ var: 'payload.seats' }] }, 'seats', { '*': [{ var: 'payload.seats' }, 1] }),
+      attributeRule('d-where', { '==': [{ var: 'action' }, 'signup'] }, 'signup_from', {
+        cat: [{ var: 'geo.country' }, ':', { var: 'path' }],
+      }),
+      attributeRule('e-off', true, 'off', 1),
+      rule({ rule_id: 'f-classification', logic: true }),
+    ].map((r) => (r.rule_id === 'e-off' ? { ...r, enabled: false } : r)),
+  );
 
   it('sets the value expression of each rule whose logic holds', () => {
     const into: Record<string, unknown> = { kept: 1 };
@@ -123,7 +169,10 @@ describe('compileRules: extract', () => {
   });
 
   it('skips a value expression that throws, counting it', () => {
-    const throwing = compileRules([attributeRule('v', true, 'n', { missing_some: [1, { var: 'nope' }] }), attributeRule('w', true, 'm', 2)]);
+    const throwing = compileRules([
+      attributeRule('v', true, 'n', { missing_some: [1, { var: 'nope' }] }),
+      attributeRule('w', true, 'm', 2),
+    ]);
     const into: Record<string, unknown> = {};
     expect(throwing.extract({}, into)).to.equal(true);
     expect(into).to.deep.equal({ m: 2 });

@@ -21,7 +21,11 @@ export interface Adapters {
  * `elsewhere`: the store and KV live on another thread, which gets the bus first
  * (pipeline-thread.ts).
  */
-export async function openAdapters(config: Config, logger: Logger, elsewhere?: (bus: Bus) => Promise<{ store: Store; kv: Kv }>): Promise<Adapters> {
+export async function openAdapters(
+  config: Config,
+  logger: Logger,
+  elsewhere?: (bus: Bus) => Promise<{ store: Store; kv: Kv }>,
+): Promise<Adapters> {
   const dataDir = resolve(config.dataDir);
   await secureDataDir(dataDir, logger);
   const bus = await openBusOf(config, logger);
@@ -47,7 +51,13 @@ export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
         partitions: config.kafkaPartitions,
         replicationFactor: config.kafkaReplicationFactor ?? undefined,
       })
-    : openBus({ kind: 'embedded', dir: join(resolve(config.dataDir), 'bus'), logger: logger.child('bus'), fsync: config.busFsync, fsyncIntervalMs: config.busFsyncIntervalMs });
+    : openBus({
+        kind: 'embedded',
+        dir: join(resolve(config.dataDir), 'bus'),
+        logger: logger.child('bus'),
+        fsync: config.busFsync,
+        fsyncIntervalMs: config.busFsyncIntervalMs,
+      });
 }
 
 /** The store the configuration names, migrated: ClickHouse, or DuckDB under the data directory. */

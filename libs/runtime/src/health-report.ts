@@ -14,7 +14,10 @@ const sum = (beats: Heartbeat[], service: string, key: string, from: 'stats' | '
 
 /** Counters of job runners (classifier, worker): `failed` or `jobs_failed`, and so on. */
 const jobSum = (beats: Heartbeat[], key: string) =>
-  beats.reduce((n, b) => n + Object.values(b.stats).reduce((m, c) => m + (c[key] ?? 0) + (c[`jobs_${key}`] ?? 0), 0), 0);
+  beats.reduce(
+    (n, b) => n + Object.values(b.stats).reduce((m, c) => m + (c[key] ?? 0) + (c[`jobs_${key}`] ?? 0), 0),
+    0,
+  );
 
 /**
  * The heartbeats last read from each store, for a report while the store cannot be read (issue 16):
@@ -22,16 +25,25 @@ const jobSum = (beats: Heartbeat[], key: string) =>
  */
 const lastRead = new WeakMap<Store, { at: number; beats: Heartbeat[] }>();
 
-async function readHeartbeats(store: Store, now: number): Promise<{ at: number; beats: Heartbeat[]; error: string | null }> {
+async function readHeartbeats(
+  store: Store,
+  now: number,
+): Promise<{ at: number; beats: Heartbeat[]; error: string | null }> {
   try {
     // Only the retention window, newest first: heartbeats the hourly purge has not reached yet
     // cannot crowd live instances out of the limit.
-    const records: Array<StoredRecord<Heartbeat>> = await store.records.list<Heartbeat>(HEARTBEAT_KIND, '', { from: now - HEARTBEAT_RETENTION_MS, limit: 1000 });
+    const records: Array<StoredRecord<Heartbeat>> = await store.records.list<Heartbeat>(HEARTBEAT_KIND, '', {
+      from: now - HEARTBEAT_RETENTION_MS,
+      limit: 1000,
+    });
     const read = { at: now, beats: records.map((r) => r.data) };
     lastRead.set(store, read);
     return { ...read, error: null };
   } catch (err) {
-    return { ...(lastRead.get(store) ?? { at: now, beats: [] }), error: err instanceof Error ? err.message : String(err) };
+    return {
+      ...(lastRead.get(store) ?? { at: now, beats: [] }),
+      error: err instanceof Error ? err.message : String(err),
+    };
   }
 }
 
@@ -67,16 +79,34 @@ export async function buildHealthReport(deps: HealthReportDeps): Promise<HealthR
   // Judged at the last read that worked: while the store is away, no heartbeat can be written.
   const alive = all.filter((b) => read.at - b.at <= MISSED_BEATS * b.every_ms);
   const problems: string[] = [];
-  const storeDown = read.error === null ? null : `the store (${deps.store.kind}) cannot be read: ${read.error}; consumers are retrying their batches and their lag grows until it is back`;
+  const storeDown =
+    read.error === null
+      ? null
+      : `the store (${deps.store.kind}) cannot be read: ${read.error}; consumers are retrying their batches and their lag grows until it is back`;
   if (storeDown) problems.push(storeDown);
   const services = SERVICE_NAMES.map((name) => {
-    const instances = all.filter((b) => b.services.includes(name)).map((b) => ({ instance: b.instance, alive: alive.includes(b), last_seen: b.at, started_at: b.started_at, version: b.version }));
+    const instances = all
+      .filter((b) => b.services.includes(name))
+      .map((b) => ({
+        instance: b.instance,
+        alive: alive.includes(b),
+        last_seen: b.at,
+        started_at: b.started_at,
+        version: b.version,
+      }));
     const up = instances.some((i) => i.alive);
-    if (!up && !storeDown) problems.push(instances.length ? `no live ${name} instance (last seen ${new Date(Math.max(...instances.map((i) => i.last_seen))).toISOString()})` : `no ${name} instance has reported`);
+    if (!up && !storeDown)
+      problems.push(
+        instances.length
+          ? `no live ${name} instance (last seen ${new Date(Math.max(...instances.map((i) => i.last_seen))).toISOString()})`
+          : `no ${name} instance has reported`,
+      );
     return { name, alive: up, instances };
   });
   const groups = new Map(alive.flatMap((b) => b.consumes).map((c) => [`${c.topic}\n${c.group}`, c]));
-  const lag = await Promise.all([...groups.values()].map(async (c) => ({ ...c, lag: await deps.bus.lag(c.topic, c.group).catch(() => -1) })));
+  const lag = await Promise.all(
+    [...groups.values()].map(async (c) => ({ ...c, lag: await deps.bus.lag(c.topic, c.group).catch(() => -1) })),
+  );
   for (const l of lag) {
     if (l.lag > LAG_PROBLEM) problems.push(`consumer group ${l.group} is ${l.lag} messages behind on ${l.topic}`);
     if (l.lag < 0) problems.push(`the lag of ${l.group} on ${l.topic} could not be read`);
@@ -98,7 +128,11 @@ export async function buildHealthReport(deps: HealthReportDeps): Promise<HealthR
       rate_per_s: sum(alive, 'ingest', 'accepted', 'rates'),
     },
     lag: lag.sort((a, b) => (a.topic + a.group < b.topic + b.group ? -1 : 1)),
-    jobs: { started_total: jobSum(alive, 'started'), succeeded_total: jobSum(alive, 'succeeded'), failed_total: jobSum(alive, 'failed') },
+    jobs: {
+      started_total: jobSum(alive, 'started'),
+      succeeded_total: jobSum(alive, 'succeeded'),
+      failed_total: jobSum(alive, 'failed'),
+    },
     storage: { kind: deps.store.kind, size_bytes: await deps.store.sizeBytes().catch(() => -1) },
     dropped: droppedTotals(alive),
     problems,

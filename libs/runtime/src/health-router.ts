@@ -14,7 +14,13 @@ import type { RunningService } from './service-module.js';
  *   group it runs (messages published but not yet processed), as last read in the background
  *   (`lag_sampled_at`, every SPOOR_LAG_SAMPLE_MS): the probe itself touches no engine.
  */
-export function healthRouter(adapters: Adapters, services: () => RunningService[], clock: () => number, ready: () => boolean, lagSampler: LagSampler): Router {
+export function healthRouter(
+  adapters: Adapters,
+  services: () => RunningService[],
+  clock: () => number,
+  ready: () => boolean,
+  lagSampler: LagSampler,
+): Router {
   const startedAt = clock();
   const router = Router();
   router.get('/livez', (_req, res) => {
@@ -25,7 +31,16 @@ export function healthRouter(adapters: Adapters, services: () => RunningService[
     const counters = Object.assign({}, ...services().map((s) => s.stats?.() ?? {})) as Record<string, number>;
     const isReady = ready();
     if (!isReady) res.set('Retry-After', '1');
-    res.status(isReady ? 200 : 503).json({ status: isReady ? 'ok' : 'starting', uptime_ms: clock() - startedAt, bus: adapters.bus.kind, store: adapters.store.kind, kv: adapters.kv.kind, lag, lag_sampled_at: sampledAt, counters });
+    res.status(isReady ? 200 : 503).json({
+      status: isReady ? 'ok' : 'starting',
+      uptime_ms: clock() - startedAt,
+      bus: adapters.bus.kind,
+      store: adapters.store.kind,
+      kv: adapters.kv.kind,
+      lag,
+      lag_sampled_at: sampledAt,
+      counters,
+    });
   });
   return router;
 }

@@ -67,15 +67,37 @@ export function startHeartbeats(opts: HeartbeatOptions): { beat(): Promise<void>
     const sources = opts.sources();
     const stats = Object.fromEntries(sources.map((s) => [s.name, s.stats?.() ?? {}]));
     const data: Heartbeat = {
-      instance: opts.instance, services: sources.map((s) => s.name), started_at: startedAt, at, every_ms: opts.everyMs, version: opts.version,
-      stats, rates: ratesOf(stats, last?.stats ?? null, last ? (at - last.at) / 1000 : 0), consumes: sources.flatMap((s) => s.consumes ?? []),
+      instance: opts.instance,
+      services: sources.map((s) => s.name),
+      started_at: startedAt,
+      at,
+      every_ms: opts.everyMs,
+      version: opts.version,
+      stats,
+      rates: ratesOf(stats, last?.stats ?? null, last ? (at - last.at) / 1000 : 0),
+      consumes: sources.flatMap((s) => s.consumes ?? []),
       dropped: Object.fromEntries(sources.map((s) => [s.name, s.drops?.() ?? {}])),
     };
     last = { at, stats };
-    await opts.store.records.put([{ kind: HEARTBEAT_KIND, project_id: '', id: opts.instance, parent_id: '', sort_key: at, data, updated_at: at, deleted: false }]);
+    await opts.store.records.put([
+      {
+        kind: HEARTBEAT_KIND,
+        project_id: '',
+        id: opts.instance,
+        parent_id: '',
+        sort_key: at,
+        data,
+        updated_at: at,
+        deleted: false,
+      },
+    ]);
   };
   const once = () => {
-    running ??= beat().catch((err) => opts.logger.warn('heartbeat failed', { err })).finally(() => { running = null; });
+    running ??= beat()
+      .catch((err) => opts.logger.warn('heartbeat failed', { err }))
+      .finally(() => {
+        running = null;
+      });
     return running;
   };
   const timer = setInterval(() => void once(), opts.everyMs);

@@ -59,7 +59,9 @@ export class LagSampler {
 
   /** One read now (a read already under way is joined, not doubled). */
   refresh(): Promise<void> {
-    this.reading ??= this.read().finally(() => { this.reading = null; });
+    this.reading ??= this.read().finally(() => {
+      this.reading = null;
+    });
     return this.reading;
   }
 
@@ -79,7 +81,13 @@ export class LagSampler {
     const at = this.clock();
     try {
       const targets = new Map([...this.consumed(), ...this.watched].map((t) => [lagKey(t), t]));
-      const groups = await Promise.all([...targets.values()].map(async ({ topic, group }) => ({ topic, group, lag: await this.bus.lag(topic, group) })));
+      const groups = await Promise.all(
+        [...targets.values()].map(async ({ topic, group }) => ({
+          topic,
+          group,
+          lag: await this.bus.lag(topic, group),
+        })),
+      );
       this.sample = { lag: Object.fromEntries(groups.map((g) => [lagKey(g), g.lag])), groups, sampledAt: at };
     } catch (err) {
       this.logger.warn('could not read consumer lag; /healthz keeps the last values', { err });

@@ -1,5 +1,12 @@
 import { Router } from 'express';
-import { AggregatorRegistry, Counter, Gauge, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
+import {
+  AggregatorRegistry,
+  Counter,
+  Gauge,
+  type MetricObjectWithValues,
+  type MetricValue,
+  type Registry,
+} from 'prom-client';
 import type { Adapters } from './adapters.js';
 import type { GroupLag, LagSampler } from './lag-sampler.js';
 import { nodeProcessRegistry } from './process-metrics.js';
@@ -36,7 +43,8 @@ export function metricsRouter(
     collect() {
       this.reset();
       for (const { name, running } of services()) {
-        for (const [counter, value] of Object.entries(running.stats?.() ?? {})) this.set({ service: name, counter: metricName(counter) }, value);
+        for (const [counter, value] of Object.entries(running.stats?.() ?? {}))
+          this.set({ service: name, counter: metricName(counter) }, value);
       }
     },
   });
@@ -64,7 +72,7 @@ export function metricsRouter(
   });
   new Gauge({
     name: 'kafka_consumergroup_lag',
-    help: 'The same lag under kafka_exporter\'s name and labels (summed over partitions), for KEDA and prometheus-adapter examples',
+    help: "The same lag under kafka_exporter's name and labels (summed over partitions), for KEDA and prometheus-adapter examples",
     labelNames: ['topic', 'consumergroup'],
     registers: [registry],
     collect() {
@@ -100,5 +108,11 @@ function answersWithin(query: Promise<unknown>, ms: number): Promise<boolean> {
     timer = setTimeout(() => resolve(false), ms);
     timer.unref();
   });
-  return Promise.race([query.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    query.then(
+      () => true,
+      () => false,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }

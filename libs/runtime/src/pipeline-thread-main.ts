@@ -68,24 +68,44 @@ async function boot(): Promise<void> {
     ep.expose('kv', kv);
     ep.expose('funnels', {
       query: (projectId: string, spec: FunnelSpec) =>
-        store.funnels.query(projectId, { ...spec, steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher(step.logic) })) }),
+        store.funnels.query(projectId, {
+          ...spec,
+          steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher(step.logic) })),
+        }),
     });
     const parts = assembleAdapters(config, bus, store, kv);
-    adapters = { ...parts, bus: metrics.bus(bus), store: metrics.store(store), close: async () => { await kv.close(); await store.close(); } };
+    adapters = {
+      ...parts,
+      bus: metrics.bus(bus),
+      store: metrics.store(store),
+      close: async () => {
+        await kv.close();
+        await store.close();
+      },
+    };
   }
-  const modules = await Promise.all(sources.map(async ({ name, source }) => {
-    const exported = Object.values(await import(source)) as unknown[];
-    const m = exported.find((v): v is ServiceModule => typeof v === 'object' && v !== null && (v as ServiceModule).name === name && typeof (v as ServiceModule).start === 'function');
-    if (!m) throw new Error(`${source} exports no service module named ${name}`);
-    return m;
-  }));
+  const modules = await Promise.all(
+    sources.map(async ({ name, source }) => {
+      const exported = Object.values(await import(source)) as unknown[];
+      const m = exported.find(
+        (v): v is ServiceModule =>
+          typeof v === 'object' &&
+          v !== null &&
+          (v as ServiceModule).name === name &&
+          typeof (v as ServiceModule).start === 'function',
+      );
+      if (!m) throw new Error(`${source} exports no service module named ${name}`);
+      return m;
+    }),
+  );
   const here = new Set<ServiceName>(modules.map((m) => m.name));
   const handoff = new LocalHandoff();
   const running: Array<{ name: ServiceName; service: RunningService }> = [];
   let timer: NodeJS.Timeout | undefined;
   const pushFigures = () => {
     const figures: ServiceFigures = {};
-    for (const { name, service } of running) figures[name] = { stats: service.stats?.(), drops: service.drops?.() as Record<string, number> | undefined };
+    for (const { name, service } of running)
+      figures[name] = { stats: service.stats?.(), drops: service.drops?.() as Record<string, number> | undefined };
     ep.note('figures', figures);
   };
   let stopped: Promise<void> | null = null;
@@ -93,7 +113,13 @@ async function boot(): Promise<void> {
     async start(publicUrl: string | null) {
       for (const m of modules) {
         const service = await m.start({
-          config, logger: logger.child(m.name), adapters, clock: Date.now, publicUrl, handoff, metrics,
+          config,
+          logger: logger.child(m.name),
+          adapters,
+          clock: Date.now,
+          publicUrl,
+          handoff,
+          metrics,
           handsOffTo: (consumer) => config.handoff === 'local' && here.has(consumer),
           // Only services that serve routes watch lag, and those stay on the HTTP thread.
           watchLag: () => {
@@ -110,7 +136,10 @@ async function boot(): Promise<void> {
     stop: () =>
       (stopped ??= (async () => {
         clearInterval(timer);
-        await stopTogether(running.map(({ name, service }) => ({ name, stop: () => service.stop() })), logger);
+        await stopTogether(
+          running.map(({ name, service }) => ({ name, stop: () => service.stop() })),
+          logger,
+        );
         pushFigures();
         await adapters.close();
       })()),

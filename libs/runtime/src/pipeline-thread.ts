@@ -69,12 +69,22 @@ export interface PipelineThread {
  * pipeline thread opens (and migrates) the store and KV and this thread reaches them by message.
  * Network clients: each thread opens its own. Closing the adapters stops the thread first.
  */
-export async function openAdaptersWithPipeline(config: Config, moved: ServiceModule[], logger: Logger): Promise<{ adapters: Adapters; pipeline: PipelineThread }> {
+export async function openAdaptersWithPipeline(
+  config: Config,
+  moved: ServiceModule[],
+  logger: Logger,
+): Promise<{ adapters: Adapters; pipeline: PipelineThread }> {
   const made: { thread?: PipelineThread } = {};
-  const own = await openAdapters(config, logger, ownAdapters(config) ? undefined : async (bus) => {
-    made.thread = await openPipelineThread(config, moved, bus, logger);
-    return made.thread.shared!;
-  });
+  const own = await openAdapters(
+    config,
+    logger,
+    ownAdapters(config)
+      ? undefined
+      : async (bus) => {
+          made.thread = await openPipelineThread(config, moved, bus, logger);
+          return made.thread.shared!;
+        },
+  );
   if (!made.thread) {
     try {
       made.thread = await openPipelineThread(config, moved, null, logger);
@@ -85,7 +95,16 @@ export async function openAdaptersWithPipeline(config: Config, moved: ServiceMod
   }
   const pipeline = made.thread;
   logger.info('pipeline thread started', { services: moved.map((m) => m.name) });
-  return { pipeline, adapters: { ...own, close: async () => { await pipeline.stop(); await own.close(); } } };
+  return {
+    pipeline,
+    adapters: {
+      ...own,
+      close: async () => {
+        await pipeline.stop();
+        await own.close();
+      },
+    },
+  };
 }
 
 /**
@@ -93,18 +112,30 @@ export async function openAdaptersWithPipeline(config: Config, moved: ServiceMod
  * embedded log, through which the pipeline thread publishes and subscribes, its store and KV then
  * `shared`; null when the pipeline thread opens its own.
  */
-async function openPipelineThread(config: Config, modules: ServiceModule[], bus: Bus | null, logger: Logger): Promise<PipelineThread> {
+async function openPipelineThread(
+  config: Config,
+  modules: ServiceModule[],
+  bus: Bus | null,
+  logger: Logger,
+): Promise<PipelineThread> {
   const data: PipelineThreadData = { config, modules: modules.map((m) => ({ name: m.name, source: m.source! })) };
-  const worker = new Worker(new URL('./pipeline-thread-main.js', import.meta.url), { workerData: data, name: 'spoor-pipeline' });
+  const worker = new Worker(new URL('./pipeline-thread-main.js', import.meta.url), {
+    workerData: data,
+    name: 'spoor-pipeline',
+  });
   const ep = new RpcEndpoint(worker);
   let stopping = false;
   const subscriptions = new Map<string, Subscription>();
   if (bus) {
     ep.expose('bus', {
-      publish: (topic: string, messages: OutgoingMessage[], opts: PublishOptions | undefined) => bus.publish(topic, messages, opts),
+      publish: (topic: string, messages: OutgoingMessage[], opts: PublishOptions | undefined) =>
+        bus.publish(topic, messages, opts),
       lag: (topic: string, group: string) => bus.lag(topic, group),
       async subscribe(id: string, opts: Omit<SubscribeOptions, 'handler'>) {
-        subscriptions.set(id, await bus.subscribe({ ...opts, handler: (batch) => ep.call('handlers', ['handle'], [id, batch]) }));
+        subscriptions.set(
+          id,
+          await bus.subscribe({ ...opts, handler: (batch) => ep.call('handlers', ['handle'], [id, batch]) }),
+        );
       },
       async unsubscribe(id: string) {
         await subscriptions.get(id)?.stop();
@@ -118,7 +149,9 @@ async function openPipelineThread(config: Config, modules: ServiceModule[], bus:
   worker.on('error', (err) => logger.error('pipeline thread failed', { err }));
   const ready = new Promise<void>((resolve, reject) => {
     ep.onNote('ready', () => resolve());
-    ep.onNote('failed', (e) => reject(Object.assign(new Error((e as { message: string }).message), { stack: (e as { stack?: string }).stack })));
+    ep.onNote('failed', (e) =>
+      reject(Object.assign(new Error((e as { message: string }).message), { stack: (e as { stack?: string }).stack })),
+    );
     void exited.then((code) => reject(new Error(`the pipeline thread exited (${code}) while starting`)));
   });
   try {
@@ -154,7 +187,11 @@ async function openPipelineThread(config: Config, modules: ServiceModule[], bus:
   return {
     shared: bus ? sharedAdapters(ep, config) : null,
     async start(publicUrl) {
-      const started = await ep.call<Array<{ name: ServiceName; consumes?: Array<{ topic: string; group: string }> }>>('pipeline', ['start'], [publicUrl]);
+      const started = await ep.call<Array<{ name: ServiceName; consumes?: Array<{ topic: string; group: string }> }>>(
+        'pipeline',
+        ['start'],
+        [publicUrl],
+      );
       return started.map(({ name, consumes }) => ({
         name,
         running: {
@@ -192,11 +229,22 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
     analytics: repo('analytics'),
     records: repo('records'),
     // A step's exact test is a function: its JSONLogic crosses, and the pipeline thread rebuilds it.
-    funnels: { query: (projectId, spec) => ep.call('funnels', ['query'], [projectId, { ...spec, steps: spec.steps.map(({ matches: _, ...step }) => step) }]) },
+    funnels: {
+      query: (projectId, spec) =>
+        ep.call(
+          'funnels',
+          ['query'],
+          [projectId, { ...spec, steps: spec.steps.map(({ matches: _, ...step }) => step) }],
+        ),
+    },
     retention: repo('retention'),
     live: repo('live'),
     // Downloads stream from disk here; writes and purges are the pipeline thread's.
-    exports: { write: (spec) => exportsThere.write(spec), open: (id) => openExportFile(exportDir, id), purge: (before) => exportsThere.purge(before) },
+    exports: {
+      write: (spec) => exportsThere.write(spec),
+      open: (id) => openExportFile(exportDir, id),
+      purge: (before) => exportsThere.purge(before),
+    },
     erasure: repo('erasure'),
     expiry: repo('expiry'),
     sizeBytes: () => ep.call('store', ['sizeBytes'], []),

@@ -47,12 +47,48 @@ export class ProcessMetrics {
 
   constructor() {
     const registers = [this.registry];
-    this.requests = new Histogram({ name: 'spoor_http_request_duration_seconds', help: 'HTTP requests by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY, registers });
-    this.batchSeconds = new Histogram({ name: 'spoor_consumer_batch_duration_seconds', help: 'Time a consumer took over one batch, by topic, group and outcome (ok, or failed and retried)', labelNames: ['topic', 'group', 'outcome'], buckets: LATENCY, registers });
-    this.batchSize = new Histogram({ name: 'spoor_consumer_batch_size', help: 'Messages per consumer batch', labelNames: ['topic', 'group'], buckets: SIZES, registers });
-    this.publishSeconds = new Histogram({ name: 'spoor_bus_publish_duration_seconds', help: 'Time until the bus acknowledged a publish, by topic and outcome', labelNames: ['topic', 'outcome'], buckets: LATENCY, registers });
-    this.storeSeconds = new Histogram({ name: 'spoor_store_call_duration_seconds', help: 'Store calls (reads and writes) by repository, method and outcome', labelNames: ['repository', 'method', 'outcome'], buckets: LATENCY, registers });
-    this.jobSeconds = new Histogram({ name: 'spoor_job_duration_seconds', help: 'Jobs from start to finish, by kind and final status', labelNames: ['kind', 'status'], buckets: JOB_SECONDS, registers });
+    this.requests = new Histogram({
+      name: 'spoor_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY,
+      registers,
+    });
+    this.batchSeconds = new Histogram({
+      name: 'spoor_consumer_batch_duration_seconds',
+      help: 'Time a consumer took over one batch, by topic, group and outcome (ok, or failed and retried)',
+      labelNames: ['topic', 'group', 'outcome'],
+      buckets: LATENCY,
+      registers,
+    });
+    this.batchSize = new Histogram({
+      name: 'spoor_consumer_batch_size',
+      help: 'Messages per consumer batch',
+      labelNames: ['topic', 'group'],
+      buckets: SIZES,
+      registers,
+    });
+    this.publishSeconds = new Histogram({
+      name: 'spoor_bus_publish_duration_seconds',
+      help: 'Time until the bus acknowledged a publish, by topic and outcome',
+      labelNames: ['topic', 'outcome'],
+      buckets: LATENCY,
+      registers,
+    });
+    this.storeSeconds = new Histogram({
+      name: 'spoor_store_call_duration_seconds',
+      help: 'Store calls (reads and writes) by repository, method and outcome',
+      labelNames: ['repository', 'method', 'outcome'],
+      buckets: LATENCY,
+      registers,
+    });
+    this.jobSeconds = new Histogram({
+      name: 'spoor_job_duration_seconds',
+      help: 'Jobs from start to finish, by kind and final status',
+      labelNames: ['kind', 'status'],
+      buckets: JOB_SECONDS,
+      registers,
+    });
   }
 
   /** Express middleware: each request once it finished, labelled with the route it matched. */
@@ -78,7 +114,10 @@ export class ProcessMetrics {
 
   /** The bus with its publishes and every subscriber's batches measured. */
   bus(bus: Bus): Bus {
-    const timed = async <T>(work: () => Promise<T>, done: (outcome: 'ok' | 'failed', s: number) => void): Promise<T> => {
+    const timed = async <T>(
+      work: () => Promise<T>,
+      done: (outcome: 'ok' | 'failed', s: number) => void,
+    ): Promise<T> => {
       const start = process.hrtime.bigint();
       try {
         const out = await work();
@@ -92,14 +131,22 @@ export class ProcessMetrics {
     return {
       kind: bus.kind,
       // opts carries ingest's publish timeout (issue 16): dropping it here made requests hang again.
-      publish: (topic, messages, opts) => timed(() => bus.publish(topic, messages, opts), (outcome, s) => this.publishSeconds.observe({ topic, outcome }, s)),
-      subscribe: (opts) => bus.subscribe({
-        ...opts,
-        handler: (batch, ctx) => {
-          this.batchSize.observe({ topic: opts.topic, group: opts.group }, batch.length);
-          return timed(() => opts.handler(batch, ctx), (outcome, s) => this.batchSeconds.observe({ topic: opts.topic, group: opts.group, outcome }, s));
-        },
-      }),
+      publish: (topic, messages, opts) =>
+        timed(
+          () => bus.publish(topic, messages, opts),
+          (outcome, s) => this.publishSeconds.observe({ topic, outcome }, s),
+        ),
+      subscribe: (opts) =>
+        bus.subscribe({
+          ...opts,
+          handler: (batch, ctx) => {
+            this.batchSize.observe({ topic: opts.topic, group: opts.group }, batch.length);
+            return timed(
+              () => opts.handler(batch, ctx),
+              (outcome, s) => this.batchSeconds.observe({ topic: opts.topic, group: opts.group, outcome }, s),
+            );
+          },
+        }),
       lag: (topic, group) => bus.lag(topic, group),
       close: () => bus.close(),
     };
@@ -108,19 +155,30 @@ export class ProcessMetrics {
   /** The store with every repository call measured (the store object itself is left as it is). */
   store(store: Store): Store {
     const wrapped = new Map<PropertyKey, unknown>();
-    const repository = (name: string, repo: object) => new Proxy(repo, {
-      get: (target, method, receiver) => {
-        const v = Reflect.get(target, method, receiver) as unknown;
-        if (typeof v !== 'function' || typeof method !== 'string') return v;
-        return (...args: unknown[]) => {
-          const start = process.hrtime.bigint();
-          const observe = (outcome: string) => this.storeSeconds.observe({ repository: name, method, outcome }, seconds(start));
-          const out = (v as (...a: unknown[]) => unknown).apply(target, args);
-          if (!(out instanceof Promise)) return out;
-          return out.then((r) => { observe('ok'); return r; }, (err: unknown) => { observe('failed'); throw err; });
-        };
-      },
-    });
+    const repository = (name: string, repo: object) =>
+      new Proxy(repo, {
+        get: (target, method, receiver) => {
+          const v = Reflect.get(target, method, receiver) as unknown;
+          if (typeof v !== 'function' || typeof method !== 'string') return v;
+          return (...args: unknown[]) => {
+            const start = process.hrtime.bigint();
+            const observe = (outcome: string) =>
+              this.storeSeconds.observe({ repository: name, method, outcome }, seconds(start));
+            const out = (v as (...a: unknown[]) => unknown).apply(target, args);
+            if (!(out instanceof Promise)) return out;
+            return out.then(
+              (r) => {
+                observe('ok');
+                return r;
+              },
+              (err: unknown) => {
+                observe('failed');
+                throw err;
+              },
+            );
+          };
+        },
+      });
     return new Proxy(store, {
       get: (target, prop) => {
         const v = Reflect.get(target, prop, target) as unknown;

@@ -26,31 +26,56 @@ export interface RunningProcess {
  * any of them serves routes. The server listens first (its routes mounted as services start),
  * so services that need their own public URL, such as the token issuer, know it.
  */
-export async function runServices(config: Config, modules: ServiceModule[], logger: Logger, clock: () => number = Date.now): Promise<RunningProcess> {
+export async function runServices(
+  config: Config,
+  modules: ServiceModule[],
+  logger: Logger,
+  clock: () => number = Date.now,
+): Promise<RunningProcess> {
   const selected = modules.filter((m) => config.services.includes(m.name));
   const metrics = new ProcessMetrics();
   // All-in-one: the consumers on a thread of their own (pipeline-thread.ts). A test's own clock
   // cannot cross to another thread: such a process keeps one thread.
   const moved = clock === Date.now ? threadable(config, selected) : [];
   const onMain = selected.filter((m) => !moved.includes(m));
-  const { adapters: opened, pipeline } = moved.length > 0
-    ? await openAdaptersWithPipeline(config, moved, logger)
-    : { adapters: await openAdapters(config, logger), pipeline: null };
+  const { adapters: opened, pipeline } =
+    moved.length > 0
+      ? await openAdaptersWithPipeline(config, moved, logger)
+      : { adapters: await openAdapters(config, logger), pipeline: null };
   // Every service uses the measured bus and store (their batches, publishes and calls in /metrics).
   const adapters: Adapters = { ...opened, bus: metrics.bus(opened.bus), store: metrics.store(opened.store) };
   const entries: Array<{ name: ServiceName; running: RunningService }> = [];
   const services = () => entries.map((e) => e.running);
   const root = Router();
   // A process of consumers alone listens only when asked (SPOOR_HEALTH_HTTP), for probes and metrics.
-  const app = selected.some((m) => m.serves) || config.healthHttp ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) }) : null;
-  const lane = app ? new FastLane(app, logger.child('http'), (route, status, seconds) => metrics.fastRequest(route, status, seconds)) : null;
+  const app =
+    selected.some((m) => m.serves) || config.healthHttp
+      ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) })
+      : null;
+  const lane = app
+    ? new FastLane(app, logger.child('http'), (route, status, seconds) => metrics.fastRequest(route, status, seconds))
+    : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
-  const lagSampler = new LagSampler(adapters.bus, () => services().flatMap((s) => s.consumes ?? []), clock, config.lagSampleMs, logger);
+  const lagSampler = new LagSampler(
+    adapters.bus,
+    () => services().flatMap((s) => s.consumes ?? []),
+    clock,
+    config.lagSampleMs,
+    logger,
+  );
   if (http) {
     root.use(metrics.http());
     root.use(healthRouter(adapters, services, clock, () => started, lagSampler));
-    root.use(metricsRouter(adapters, () => entries, metrics.registry, lagSampler, pipeline ? () => pipeline.metrics() : undefined));
+    root.use(
+      metricsRouter(
+        adapters,
+        () => entries,
+        metrics.registry,
+        lagSampler,
+        pipeline ? () => pipeline.metrics() : undefined,
+      ),
+    );
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
@@ -59,7 +84,17 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   const here = new Set(onMain.map((m) => m.name));
   const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
   for (const m of onMain) {
-    const service = await m.start({ config, logger: logger.child(m.name), adapters, clock, publicUrl, handoff, handsOffTo, metrics, watchLag: (t) => lagSampler.watch(t) });
+    const service = await m.start({
+      config,
+      logger: logger.child(m.name),
+      adapters,
+      clock,
+      publicUrl,
+      handoff,
+      handsOffTo,
+      metrics,
+      watchLag: (t) => lagSampler.watch(t),
+    });
     entries.push({ name: m.name, running: service });
     if (service.router) root.use(service.router);
   }
@@ -71,8 +106,19 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
   lagSampler.start();
   started = true;
   const heartbeats = startHeartbeats({
-    store: adapters.store, clock, logger, everyMs: config.heartbeatMs, instance: `${hostname()}:${process.pid}:${clock()}`, version: buildVersion(),
-    sources: () => entries.map(({ name, running }) => ({ name, stats: running.stats, drops: running.drops, consumes: running.consumes })),
+    store: adapters.store,
+    clock,
+    logger,
+    everyMs: config.heartbeatMs,
+    instance: `${hostname()}:${process.pid}:${clock()}`,
+    version: buildVersion(),
+    sources: () =>
+      entries.map(({ name, running }) => ({
+        name,
+        stats: running.stats,
+        drops: running.drops,
+        consumes: running.consumes,
+      })),
   });
   await heartbeats.beat();
   logger.info('spoor started', { services: selected.map((m) => m.name), url: http?.url ?? null });
@@ -88,7 +134,10 @@ export async function runServices(config: Config, modules: ServiceModule[], logg
         await timed(logger, 'http', async () => http?.close(config.shutdownGraceMs));
         await lagSampler.stop();
         await heartbeats.stop();
-        await stopTogether(entries.map(({ name, running }) => ({ name, stop: () => running.stop() })), logger);
+        await stopTogether(
+          entries.map(({ name, running }) => ({ name, stop: () => running.stop() })),
+          logger,
+        );
         await timed(logger, 'adapters', () => adapters.close());
       })()),
   };

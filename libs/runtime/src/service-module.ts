@@ -52,7 +52,10 @@ export interface RunningService {
  * after another, a process of a dozen consumers took over 20 s to stop (issue 16). A stage that
  * hands over in-process keeps answering its producer until the adapters close, after this.
  */
-export async function stopTogether(services: Array<{ name: string; stop(): Promise<void> }>, logger: Logger): Promise<void> {
+export async function stopTogether(
+  services: Array<{ name: string; stop(): Promise<void> }>,
+  logger: Logger,
+): Promise<void> {
   await Promise.all(services.map(({ name, stop }) => timed(logger, name, stop)));
 }
 

@@ -83,14 +83,17 @@ export class RpcEndpoint {
    */
   remote<T>(target: string, path: string[] = []): T {
     const methods = new Map<string, (...args: unknown[]) => Promise<unknown>>();
-    return new Proxy({}, {
-      get: (_obj, prop) => {
-        if (typeof prop === 'symbol' || prop === 'then') return undefined;
-        let method = methods.get(prop);
-        if (!method) methods.set(prop, (method = (...args: unknown[]) => this.call(target, [...path, prop], args)));
-        return method;
+    return new Proxy(
+      {},
+      {
+        get: (_obj, prop) => {
+          if (typeof prop === 'symbol' || prop === 'then') return undefined;
+          let method = methods.get(prop);
+          if (!method) methods.set(prop, (method = (...args: unknown[]) => this.call(target, [...path, prop], args)));
+          return method;
+        },
       },
-    }) as T;
+    ) as T;
   }
 
   /** Fails every call still waiting (the other side exited). */
@@ -144,7 +147,9 @@ export class RpcEndpoint {
 
 function sendable(err: unknown): SentError {
   if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
-  const props = Object.fromEntries(Object.entries(err).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v)));
+  const props = Object.fromEntries(
+    Object.entries(err).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v)),
+  );
   return { name: err.name, message: err.message, stack: err.stack, props };
 }
 

@@ -42,7 +42,10 @@ describe('ProcessMetrics in /metrics', function () {
           ...consumes,
           handler: async (batch) => {
             // The fault: the first delivery fails, the bus retries it.
-            if (failOnce) { failOnce = false; throw new Error('injected'); }
+            if (failOnce) {
+              failOnce = false;
+              throw new Error('injected');
+            }
             handled.push(...batch.map((m) => m.value));
           },
         });
@@ -53,7 +56,12 @@ describe('ProcessMetrics in /metrics', function () {
     };
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('metrics'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'gateway', SPOOR_LOG_LEVEL: 'error' });
+    const config = loadConfig({
+      SPOOR_DATA_DIR: await makeTempDir('metrics'),
+      SPOOR_PORT: String(port),
+      SPOOR_SERVICES: 'gateway',
+      SPOOR_LOG_LEVEL: 'error',
+    });
     running = await runServices(config, [probe], createLogger('test', 'error'));
 
     for (const id of ['a', 'b', 'c']) expect((await fetch(`${url}/v1/things/${id}`)).status).to.equal(404);
@@ -61,21 +69,44 @@ describe('ProcessMetrics in /metrics', function () {
     const fast = { method: 'POST', headers: { 'content-type': 'application/json' } };
     expect((await fetch(`${url}/v1/fast`, { ...fast, body: '{}' })).status).to.equal(200);
     expect((await fetch(`${url}/v1/fast`, { ...fast, body: '{' })).status).to.equal(400);
-    await running.adapters.bus.publish('probe.metrics', [1, 2, 3].map((i) => ({ key: `k${i}`, value: `v${i}` })));
+    await running.adapters.bus.publish(
+      'probe.metrics',
+      [1, 2, 3].map((i) => ({ key: `k${i}`, value: `v${i}` })),
+    );
     for (let i = 0; i < 100 && handled.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
     expect(handled).to.deep.equal(['v1', 'v2', 'v3']);
 
     const text = await (await fetch(`${url}/metrics`)).text();
     const count = (name: string, labels: Record<string, string>) => sample(text, `${name}_count`, labels);
-    expect(count('spoor_http_request_duration_seconds', { method: 'GET', route: '/v1/things/:id', status: '404' })).to.equal(3);
-    expect(count('spoor_http_request_duration_seconds', { method: 'GET', route: 'unmatched', status: '404' })).to.equal(1);
-    expect(count('spoor_http_request_duration_seconds', { method: 'POST', route: '/v1/fast', status: '200' })).to.equal(1);
-    expect(count('spoor_http_request_duration_seconds', { method: 'POST', route: '/v1/fast', status: '400' })).to.equal(1);
-    expect(count('spoor_consumer_batch_duration_seconds', { topic: 'probe.metrics', group: 'probe-metrics', outcome: 'failed' })).to.equal(1);
-    expect(count('spoor_consumer_batch_duration_seconds', { topic: 'probe.metrics', group: 'probe-metrics', outcome: 'ok' })).to.equal(1);
-    expect(sample(text, 'spoor_consumer_batch_size_sum', { topic: 'probe.metrics', group: 'probe-metrics' })).to.equal(6);
+    expect(
+      count('spoor_http_request_duration_seconds', { method: 'GET', route: '/v1/things/:id', status: '404' }),
+    ).to.equal(3);
+    expect(count('spoor_http_request_duration_seconds', { method: 'GET', route: 'unmatched', status: '404' })).to.equal(
+      1,
+    );
+    expect(count('spoor_http_request_duration_seconds', { method: 'POST', route: '/v1/fast', status: '200' })).to.equal(
+      1,
+    );
+    expect(count('spoor_http_request_duration_seconds', { method: 'POST', route: '/v1/fast', status: '400' })).to.equal(
+      1,
+    );
+    expect(
+      count('spoor_consumer_batch_duration_seconds', {
+        topic: 'probe.metrics',
+        group: 'probe-metrics',
+        outcome: 'failed',
+      }),
+    ).to.equal(1);
+    expect(
+      count('spoor_consumer_batch_duration_seconds', { topic: 'probe.metrics', group: 'probe-metrics', outcome: 'ok' }),
+    ).to.equal(1);
+    expect(sample(text, 'spoor_consumer_batch_size_sum', { topic: 'probe.metrics', group: 'probe-metrics' })).to.equal(
+      6,
+    );
     expect(count('spoor_bus_publish_duration_seconds', { topic: 'probe.metrics', outcome: 'ok' })).to.equal(1);
-    expect(count('spoor_store_call_duration_seconds', { repository: 'projects', method: 'get', outcome: 'ok' })).to.equal(3);
+    expect(
+      count('spoor_store_call_duration_seconds', { repository: 'projects', method: 'get', outcome: 'ok' }),
+    ).to.equal(3);
     expect(sample(text, 'spoor_job_duration_seconds_sum', { kind: 'aggregation', status: 'succeeded' })).to.equal(1.5);
     expect(text).to.match(/^process_resident_memory_bytes \d+/m);
   });

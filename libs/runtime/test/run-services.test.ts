@@ -27,11 +27,17 @@ describe('runServices', function () {
     };
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'gateway', SPOOR_LOG_LEVEL: 'error' });
+    const config = loadConfig({
+      SPOOR_DATA_DIR: await makeTempDir('runtime'),
+      SPOOR_PORT: String(port),
+      SPOOR_SERVICES: 'gateway',
+      SPOOR_LOG_LEVEL: 'error',
+    });
     const starting = runServices(config, [slow], createLogger('test', 'error')).then((r) => (running = r));
     // The server listens before the slow service is up.
     let early: Response | null = null;
-    for (let i = 0; i < 200 && !early; i++) early = await fetch(`${url}/v1/hello`).catch(() => (new Promise((r) => setTimeout(r, 50)).then(() => null)));
+    for (let i = 0; i < 200 && !early; i++)
+      early = await fetch(`${url}/v1/hello`).catch(() => new Promise((r) => setTimeout(r, 50)).then(() => null));
     if (!early) throw new Error('the server never listened');
     expect(early.status).to.equal(503);
     expect(early.headers.get('retry-after')).to.equal('1');
@@ -64,7 +70,12 @@ describe('runServices', function () {
     });
 
     it('opens no port unless SPOOR_HEALTH_HTTP asks for one', async () => {
-      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: '0', SPOOR_SERVICES: 'enricher', SPOOR_LOG_LEVEL: 'error' });
+      const config = loadConfig({
+        SPOOR_DATA_DIR: await makeTempDir('runtime'),
+        SPOOR_PORT: '0',
+        SPOOR_SERVICES: 'enricher',
+        SPOOR_LOG_LEVEL: 'error',
+      });
       const quiet = await runServices(config, [consumerModule(Promise.resolve())], createLogger('test', 'error'));
       try {
         expect(quiet.http).to.equal(null);
@@ -80,10 +91,18 @@ describe('runServices', function () {
       const hold = new Promise<void>((r) => (unhold = r));
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: String(port), SPOOR_SERVICES: 'enricher', SPOOR_HEALTH_HTTP: 'true', SPOOR_LOG_LEVEL: 'error', SPOOR_LAG_SAMPLE_MS: '50' });
+      const config = loadConfig({
+        SPOOR_DATA_DIR: await makeTempDir('runtime'),
+        SPOOR_PORT: String(port),
+        SPOOR_SERVICES: 'enricher',
+        SPOOR_HEALTH_HTTP: 'true',
+        SPOOR_LOG_LEVEL: 'error',
+        SPOOR_LAG_SAMPLE_MS: '50',
+      });
       const starting = runServices(config, [consumerModule(gate, hold)], createLogger('test', 'error'));
       let live: Response | null = null;
-      for (let i = 0; i < 200 && !live; i++) live = await fetch(`${url}/livez`).catch(() => (new Promise((r) => setTimeout(r, 50)).then(() => null)));
+      for (let i = 0; i < 200 && !live; i++)
+        live = await fetch(`${url}/livez`).catch(() => new Promise((r) => setTimeout(r, 50)).then(() => null));
       if (!live) throw new Error('the consumer process never listened');
       expect(live.status).to.equal(200);
       expect((await fetch(`${url}/healthz`)).status).to.equal(503);
@@ -94,7 +113,10 @@ describe('runServices', function () {
         expect(health.status).to.equal(200);
         expect(((await health.json()) as { lag: unknown }).lag).to.deep.equal({ 'probe.events/probe-group': 0 });
         // Three messages the handler holds: published, not yet processed.
-        await proc.adapters.bus.publish('probe.events', [1, 2, 3].map((i) => ({ key: `k${i}`, value: `v${i}` })));
+        await proc.adapters.bus.publish(
+          'probe.events',
+          [1, 2, 3].map((i) => ({ key: `k${i}`, value: `v${i}` })),
+        );
         const metrics = await waitForText(`${url}/metrics`, /^spoor_consumer_lag\{[^}]*\} 3$/m);
         expect(metrics).to.match(/^spoor_consumer_lag\{topic="probe\.events",group="probe-group"\} 3$/m);
         expect(metrics).to.match(/^kafka_consumergroup_lag\{topic="probe\.events",consumergroup="probe-group"\} 3$/m);
@@ -126,10 +148,17 @@ describe('runServices', function () {
         return { router: Router(), stats: () => ({ size: held.big.length }), stop: async () => {} };
       },
     };
-    const config = loadConfig({ SPOOR_DATA_DIR: await makeTempDir('runtime'), SPOOR_PORT: '0', SPOOR_SERVICES: 'gateway', SPOOR_LOG_LEVEL: 'error' });
+    const config = loadConfig({
+      SPOOR_DATA_DIR: await makeTempDir('runtime'),
+      SPOOR_PORT: '0',
+      SPOOR_SERVICES: 'gateway',
+      SPOOR_LOG_LEVEL: 'error',
+    });
     const started = await runServices(config, [service], createLogger('test', 'error'));
     // /metrics reads every service's figures: its registry must not outlive the process.
-    expect(await (await fetch(`${started.http!.url}/metrics`)).text()).to.match(/spoor_service_counter\{service="gateway",counter="size"\} 16777216/);
+    expect(await (await fetch(`${started.http!.url}/metrics`)).text()).to.match(
+      /spoor_service_counter\{service="gateway",counter="size"\} 16777216/,
+    );
     await started.stop();
     return new WeakRef(held);
   }

@@ -20,7 +20,13 @@ describe('RpcEndpoint (calls between the HTTP and pipeline threads)', () => {
   });
 
   it('calls methods at any depth with `this` bound, and answers clones', async () => {
-    const events = { rows: [] as unknown[], insert(rows: unknown[]) { this.rows.push(...rows); return Promise.resolve(this.rows.length); } };
+    const events = {
+      rows: [] as unknown[],
+      insert(rows: unknown[]) {
+        this.rows.push(...rows);
+        return Promise.resolve(this.rows.length);
+      },
+    };
     there.expose('store', { events });
     const remote = here.remote<{ insert(rows: unknown[]): Promise<number> }>('store', ['events']);
     const row = { id: 1, at: new Date(0), key: 2n ** 100n };
@@ -38,7 +44,9 @@ describe('RpcEndpoint (calls between the HTTP and pipeline threads)', () => {
     there.expose('x', {
       conflict: () => Promise.reject(new StoreConflictError('taken')),
       late: () => Promise.reject(new PublishTimeoutError(250)),
-      odd: () => { throw new RangeError('out'); },
+      odd: () => {
+        throw new RangeError('out');
+      },
     });
     const x = here.remote<{ conflict(): Promise<void>; late(): Promise<void>; odd(): Promise<void> }>('x');
     const conflict = await x.conflict().catch((e: unknown) => e);
@@ -53,7 +61,9 @@ describe('RpcEndpoint (calls between the HTTP and pipeline threads)', () => {
   it('answers an unknown target or method, and an answer that cannot cross, with an error instead of silence', async () => {
     there.expose('x', { fn: async () => () => 1 });
     expect(await here.call('nope', ['m'], []).catch((e: Error) => e.message)).to.match(/nothing exposed as nope/);
-    expect(await here.call('x', ['missing'], []).catch((e: Error) => e.message)).to.match(/x\.missing is not a function/);
+    expect(await here.call('x', ['missing'], []).catch((e: Error) => e.message)).to.match(
+      /x\.missing is not a function/,
+    );
     expect(await here.call('x', ['fn'], []).catch((e: Error) => e.name)).to.equal('DataCloneError');
   });
 

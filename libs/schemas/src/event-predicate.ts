@@ -8,13 +8,26 @@
 
 /** Event fields that are plain text columns (or NULL) in both engines, by their JSONLogic path. */
 export const EVENT_TEXT_COLUMNS: Readonly<Record<string, string>> = {
-  action: 'action', path: 'path', url: 'url', referrer: 'referrer', session_id: 'session_id',
-  'browser.name': 'browser_name', 'browser.version': 'browser_version',
-  'os.name': 'os_name', 'os.version': 'os_version',
-  'device.type': 'device_type', 'device.vendor': 'device_vendor', 'device.model': 'device_model',
-  'geo.country': 'geo_country', 'geo.region': 'geo_region', 'geo.city': 'geo_city',
-  'utm.source': 'utm_source', 'utm.medium': 'utm_medium', 'utm.campaign': 'utm_campaign',
-  'utm.term': 'utm_term', 'utm.content': 'utm_content',
+  action: 'action',
+  path: 'path',
+  url: 'url',
+  referrer: 'referrer',
+  session_id: 'session_id',
+  'browser.name': 'browser_name',
+  'browser.version': 'browser_version',
+  'os.name': 'os_name',
+  'os.version': 'os_version',
+  'device.type': 'device_type',
+  'device.vendor': 'device_vendor',
+  'device.model': 'device_model',
+  'geo.country': 'geo_country',
+  'geo.region': 'geo_region',
+  'geo.city': 'geo_city',
+  'utm.source': 'utm_source',
+  'utm.medium': 'utm_medium',
+  'utm.campaign': 'utm_campaign',
+  'utm.term': 'utm_term',
+  'utm.content': 'utm_content',
 };
 
 export type JsonScalar = string | number | boolean | null;
@@ -37,7 +50,8 @@ export type EventPredicate =
 
 type Logic = unknown;
 
-const isOp = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1;
+const isOp = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1;
 const argsOf = (node: Record<string, unknown>, op: string): unknown[] => {
   const raw = node[op];
   return Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
@@ -51,7 +65,9 @@ const isScalar = (v: unknown): v is JsonScalar => v === null || ['string', 'numb
  */
 function sqlFollows(segment: string): boolean {
   if (segment === '' || /^\d+$/.test(segment)) return false;
-  return ![String.prototype, Array.prototype, Number.prototype, Boolean.prototype, Object.prototype].some((p) => segment in p);
+  return ![String.prototype, Array.prototype, Number.prototype, Boolean.prototype, Object.prototype].some(
+    (p) => segment in p,
+  );
 }
 
 type Field = { kind: 'column'; column: string } | { kind: 'query'; name: string } | { kind: 'payload'; path: string[] };
@@ -78,12 +94,14 @@ function equality(field: Field, literal: JsonScalar, strict: boolean): EventPred
     return { op: 'payload_is', path: field.path, value: literal };
   }
   // A text column or a query value is a string or null (a missing query key reads as null).
-  if (typeof literal === 'string') return field.kind === 'column'
-    ? { op: 'column_in', column: field.column, values: [literal], orNull: false }
-    : { op: 'query_in', name: field.name, values: [literal], orNull: false };
-  if (literal === null) return field.kind === 'column'
-    ? { op: 'column_in', column: field.column, values: [], orNull: true }
-    : { op: 'query_in', name: field.name, values: [], orNull: true };
+  if (typeof literal === 'string')
+    return field.kind === 'column'
+      ? { op: 'column_in', column: field.column, values: [literal], orNull: false }
+      : { op: 'query_in', name: field.name, values: [literal], orNull: false };
+  if (literal === null)
+    return field.kind === 'column'
+      ? { op: 'column_in', column: field.column, values: [], orNull: true }
+      : { op: 'query_in', name: field.name, values: [], orNull: true };
   // A string against a number or boolean: === never holds, == converts the string (Number("")).
   return strict ? { op: 'const', value: false } : null;
 }
@@ -106,14 +124,18 @@ function membership(args: unknown[]): EventPredicate | null {
   const hayField = fieldOf(haystack);
   if (typeof needle === 'string' && hayField && hayField.kind !== 'payload') {
     // json-logic-js: a null haystack has no indexOf, so `in` is false.
-    return hayField.kind === 'column' ? { op: 'column_contains', column: hayField.column, value: needle } : { op: 'query_contains', name: hayField.name, value: needle };
+    return hayField.kind === 'column'
+      ? { op: 'column_contains', column: hayField.column, value: needle }
+      : { op: 'query_contains', name: hayField.name, value: needle };
   }
   const field = fieldOf(needle);
   if (field && field.kind !== 'payload' && Array.isArray(haystack) && haystack.every(isScalar)) {
     // Array.indexOf is ===: a string field matches string items, a null field a null item.
     const values = haystack.filter((v): v is string => typeof v === 'string');
     const orNull = haystack.includes(null);
-    return field.kind === 'column' ? { op: 'column_in', column: field.column, values, orNull } : { op: 'query_in', name: field.name, values, orNull };
+    return field.kind === 'column'
+      ? { op: 'column_in', column: field.column, values, orNull }
+      : { op: 'query_in', name: field.name, values, orNull };
   }
   return null;
 }
@@ -137,7 +159,10 @@ function compileBoolean(node: Logic): EventPredicate | null {
       const inner = compileBoolean(args[0]);
       return inner && (op === '!' ? { op: 'not', arg: inner } : inner);
     }
-    case '==': case '===': case '!=': case '!==':
+    case '==':
+    case '===':
+    case '!=':
+    case '!==':
       return comparison(op, args);
     case 'in':
       return membership(args);
@@ -159,7 +184,9 @@ export function eventPrefilter(logic: Logic): EventPredicate {
   const exact = compileBoolean(logic);
   if (exact) return exact;
   if (isOp(logic) && 'and' in logic) {
-    const parts = argsOf(logic, 'and').map(compileBoolean).filter((p): p is EventPredicate => p !== null);
+    const parts = argsOf(logic, 'and')
+      .map(compileBoolean)
+      .filter((p): p is EventPredicate => p !== null);
     if (parts.length > 0) return { op: 'and', args: parts };
   }
   return { op: 'const', value: true };

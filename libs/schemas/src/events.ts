@@ -12,12 +12,21 @@ export const IngestEvent = z
     project: ShortText(200).openapi({ example: 'acme/web', description: 'Project identifier, a slash-separated path' }),
     action: ShortText(200).openapi({ example: 'click' }),
     timestamp: EpochMs,
-    payload: z.record(z.string(), z.unknown()).default({}).openapi({ description: 'Free-form event data (a JSON object)' }),
+    payload: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .openapi({ description: 'Free-form event data (a JSON object)' }),
     session_id: ShortText(128).optional(),
-    event_id: ShortText(128).optional().openapi({ description: 'Deduplication key: an event_id is stored once per project' }),
+    event_id: ShortText(128)
+      .optional()
+      .openapi({ description: 'Deduplication key: an event_id is stored once per project' }),
     url: z.string().max(4096).optional(),
     referrer: z.string().max(4096).optional(),
-    origin: z.string().max(512).optional().openapi({ description: 'Origin of the project; defaults to the Origin header' }),
+    origin: z
+      .string()
+      .max(512)
+      .optional()
+      .openapi({ description: 'Origin of the project; defaults to the Origin header' }),
     sent_at: EpochMs.optional().openapi({ description: 'Client clock when the event was sent; corrects clock skew' }),
   })
   .openapi('IngestEvent');

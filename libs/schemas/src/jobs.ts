@@ -1,4 +1,13 @@
-export type JobKind = 'aggregation' | 'notification' | 'transitions' | 'classification' | 'backfill' | 'export' | 'project_deletion' | 'account_deletion' | 'erasure';
+export type JobKind =
+  | 'aggregation'
+  | 'notification'
+  | 'transitions'
+  | 'classification'
+  | 'backfill'
+  | 'export'
+  | 'project_deletion'
+  | 'account_deletion'
+  | 'erasure';
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
 export interface JobProgress {

@@ -54,5 +54,10 @@ export const derivedSessionPrefix = (projectId: string) => kvKeys.derivedSession
 
 /** Every prefix under which the KV may hold something of the project. */
 export function projectKvPrefixes(projectId: string): string[] {
-  return [kvKeys.openSession(projectId, ''), kvKeys.derivedSession(projectId, ''), kvKeys.dedup(projectId, ''), kvKeys.rulesStamp(projectId)];
+  return [
+    kvKeys.openSession(projectId, ''),
+    kvKeys.derivedSession(projectId, ''),
+    kvKeys.dedup(projectId, ''),
+    kvKeys.rulesStamp(projectId),
+  ];
 }

@@ -30,8 +30,13 @@ export const Overview = z
     job_id: z.string().nullable(),
     events: z.number().int(),
     sessions: z.number().int(),
-    visitors: z.number().int().openapi({ description: "Distinct visitors: (IP as stored, user agent) pairs among the window's events" }),
-    bounce_rate: z.number().openapi({ description: 'Share of sessions with one page view or fewer, 0 to 1; 0 without sessions' }),
+    visitors: z
+      .number()
+      .int()
+      .openapi({ description: "Distinct visitors: (IP as stored, user agent) pairs among the window's events" }),
+    bounce_rate: z
+      .number()
+      .openapi({ description: 'Share of sessions with one page view or fewer, 0 to 1; 0 without sessions' }),
     duration_ms: z.object({ p50: z.number(), p90: z.number(), p99: z.number() }),
     actions: z.array(RankedCount).openapi({ description: 'Events per action, most first' }),
     pages: z.array(RankedCount).openapi({ description: 'Page views per path, most first' }),
@@ -41,8 +46,15 @@ export const Overview = z
     browsers: z.array(RankedCount),
     devices: z.array(RankedCount),
     tags: z.array(RankedCount).openapi({ description: 'Sessions of the window per standing tag' }),
-    bucket_ms: z.number().int().positive().openapi({ description: 'Length of each series bucket: 1 min to 1 day, or longer for windows over 200 days' }),
-    series: z.array(SeriesPoint).openapi({ description: 'Events, visitors and sessions over time: every bucket of the window, oldest first, empty ones as zeros' }),
+    bucket_ms: z
+      .number()
+      .int()
+      .positive()
+      .openapi({ description: 'Length of each series bucket: 1 min to 1 day, or longer for windows over 200 days' }),
+    series: z.array(SeriesPoint).openapi({
+      description:
+        'Events, visitors and sessions over time: every bucket of the window, oldest first, empty ones as zeros',
+    }),
   })
   .openapi('Overview');
 export type Overview = z.infer<typeof Overview>;

@@ -42,12 +42,16 @@ export interface RuleCostIssue {
 }
 
 class Exceeded extends Error {
-  constructor(readonly path: Array<string | number>, readonly why: string) {
+  constructor(
+    readonly path: Array<string | number>,
+    readonly why: string,
+  ) {
     super(why);
   }
 }
 
-const isOperation = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1;
+const isOperation = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1;
 
 class CostBound {
   private work = 0;
@@ -60,16 +64,23 @@ class CostBound {
     const raw = node[op];
     const args = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
     const at = [...path, op];
-    const cost = ITERATING.has(op) ? this.iterate(op, args, at, scope)
-      : op === 'reduce' ? this.reduce(args, at, scope)
-      : op === 'var' ? this.variable(args, at, scope)
-      : this.plain(op, args, at, scope);
+    const cost = ITERATING.has(op)
+      ? this.iterate(op, args, at, scope)
+      : op === 'reduce'
+        ? this.reduce(args, at, scope)
+        : op === 'var'
+          ? this.variable(args, at, scope)
+          : this.plain(op, args, at, scope);
     return this.check(cost, at);
   }
 
   private check(cost: Cost, path: Array<string | number>): Cost {
     const b = RULE_EVALUATION_BUDGET;
-    if (cost.steps > b.steps) throw new Exceeded(path, `Logic may take more than ${b.steps} steps to evaluate (an upper bound from its lists' lengths, ${DATA_ARRAY_ITEMS} assumed for lists in the data)`);
+    if (cost.steps > b.steps)
+      throw new Exceeded(
+        path,
+        `Logic may take more than ${b.steps} steps to evaluate (an upper bound from its lists' lengths, ${DATA_ARRAY_ITEMS} assumed for lists in the data)`,
+      );
     if (cost.items > b.items) throw new Exceeded(path, `Logic may build a list of more than ${b.items} items`);
     return cost;
   }
@@ -88,8 +99,10 @@ class CostBound {
   private variable(args: unknown[], path: Array<string | number>, scope: Scope): Cost {
     const steps = 1 + args.reduce<number>((n, a, i) => n + this.of(a, [...path, i], scope).steps, 0);
     const name = args[0];
-    if (scope.accumulator !== undefined && name === 'accumulator') return { steps, items: scope.accumulator, inner: DATA_ARRAY_ITEMS };
-    if (name === '' || name === null || name === undefined || (scope.accumulator !== undefined && name === 'current')) return { steps, items: scope.data, inner: scope.dataInner };
+    if (scope.accumulator !== undefined && name === 'accumulator')
+      return { steps, items: scope.accumulator, inner: DATA_ARRAY_ITEMS };
+    if (name === '' || name === null || name === undefined || (scope.accumulator !== undefined && name === 'current'))
+      return { steps, items: scope.data, inner: scope.dataInner };
     return { steps, items: DATA_ARRAY_ITEMS, inner: DATA_ARRAY_ITEMS };
   }
 
@@ -109,7 +122,10 @@ class CostBound {
     let steps = 1 + input.steps + initial.steps;
     let accumulator = initial.items;
     for (let round = 0; round < input.items; round++) {
-      const body = this.check(this.of(args[1], [...path, 1], { data: input.inner, dataInner: DATA_ARRAY_ITEMS, accumulator }), [...path, 1]);
+      const body = this.check(
+        this.of(args[1], [...path, 1], { data: input.inner, dataInner: DATA_ARRAY_ITEMS, accumulator }),
+        [...path, 1],
+      );
       steps += body.steps;
       this.check({ steps, items: body.items, inner: 0 }, path);
       if (body.items === accumulator) {

@@ -20,14 +20,40 @@ const MAX_ISSUES = 20;
  * between form), so a third would silently mean something else than it reads.
  */
 const ARITY: Record<string, [number, number]> = {
-  var: [0, 2], missing: [0, Infinity], missing_some: [2, 2],
-  if: [1, Infinity], '?:': [1, Infinity],
-  '==': [2, 2], '===': [2, 2], '!=': [2, 2], '!==': [2, 2],
-  '!': [0, Infinity], '!!': [0, Infinity], or: [1, Infinity], and: [1, Infinity],
-  '>': [2, 2], '>=': [2, 2], '<': [2, 3], '<=': [2, 3],
-  max: [0, Infinity], min: [0, Infinity], '+': [0, Infinity], '-': [1, 2], '*': [1, Infinity], '/': [2, 2], '%': [2, 2],
-  map: [2, 2], reduce: [2, 3], filter: [2, 2], all: [2, 2], none: [2, 2], some: [2, 2], merge: [0, Infinity],
-  in: [2, 2], cat: [0, Infinity], substr: [2, 3],
+  var: [0, 2],
+  missing: [0, Infinity],
+  missing_some: [2, 2],
+  if: [1, Infinity],
+  '?:': [1, Infinity],
+  '==': [2, 2],
+  '===': [2, 2],
+  '!=': [2, 2],
+  '!==': [2, 2],
+  '!': [0, Infinity],
+  '!!': [0, Infinity],
+  or: [1, Infinity],
+  and: [1, Infinity],
+  '>': [2, 2],
+  '>=': [2, 2],
+  '<': [2, 3],
+  '<=': [2, 3],
+  max: [0, Infinity],
+  min: [0, Infinity],
+  '+': [0, Infinity],
+  '-': [1, 2],
+  '*': [1, Infinity],
+  '/': [2, 2],
+  '%': [2, 2],
+  map: [2, 2],
+  reduce: [2, 3],
+  filter: [2, 2],
+  all: [2, 2],
+  none: [2, 2],
+  some: [2, 2],
+  merge: [0, Infinity],
+  in: [2, 2],
+  cat: [0, Infinity],
+  substr: [2, 3],
 };
 
 /**
@@ -37,11 +63,23 @@ const ARITY: Record<string, [number, number]> = {
  * check does not depend on the runtime.
  */
 const FORBIDDEN_SEGMENTS = new Set([
-  '__proto__', 'prototype', 'constructor', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable',
-  'toString', 'toLocaleString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__',
+  '__proto__',
+  'prototype',
+  'constructor',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
 ]);
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A data path must be a literal, so that it can be checked here: a computed one (`{"var":
@@ -50,7 +88,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 function dataPathFault(op: string, path: unknown): string | null {
   if (path === null || path === undefined || typeof path === 'number') return null;
   if (typeof path !== 'string') return `${op} takes a literal path (a string or a number)`;
-  for (const segment of path.split('.')) if (FORBIDDEN_SEGMENTS.has(segment)) return `${op} path segment '${segment}' is not allowed`;
+  for (const segment of path.split('.'))
+    if (FORBIDDEN_SEGMENTS.has(segment)) return `${op} path segment '${segment}' is not allowed`;
   return null;
 }
 
@@ -85,7 +124,10 @@ function operationFault(node: Record<string, unknown>): { msg: string; atOperato
   const raw = node[op];
   // json-logic-js reads a non-array argument as the only one (`{"var": "x"}`).
   const args = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
-  const fault = arityFault(op, args.length) ?? (op === 'var' ? dataPathFault(op, args[0]) : null) ?? (op.startsWith('missing') ? missingKeysFault(op, args) : null);
+  const fault =
+    arityFault(op, args.length) ??
+    (op === 'var' ? dataPathFault(op, args[0]) : null) ??
+    (op.startsWith('missing') ? missingKeysFault(op, args) : null);
   return fault ? { msg: fault, atOperator: true } : null;
 }
 
@@ -97,13 +139,20 @@ class LogicWalker {
 
   walk(node: unknown, path: Array<string | number>, depth: number): void {
     if (this.stopped || this.issues.length >= MAX_ISSUES) return;
-    if (depth > RULE_LOGIC_LIMITS.depth) return this.stop(path, `Logic nests deeper than ${RULE_LOGIC_LIMITS.depth} levels`);
-    if (++this.nodes > RULE_LOGIC_LIMITS.nodes) return this.stop([], `Logic has more than ${RULE_LOGIC_LIMITS.nodes} nodes`);
+    if (depth > RULE_LOGIC_LIMITS.depth)
+      return this.stop(path, `Logic nests deeper than ${RULE_LOGIC_LIMITS.depth} levels`);
+    if (++this.nodes > RULE_LOGIC_LIMITS.nodes)
+      return this.stop([], `Logic has more than ${RULE_LOGIC_LIMITS.nodes} nodes`);
     if (Array.isArray(node)) return this.walkItems(node, path, depth);
     if (!isPlainObject(node)) return; // a literal
     const fault = operationFault(node);
     const op = Object.keys(node)[0]!;
-    if (fault) return void this.issues.push({ path: fault.atOperator ? [...path, op] : path, msg: fault.msg, type: 'value_error' });
+    if (fault)
+      return void this.issues.push({
+        path: fault.atOperator ? [...path, op] : path,
+        msg: fault.msg,
+        type: 'value_error',
+      });
     const raw = node[op];
     if (Array.isArray(raw)) this.walkItems(raw, [...path, op], depth);
     else this.walk(raw, [...path, op], depth + 1);
@@ -149,7 +198,10 @@ export function ruleLogicIssues(logic: unknown): RuleLogicIssue[] {
   if (walker.stopped) return walker.issues;
   const bytes = jsonBytes(logic);
   if (bytes === null) return [{ path: [], msg: 'Logic is not JSON', type: 'value_error' }];
-  if (bytes > RULE_LOGIC_LIMITS.bytes) return [{ path: [], msg: `Logic is larger than ${RULE_LOGIC_LIMITS.bytes / 1024} KB of JSON`, type: 'value_error' }];
+  if (bytes > RULE_LOGIC_LIMITS.bytes)
+    return [
+      { path: [], msg: `Logic is larger than ${RULE_LOGIC_LIMITS.bytes / 1024} KB of JSON`, type: 'value_error' },
+    ];
   if (walker.issues.length > 0) return walker.issues;
   const cost = ruleCostIssue(logic);
   return cost ? [cost] : [];

@@ -45,7 +45,6 @@ export interface ActionSeen {
   last_seen: number;
 }
 
-
 /**
  * An enriched event on its way into a session, with the bus position it was read from
  * (`source` = topic/partition, `offset` within it): a replayed batch repeats positions the
@@ -74,4 +73,10 @@ export interface RuleMatch {
 }
 
 /** Actions that count as a page view: a session's page_count, an overview's top pages. */
-export const PAGE_VIEW_ACTIONS: ReadonlySet<string> = new Set(['pageview', 'page_view', '$pageview', 'navigation', 'navigate']);
+export const PAGE_VIEW_ACTIONS: ReadonlySet<string> = new Set([
+  'pageview',
+  'page_view',
+  '$pageview',
+  'navigation',
+  'navigate',
+]);

@@ -9,4 +9,9 @@ export { z };
 export const registry = new OpenAPIRegistry();
 
 /** Integer milliseconds since the Unix epoch, UTC (spec: Time conventions). */
-export const EpochMs = z.number().int().min(0).max(8.64e15).openapi({ description: 'Milliseconds since the Unix epoch, UTC', example: 1732262400000 });
+export const EpochMs = z
+  .number()
+  .int()
+  .min(0)
+  .max(8.64e15)
+  .openapi({ description: 'Milliseconds since the Unix epoch, UTC', example: 1732262400000 });

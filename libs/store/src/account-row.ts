@@ -1,7 +1,13 @@
 // Row shapes of the accounts, API keys and signing keys tables, shared by both backends (see
 // event-row.ts). Extra key columns (generation, version, builtin_email, live_name) exist in
 // the tables only and never reach a record.
-import { API_KEY_SCOPES, type AccountRecord, type ApiKeyRecord, type ApiKeyScope, type SigningKeyRecord } from '@spoor/schemas';
+import {
+  API_KEY_SCOPES,
+  type AccountRecord,
+  type ApiKeyRecord,
+  type ApiKeyScope,
+  type SigningKeyRecord,
+} from '@spoor/schemas';
 import { toInt, toIntOrNull, toStr, toStrOrNull } from './column-values.js';
 
 /** The issuer of accounts made by `POST /v1/auth/signup` (AccountRecord, schemas/accounts.ts). */
@@ -31,21 +37,31 @@ export function builtInEmail(a: AccountRecord): string | null {
 
 export function rowToAccount(r: Record<string, unknown>): AccountRecord {
   return {
-    account_id: toStr(r.account_id), email: toStrOrNull(r.email), password_hash: toStrOrNull(r.password_hash),
-    issuer: toStr(r.issuer), subject: toStr(r.subject), created_at: toInt(r.created_at),
+    account_id: toStr(r.account_id),
+    email: toStrOrNull(r.email),
+    password_hash: toStrOrNull(r.password_hash),
+    issuer: toStr(r.issuer),
+    subject: toStr(r.subject),
+    created_at: toInt(r.created_at),
   };
 }
 
 export function rowToApiKey(r: Record<string, unknown>): ApiKeyRecord {
   return {
-    account_id: toStr(r.account_id), api_key_name: toStr(r.api_key_name), key_hash: toStr(r.key_hash),
-    scope: toScope(r.scope), created_at: toInt(r.created_at), revoked_at: toIntOrNull(r.revoked_at),
+    account_id: toStr(r.account_id),
+    api_key_name: toStr(r.api_key_name),
+    key_hash: toStr(r.key_hash),
+    scope: toScope(r.scope),
+    created_at: toInt(r.created_at),
+    revoked_at: toIntOrNull(r.revoked_at),
   };
 }
 
 export function rowToSigningKey(r: Record<string, unknown>): SigningKeyRecord {
   return {
-    kid: toStr(r.kid), private_jwk: toStr(r.private_jwk), public_jwk: toStr(r.public_jwk),
+    kid: toStr(r.kid),
+    private_jwk: toStr(r.private_jwk),
+    public_jwk: toStr(r.public_jwk),
     created_at: toInt(r.created_at),
   };
 }

@@ -15,7 +15,8 @@ export const PAGE_VIEW_SQL = [...PAGE_VIEW_ACTIONS].map((a) => `'${a.replace(/'/
 /** The session dimensions of an overview, each an SQL expression per engine over the sessions table. */
 export type SessionDimension = 'referrers' | 'utm_sources' | 'countries' | 'browsers' | 'devices';
 
-export const toRanked = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ name: toStr(r.name), count: toInt(r.count) }));
+export const toRanked = (rows: Array<Record<string, unknown>>) =>
+  rows.map((r) => ({ name: toStr(r.name), count: toInt(r.count) }));
 
 /** A series bucket is a positive whole number of milliseconds (a zero would divide by zero in SQL). */
 export function checkBucket(ms: number): number {
@@ -24,7 +25,12 @@ export function checkBucket(ms: number): number {
 }
 
 /** Merges per-bucket event and session rows (bucket index `b`) into buckets, ascending. */
-export function toSeries(start: number, bucketMs: number, events: Array<Record<string, unknown>>, sessions: Array<Record<string, unknown>>): SeriesBucket[] {
+export function toSeries(
+  start: number,
+  bucketMs: number,
+  events: Array<Record<string, unknown>>,
+  sessions: Array<Record<string, unknown>>,
+): SeriesBucket[] {
   const byIndex = new Map<number, SeriesBucket>();
   const at = (b: unknown) => {
     const i = toInt(b);
@@ -46,7 +52,10 @@ export function toTransitions(rows: Array<Record<string, unknown>>): TransitionC
 }
 
 /** Headline figures; quantiles are 0 when the window has no session (the engines answer NULL or NaN). */
-export function toHeadline(events: Record<string, unknown>, sessions: Record<string, unknown>): Pick<WindowAggregates, 'events' | 'visitors' | 'sessions' | 'bounces' | 'duration_ms'> {
+export function toHeadline(
+  events: Record<string, unknown>,
+  sessions: Record<string, unknown>,
+): Pick<WindowAggregates, 'events' | 'visitors' | 'sessions' | 'bounces' | 'duration_ms'> {
   const q = (v: unknown) => {
     const n = toFloatOrNull(v);
     return n === null || !Number.isFinite(n) ? 0 : Math.round(n);
@@ -57,6 +66,7 @@ export function toHeadline(events: Record<string, unknown>, sessions: Record<str
     visitors: toInt(events.visitors),
     sessions: count,
     bounces: toInt(sessions.bounces),
-    duration_ms: count === 0 ? { p50: 0, p90: 0, p99: 0 } : { p50: q(sessions.p50), p90: q(sessions.p90), p99: q(sessions.p99) },
+    duration_ms:
+      count === 0 ? { p50: 0, p90: 0, p99: 0 } : { p50: q(sessions.p50), p90: q(sessions.p90), p99: q(sessions.p99) },
   };
 }

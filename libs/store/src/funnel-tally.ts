@@ -16,7 +16,12 @@ export interface UnitEvent {
 }
 
 /** The first time the unit reached each step (null: never), from its events sorted by time. */
-export function firstReaches(events: readonly UnitEvent[], steps: number, order: FunnelOrder, windowMs: number): Array<number | null> {
+export function firstReaches(
+  events: readonly UnitEvent[],
+  steps: number,
+  order: FunnelOrder,
+  windowMs: number,
+): Array<number | null> {
   return order === 'strict' ? strictReaches(events, steps, windowMs) : anyOrderReaches(events, steps, windowMs);
 }
 
@@ -54,7 +59,9 @@ function anyOrderReaches(events: readonly UnitEvent[], steps: number, windowMs: 
     const t = events[i]!.t;
     let j = i;
     for (; j < events.length && events[j]!.t === t; j++) {
-      events[j]!.matches.forEach((m, k) => { if (m) last[k] = t; });
+      events[j]!.matches.forEach((m, k) => {
+        if (m) last[k] = t;
+      });
     }
     for (let k = 0; k < steps; k++) {
       if (last[k] === null || last[k]! < t - windowMs) break;
@@ -110,10 +117,15 @@ export function stepCountsOfRow(row: Record<string, unknown>, steps: number): Fu
   }));
 }
 
-export const emptyCounts = (steps: number): FunnelStepCount[] => Array.from({ length: steps }, () => ({ entered: 0, medianMsToNext: null }));
+export const emptyCounts = (steps: number): FunnelStepCount[] =>
+  Array.from({ length: steps }, () => ({ entered: 0, medianMsToNext: null }));
 
 /** Rows sorted by unit, then time: each unit's first reaches, then counts per group. */
-export function tallyInTypeScript(rows: Array<Record<string, unknown>>, spec: FunnelSpec, groupOf: Map<string, string | null> | null): FunnelCounts {
+export function tallyInTypeScript(
+  rows: Array<Record<string, unknown>>,
+  spec: FunnelSpec,
+  groupOf: Map<string, string | null> | null,
+): FunnelCounts {
   const n = spec.steps.length;
   const all: Array<Array<number | null>> = [];
   const byGroup = new Map<string | null, Array<Array<number | null>>>();
@@ -144,6 +156,11 @@ export function tallyInTypeScript(rows: Array<Record<string, unknown>>, spec: Fu
   return {
     evaluatedIn: 'typescript',
     total: countReaches(all, n),
-    groups: groupOf ? rankGroups([...byGroup].map(([value, units]) => ({ value, steps: countReaches(units, n) })), FUNNEL_LIMITS.maxGroups) : [],
+    groups: groupOf
+      ? rankGroups(
+          [...byGroup].map(([value, units]) => ({ value, steps: countReaches(units, n) })),
+          FUNNEL_LIMITS.maxGroups,
+        )
+      : [],
   };
 }

@@ -38,12 +38,20 @@ export interface LiveRepository {
   snapshot(projectId: string, spec: LiveSpec): Promise<LiveCounts>;
 }
 
-export const checkLiveSpec = (spec: LiveSpec): LiveSpec => ({ since: spec.since, topPages: checkLimit(spec.topPages), latest: checkLimit(spec.latest) });
+export const checkLiveSpec = (spec: LiveSpec): LiveSpec => ({
+  since: spec.since,
+  topPages: checkLimit(spec.topPages),
+  latest: checkLimit(spec.latest),
+});
 
 const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v));
 
 /** Engine rows (ClickHouse quotes 64-bit integers, DuckDB may answer bigints) to plain values. */
-export function toLiveCounts(visitors: unknown, pages: Array<Record<string, unknown>>, events: Array<Record<string, unknown>>): LiveCounts {
+export function toLiveCounts(
+  visitors: unknown,
+  pages: Array<Record<string, unknown>>,
+  events: Array<Record<string, unknown>>,
+): LiveCounts {
   return {
     visitors: Number(visitors ?? 0),
     pages: pages.map((r) => ({ path: String(r['path']), visitors: Number(r['visitors']) })),

@@ -3,8 +3,7 @@ import { ClickHouseStore, type ClickHouseStoreOptions } from './clickhouse/click
 import { DuckDbStore, type DuckDbStoreOptions } from './duckdb/duckdb-store.js';
 
 export type StoreOptions =
-  | ({ kind: 'duckdb' } & DuckDbStoreOptions)
-  | ({ kind: 'clickhouse' } & ClickHouseStoreOptions);
+  ({ kind: 'duckdb' } & DuckDbStoreOptions) | ({ kind: 'clickhouse' } & ClickHouseStoreOptions);
 
 /** Connects only; call `migrate()` before first use. */
 export function openStore(opts: StoreOptions): Promise<Store> {

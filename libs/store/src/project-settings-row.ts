@@ -8,7 +8,8 @@ export function settingsOf(r: Record<string, unknown>): Required<ProjectSettings
   const policy = r.ip_policy;
   return {
     retention_days: days === null || days === undefined ? null : toInt(days),
-    ip_policy: typeof policy === 'string' && (IP_POLICIES as readonly string[]).includes(policy) ? (policy as IpPolicy) : null,
+    ip_policy:
+      typeof policy === 'string' && (IP_POLICIES as readonly string[]).includes(policy) ? (policy as IpPolicy) : null,
   };
 }
 

@@ -1,19 +1,40 @@
 import type { StoredRecord } from './store.js';
 import { toBool, toInt, toStr, toStructured } from './column-values.js';
 
-export const RECORD_COLUMNS = ['kind', 'project_id', 'id', 'parent_id', 'sort_key', 'data', 'updated_at', 'deleted'] as const;
+export const RECORD_COLUMNS = [
+  'kind',
+  'project_id',
+  'id',
+  'parent_id',
+  'sort_key',
+  'data',
+  'updated_at',
+  'deleted',
+] as const;
 
 export function recordToRow(r: StoredRecord<unknown>): Record<string, string | number | boolean> {
   return {
-    kind: r.kind, project_id: r.project_id, id: r.id, parent_id: r.parent_id, sort_key: r.sort_key,
-    data: JSON.stringify(r.data ?? null), updated_at: r.updated_at, deleted: r.deleted,
+    kind: r.kind,
+    project_id: r.project_id,
+    id: r.id,
+    parent_id: r.parent_id,
+    sort_key: r.sort_key,
+    data: JSON.stringify(r.data ?? null),
+    updated_at: r.updated_at,
+    deleted: r.deleted,
   };
 }
 
 export function rowToRecord<T>(row: Record<string, unknown>): StoredRecord<T> {
   return {
-    kind: toStr(row.kind), project_id: toStr(row.project_id), id: toStr(row.id), parent_id: toStr(row.parent_id),
-    sort_key: toInt(row.sort_key), data: toStructured<T>(row.data), updated_at: toInt(row.updated_at), deleted: toBool(row.deleted),
+    kind: toStr(row.kind),
+    project_id: toStr(row.project_id),
+    id: toStr(row.id),
+    parent_id: toStr(row.parent_id),
+    sort_key: toInt(row.sort_key),
+    data: toStructured<T>(row.data),
+    updated_at: toInt(row.updated_at),
+    deleted: toBool(row.deleted),
   };
 }
 

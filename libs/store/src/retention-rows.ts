@@ -11,7 +11,9 @@ export function periodsOf(spec: RetentionSpec): number {
 export function toCohorts(spec: RetentionSpec, rows: Array<Record<string, unknown>>): RetentionCohort[] {
   const periods = periodsOf(spec);
   const cohorts: RetentionCohort[] = Array.from({ length: periods }, (_, c) => ({
-    start: spec.window.start + c * spec.periodMs, size: 0, returning: new Array(periods - c).fill(0),
+    start: spec.window.start + c * spec.periodMs,
+    size: 0,
+    returning: new Array(periods - c).fill(0),
   }));
   for (const r of rows) {
     const c = toInt(r.c);

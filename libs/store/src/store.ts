@@ -156,7 +156,10 @@ export interface TagRepository {
   /** Standing tags of one session, most recent first, then by tag. */
   ofSession(projectId: string, sessionId: string): Promise<Array<{ tag: string; last_seen: number }>>;
   /** ofSession for many sessions in one read: by session_id, then as ofSession orders them. */
-  ofSessions(projectId: string, sessionIds: string[]): Promise<Array<{ session_id: string; tag: string; last_seen: number }>>;
+  ofSessions(
+    projectId: string,
+    sessionIds: string[],
+  ): Promise<Array<{ session_id: string; tag: string; last_seen: number }>>;
   /**
    * Sessions carrying `tag`, newest first (then session_id); tagged_at of a session is the
    * greatest over its standing facts for that tag, and the window filters on it.

@@ -8,8 +8,13 @@ export const TAG_COLUMNS = ['project_id', 'tag', 'session_id', 'source', 'tagged
 
 export function tagToRow(t: SessionTag): Record<(typeof TAG_COLUMNS)[number], unknown> {
   return {
-    project_id: t.project_id, tag: t.tag, session_id: t.session_id, source: t.source,
-    tagged_at: t.tagged_at, removed: t.removed, changed_at: t.changed_at,
+    project_id: t.project_id,
+    tag: t.tag,
+    session_id: t.session_id,
+    source: t.source,
+    tagged_at: t.tagged_at,
+    removed: t.removed,
+    changed_at: t.changed_at,
   };
 }
 

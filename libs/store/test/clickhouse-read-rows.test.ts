@@ -45,7 +45,9 @@ describe('ClickHouse reads on 1,000,000 events: rows the engine read', function 
   }
 
   async function estimate(query: string, params: Record<string, unknown>): Promise<number> {
-    const plan = await (await admin.query({ query: `EXPLAIN ESTIMATE ${query}`, query_params: params, format: 'JSONEachRow' })).json<{ rows: string }>();
+    const plan = await (
+      await admin.query({ query: `EXPLAIN ESTIMATE ${query}`, query_params: params, format: 'JSONEachRow' })
+    ).json<{ rows: string }>();
     return plan.reduce((sum, p) => sum + Number(p.rows), 0);
   }
 
@@ -53,7 +55,12 @@ describe('ClickHouse reads on 1,000,000 events: rows the engine read', function 
     url = await clickhouseUrl();
     requireEngine(this, url, 'clickhouse');
     database = `spoor_rows_${randomBytes(6).toString('hex')}`;
-    store = await openStore({ kind: 'clickhouse', url: url!, database, onSelect: (query, params) => selects.push({ query, params }) });
+    store = await openStore({
+      kind: 'clickhouse',
+      url: url!,
+      database,
+      onSelect: (query, params) => selects.push({ query, params }),
+    });
     await store.migrate();
     admin = createClient({ url: url!, compression: { request: false, response: false } });
     // 100 sessions through the store, then 500 copies of them shifted in time by SQL: 1,000,000
@@ -62,14 +69,30 @@ describe('ClickHouse reads on 1,000,000 events: rows the engine read', function 
     for (let k = 0; k < SEED_SESSIONS; k++) {
       for (let j = 0; j < EVENTS_PER_SESSION; j++) {
         const ts = T0 + k * SESSION_EVERY_MS + j * 120_000;
-        seed.push(enriched({ project_id: P, event_id: eventId(ts, k, j), session_id: `s-${k}`, timestamp: ts, client_timestamp: ts, received_at: ts }));
+        seed.push(
+          enriched({
+            project_id: P,
+            event_id: eventId(ts, k, j),
+            session_id: `s-${k}`,
+            timestamp: ts,
+            client_timestamp: ts,
+            received_at: ts,
+          }),
+        );
       }
     }
     await store.events.insertEnriched(seed);
-    await store.sessions.upsert(Array.from({ length: SEED_SESSIONS }, (_, k) => session({
-      project_id: P, session_id: `s-${k}`, first_event_at: T0 + k * SESSION_EVERY_MS,
-      last_event_at: T0 + k * SESSION_EVERY_MS + (EVENTS_PER_SESSION - 1) * 120_000, event_count: EVENTS_PER_SESSION,
-    })));
+    await store.sessions.upsert(
+      Array.from({ length: SEED_SESSIONS }, (_, k) =>
+        session({
+          project_id: P,
+          session_id: `s-${k}`,
+          first_event_at: T0 + k * SESSION_EVERY_MS,
+          last_event_at: T0 + k * SESSION_EVERY_MS + (EVENTS_PER_SESSION - 1) * 120_000,
+          event_count: EVENTS_PER_SESSION,
+        }),
+      ),
+    );
     const shifted = `toInt64(timestamp + n.number * ${COPY_SHIFT_MS})`;
     await admin.command({
       query: `INSERT INTO ${database}.enriched_events
@@ -119,7 +142,9 @@ describe('ClickHouse reads on 1,000,000 events: rows the engine read', function 
       `SELECT event_id FROM ${database}.enriched_events_by_session WHERE project_id = {project_id:String} AND session_id = {session_id:String}`,
       { project_id: P, session_id: sid },
     );
-    console.log(`      one session: ${sessionRows} rows read; its ${events.length} events: ${eventRows} rows, their ids ${indexRows} rows (of 1,000,000)`);
+    console.log(
+      `      one session: ${sessionRows} rows read; its ${events.length} events: ${eventRows} rows, their ids ${indexRows} rows (of 1,000,000)`,
+    );
     expect(events).to.have.length(EVENTS_PER_SESSION);
     expect(sessionRows).to.be.at.most(GRANULE);
     expect(eventRows).to.be.at.most(2 * GRANULE);

@@ -12,18 +12,28 @@ import { EVENTS_TABLE, eventKey } from '../src/duckdb/events-table.js';
 import { openStore } from '../src/index.js';
 import { T0, enriched, raw } from './store-fixtures.js';
 
-const cell = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : v) as string | number | boolean | null;
+const cell = (v: unknown) =>
+  (typeof v === 'object' && v !== null ? JSON.stringify(v) : v) as string | number | boolean | null;
 
 type Connection = Awaited<ReturnType<DuckDBInstance['connect']>>;
 
 /** A row as an earlier release wrote it; `keyed`: with the event_key of step 6 on, computed as the release did. */
-async function insertRow(c: Connection, table: string, cols: readonly string[], row: Record<string, unknown>, keyed = false) {
+async function insertRow(
+  c: Connection,
+  table: string,
+  cols: readonly string[],
+  row: Record<string, unknown>,
+  keyed = false,
+) {
   const marks = cols.map((_, i) => `$${i + 1}`).join(', ');
   const names = cols.map((n) => `"${n}"`).join(', ');
   const sql = keyed
     ? `INSERT INTO ${table} (${names}, event_key) SELECT *, ${EVENT_KEY} FROM (VALUES (${marks})) v(${names})`
     : `INSERT INTO ${table} (${names}) VALUES (${marks})`;
-  await c.run(sql, cols.map((n) => cell(row[n])));
+  await c.run(
+    sql,
+    cols.map((n) => cell(row[n])),
+  );
 }
 
 /** A store as the release with migrations up to `version` left it; close it before opening the store. */
@@ -35,7 +45,13 @@ async function storeAtStep(path: string, version: number): Promise<{ c: Connecti
     for (const sql of m.statements) await c.run(sql);
     await c.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, T0]);
   }
-  return { c, close: () => { c.closeSync(); db.closeSync(); } };
+  return {
+    c,
+    close: () => {
+      c.closeSync();
+      db.closeSync();
+    },
+  };
 }
 
 describe('DuckDB migrations', function () {
@@ -53,7 +69,12 @@ describe('DuckDB migrations', function () {
     const before = [raw({ event_id: 'kept-1' }), raw({ event_id: 'kept-2', project_id: 'p-b', timestamp: T0 + 1 })];
     for (const e of before) {
       await insertRow(c, 'raw_events', RAW_EVENT_COLUMNS, rawEventToRow(e));
-      await insertRow(c, 'enriched_events', ENRICHED_EVENT_COLUMNS, enrichedEventToRow(enriched({ ...e, session_id: 's-1' })));
+      await insertRow(
+        c,
+        'enriched_events',
+        ENRICHED_EVENT_COLUMNS,
+        enrichedEventToRow(enriched({ ...e, session_id: 's-1' })),
+      );
     }
     close();
 
@@ -61,13 +82,20 @@ describe('DuckDB migrations', function () {
     try {
       await store.migrate();
       expect((await store.events.listRaw('p-a', { limit: 10 })).map((e) => e.event_id)).to.deep.equal(['kept-1']);
-      expect((await store.events.listEnriched('p-b', { limit: 10 }))[0]).to.deep.include({ event_id: 'kept-2', timestamp: T0 + 1, payload: { n: 1 } });
+      expect((await store.events.listEnriched('p-b', { limit: 10 }))[0]).to.deep.include({
+        event_id: 'kept-2',
+        timestamp: T0 + 1,
+        payload: { n: 1 },
+      });
 
       // The same ids again (a replay), beside a new one and the same id in another project.
       await store.events.insertEvents([
         { raw: before[0]!, enriched: enriched({ event_id: 'kept-1' }) },
         { raw: raw({ event_id: 'new-1' }), enriched: enriched({ event_id: 'new-1' }) },
-        { raw: raw({ event_id: 'kept-1', project_id: 'p-c' }), enriched: enriched({ event_id: 'kept-1', project_id: 'p-c' }) },
+        {
+          raw: raw({ event_id: 'kept-1', project_id: 'p-c' }),
+          enriched: enriched({ event_id: 'kept-1', project_id: 'p-c' }),
+        },
       ]);
       await store.events.insertRaw([before[1]!]);
       expect(await store.events.countRaw('p-a')).to.equal(2);
@@ -92,7 +120,12 @@ describe('DuckDB events table (step 7: one row per event)', function () {
   it('keeps pairs, raw-only and enriched-only rows of a step-6 store, each with its own ip, url and referrer', async function () {
     const path = join(dir, 'spoor.duckdb');
     const { c, close } = await storeAtStep(path, 6);
-    const pairRaw = raw({ event_id: 'pair', ip: '203.0.113.77', url: 'https://acme.example/a?x=1#frag', referrer: 'https://ref.example/' });
+    const pairRaw = raw({
+      event_id: 'pair',
+      ip: '203.0.113.77',
+      url: 'https://acme.example/a?x=1#frag',
+      referrer: 'https://ref.example/',
+    });
     const pairEnriched = enriched({ event_id: 'pair', ip: '203.0.113.0', referrer: null });
     const rawOnly = raw({ event_id: 'raw-only', timestamp: T0 + 1 });
     const enrichedOnly = enriched({ event_id: 'enriched-only', timestamp: T0 + 2 });
@@ -108,7 +141,9 @@ describe('DuckDB events table (step 7: one row per event)', function () {
       expect(await store.events.listRaw('p-a', { limit: 10 })).to.deep.equal([pairRaw, rawOnly]);
       expect(await store.events.listEnriched('p-a', { limit: 10 })).to.deep.equal([pairEnriched, enrichedOnly]);
       // The halves still missing arrive (the merge path): each fills its own half only.
-      await store.events.insertEvents([{ raw: { ...rawOnly }, enriched: enriched({ event_id: 'raw-only', timestamp: T0 + 1, ip: '203.0.113.0' }) }]);
+      await store.events.insertEvents([
+        { raw: { ...rawOnly }, enriched: enriched({ event_id: 'raw-only', timestamp: T0 + 1, ip: '203.0.113.0' }) },
+      ]);
       await store.events.insertRaw([raw({ event_id: 'enriched-only', timestamp: T0 + 2, ip: '198.51.100.9' })]);
       expect(await store.events.countRaw('p-a')).to.equal(3);
       expect(await store.events.countEnriched('p-a')).to.equal(3);
@@ -121,7 +156,7 @@ describe('DuckDB events table (step 7: one row per event)', function () {
     }
   });
 
-  it('appends the columns in the table\'s order, and keys each event as the SQL does', async function () {
+  it("appends the columns in the table's order, and keys each event as the SQL does", async function () {
     const path = join(dir, 'spoor.duckdb');
     const store = await openStore({ kind: 'duckdb', path });
     await store.migrate();
@@ -131,9 +166,18 @@ describe('DuckDB events table (step 7: one row per event)', function () {
     try {
       const described = (await c.runAndReadAll('DESCRIBE events')).getRowObjectsJS().map((r) => r.column_name);
       expect(described).to.deep.equal(EVENTS_TABLE.map(([name]) => name));
-      const ids: Array<[string, string]> = [['p1', 'e1'], ['proj-ü', '2f6c1c2e-0b1a-4f7e-9d55-0a1b2c3d4e5f'], ['', '']];
+      const ids: Array<[string, string]> = [
+        ['p1', 'e1'],
+        ['proj-ü', '2f6c1c2e-0b1a-4f7e-9d55-0a1b2c3d4e5f'],
+        ['', ''],
+      ];
       for (const [p, e] of ids) {
-        const [row] = (await c.runAndReadAll(`SELECT ${EVENT_KEY.replace('project_id', '$1').replace('event_id', '$2')} AS k`, [p, e])).getRowObjectsJS();
+        const [row] = (
+          await c.runAndReadAll(`SELECT ${EVENT_KEY.replace('project_id', '$1').replace('event_id', '$2')} AS k`, [
+            p,
+            e,
+          ])
+        ).getRowObjectsJS();
         expect(row!.k).to.equal(eventKey(p, e));
       }
     } finally {

@@ -36,8 +36,14 @@ describe('DuckDB readers', function () {
 
   it('answers a project lookup while a transitions job is still scanning', async function () {
     const order: string[] = [];
-    const job = store.analytics.transitions('p-a', { start: T0, end: T0 + 100_000 }).then((t) => { order.push('job'); return t; });
-    const read = store.projects.get('p-a').then((p) => { order.push('read'); return p; });
+    const job = store.analytics.transitions('p-a', { start: T0, end: T0 + 100_000 }).then((t) => {
+      order.push('job');
+      return t;
+    });
+    const read = store.projects.get('p-a').then((p) => {
+      order.push('read');
+      return p;
+    });
     const [transitions, found] = await Promise.all([job, read]);
     expect(found?.project_id).to.equal('p-a');
     expect(order).to.deep.equal(['read', 'job']);

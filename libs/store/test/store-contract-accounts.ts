@@ -9,7 +9,12 @@ export function accountCases(store: () => Store): void {
   describe('accounts', function () {
     const ann = account({ account_id: 'acc-ann', email: 'Ann.Smith@Example.COM' });
     const annStored = { ...ann, email: 'ann.smith@example.com' };
-    const ext = externalAccount({ account_id: 'acc-ext', subject: 'sub-1', email: 'Bob@Example.com', created_at: T0 + 1 });
+    const ext = externalAccount({
+      account_id: 'acc-ext',
+      subject: 'sub-1',
+      email: 'Bob@Example.com',
+      created_at: T0 + 1,
+    });
 
     before(async function () {
       await store().accounts.create(ann);
@@ -25,7 +30,10 @@ export function accountCases(store: () => Store): void {
       }
       expect(await accounts.findByEmail('nobody@example.com')).to.equal(null);
       expect(await accounts.findBySubject('spoor', 'acc-ann')).to.deep.equal(annStored);
-      expect(await accounts.findBySubject('https://idp.example', 'sub-1')).to.deep.equal({ ...ext, email: 'bob@example.com' });
+      expect(await accounts.findBySubject('https://idp.example', 'sub-1')).to.deep.equal({
+        ...ext,
+        email: 'bob@example.com',
+      });
       expect(await accounts.findBySubject('https://other.example', 'sub-1')).to.equal(null);
     });
 
@@ -35,7 +43,9 @@ export function accountCases(store: () => Store): void {
       const bob = account({ account_id: 'acc-bob', email: 'bob@example.com' });
       await accounts.create(bob);
       expect(await accounts.findByEmail('BOB@example.com')).to.deep.equal(bob);
-      await accounts.create(externalAccount({ account_id: 'acc-ext-2', subject: 'sub-2', email: 'ann.smith@example.com' }));
+      await accounts.create(
+        externalAccount({ account_id: 'acc-ext-2', subject: 'sub-2', email: 'ann.smith@example.com' }),
+      );
       expect(await accounts.findByEmail('ann.smith@example.com')).to.deep.equal(annStored);
     });
 
@@ -63,14 +73,21 @@ export function accountCases(store: () => Store): void {
 
     it('lets exactly one of two concurrent creates of one (issuer, subject) win', async function () {
       const { accounts } = store();
-      const racers = ['acc-sub-race-1', 'acc-sub-race-2'].map((id) => externalAccount({ account_id: id, subject: 'sub-race' }));
+      const racers = ['acc-sub-race-1', 'acc-sub-race-2'].map((id) =>
+        externalAccount({ account_id: id, subject: 'sub-race' }),
+      );
       const winner = await expectOneWinner(racers.map((r) => () => accounts.create(r)));
       expect(await accounts.findBySubject('https://idp.example', 'sub-race')).to.deep.equal(racers[winner]);
       expect(await accounts.get(racers[1 - winner]!.account_id)).to.equal(null);
     });
 
     it('stores hostile values verbatim', async function () {
-      const a = externalAccount({ account_id: INJECTION, subject: INJECTION, issuer: INJECTION, password_hash: INJECTION });
+      const a = externalAccount({
+        account_id: INJECTION,
+        subject: INJECTION,
+        issuer: INJECTION,
+        password_hash: INJECTION,
+      });
       await store().accounts.create(a);
       expect(await store().accounts.findBySubject(INJECTION, INJECTION)).to.deep.equal(a);
     });
@@ -80,14 +97,19 @@ export function accountCases(store: () => Store): void {
 export function apiKeyCases(store: () => Store): void {
   describe('api keys', function () {
     const ci = apiKey({ account_id: 'key-acct', api_key_name: 'ci', key_hash: 'hash-ci', created_at: T0 + 2 });
-    const deploy = apiKey({ account_id: 'key-acct', api_key_name: 'deploy', key_hash: 'hash-deploy', created_at: T0 + 1 });
+    const deploy = apiKey({
+      account_id: 'key-acct',
+      api_key_name: 'deploy',
+      key_hash: 'hash-deploy',
+      created_at: T0 + 1,
+    });
     const otherCi = apiKey({ account_id: 'key-other', api_key_name: 'ci', key_hash: 'hash-other-ci', created_at: T0 });
 
     before(async function () {
       for (const k of [ci, deploy, otherCi]) await store().apiKeys.create(k);
     });
 
-    it('lists an account\'s live keys oldest first and finds a key by its hash', async function () {
+    it("lists an account's live keys oldest first and finds a key by its hash", async function () {
       const { apiKeys } = store();
       expect(await apiKeys.list('key-acct')).to.deep.equal([deploy, ci]);
       expect(await apiKeys.list('key-other')).to.deep.equal([otherCi]);
@@ -98,7 +120,9 @@ export function apiKeyCases(store: () => Store): void {
     });
 
     it('refuses a second live key of one name in one account only', async function () {
-      await expectConflict(store().apiKeys.create(apiKey({ account_id: 'key-acct', api_key_name: 'ci', key_hash: 'hash-ci-2' })));
+      await expectConflict(
+        store().apiKeys.create(apiKey({ account_id: 'key-acct', api_key_name: 'ci', key_hash: 'hash-ci-2' })),
+      );
       expect(await store().apiKeys.findByHash('hash-ci-2')).to.equal(null);
       expect(await store().apiKeys.list('key-acct')).to.deep.equal([deploy, ci]);
     });
@@ -118,7 +142,8 @@ export function apiKeyCases(store: () => Store): void {
     it('reuses a revoked name, again and again; the old secrets stay dead', async function () {
       const { apiKeys } = store();
       const names = (keys: Array<{ key_hash: string }>) => keys.map((k) => k.key_hash);
-      const gen = (n: number) => apiKey({ account_id: 'key-reuse', api_key_name: 'ci', key_hash: `hash-reuse-${n}`, created_at: T0 + n });
+      const gen = (n: number) =>
+        apiKey({ account_id: 'key-reuse', api_key_name: 'ci', key_hash: `hash-reuse-${n}`, created_at: T0 + n });
       await apiKeys.create(gen(0));
       for (const n of [1, 2]) {
         expect(await apiKeys.revoke('key-reuse', 'ci', T0 + 100 + n)).to.equal(true);
@@ -130,19 +155,32 @@ export function apiKeyCases(store: () => Store): void {
       await expectConflict(apiKeys.create(gen(3)));
     });
 
-    it('lets exactly one of two concurrent creates of a name win; the loser\'s hash finds nothing', async function () {
+    it("lets exactly one of two concurrent creates of a name win; the loser's hash finds nothing", async function () {
       const { apiKeys } = store();
-      const racers = [1, 2].map((n) => apiKey({ account_id: 'key-race', api_key_name: 'race', key_hash: `hash-race-${n}` }));
+      const racers = [1, 2].map((n) =>
+        apiKey({ account_id: 'key-race', api_key_name: 'race', key_hash: `hash-race-${n}` }),
+      );
       const winner = await expectOneWinner(racers.map((k) => () => apiKeys.create(k)));
       expect(await apiKeys.list('key-race')).to.deep.equal([racers[winner]]);
       expect(await apiKeys.findByHash(racers[winner]!.key_hash)).to.deep.equal(racers[winner]);
       expect(await apiKeys.findByHash(racers[1 - winner]!.key_hash)).to.equal(null);
     });
 
-    it('keeps each key\'s scope through create, list, find and revoke', async function () {
+    it("keeps each key's scope through create, list, find and revoke", async function () {
       const { apiKeys } = store();
-      const read = apiKey({ account_id: 'key-scope', api_key_name: 'reader', key_hash: 'hash-scope-read', scope: 'read' });
-      const op = apiKey({ account_id: 'key-scope', api_key_name: 'ops', key_hash: 'hash-scope-op', scope: 'operator', created_at: T0 + 1 });
+      const read = apiKey({
+        account_id: 'key-scope',
+        api_key_name: 'reader',
+        key_hash: 'hash-scope-read',
+        scope: 'read',
+      });
+      const op = apiKey({
+        account_id: 'key-scope',
+        api_key_name: 'ops',
+        key_hash: 'hash-scope-op',
+        scope: 'operator',
+        created_at: T0 + 1,
+      });
       for (const k of [read, op]) await apiKeys.create(k);
       expect(await apiKeys.list('key-scope')).to.deep.equal([read, op]);
       expect(await apiKeys.findByHash('hash-scope-read')).to.deep.equal(read);
@@ -206,7 +244,10 @@ export function signingKeyCases(store: () => Store): void {
       await signingKeys.create(newer);
       await signingKeys.create(older);
       await signingKeys.create({ ...older, private_jwk: '{"other":true}', created_at: T0 + 5 });
-      await Promise.all([signingKeys.create(signingKey({ kid: 'kid-c', created_at: T0 + 2 })), signingKeys.create(signingKey({ kid: 'kid-c', created_at: T0 + 2 }))]);
+      await Promise.all([
+        signingKeys.create(signingKey({ kid: 'kid-c', created_at: T0 + 2 })),
+        signingKeys.create(signingKey({ kid: 'kid-c', created_at: T0 + 2 })),
+      ]);
       expect(await signingKeys.list()).to.deep.equal([older, newer, signingKey({ kid: 'kid-c', created_at: T0 + 2 })]);
     });
   });

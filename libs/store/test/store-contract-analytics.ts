@@ -27,9 +27,25 @@ async function seed(store: Store): Promise<void> {
   const s = (id: string, last: number, over: Record<string, unknown> = {}) =>
     session({ session_id: id, project_id: P, last_event_at: last, first_event_at: last - 1000, ...over });
   await store.sessions.upsert([
-    s('s1', T0 + 3000, { duration_ms: 2000, page_count: 2, referrer: 'https://news.example.org/post?id=1', utm: { source: 'news', medium: null, campaign: null, term: null, content: null }, geo: { country: 'DE', region: null, city: null, latitude: null, longitude: null } }),
-    s('s2', T0 + 4000, { duration_ms: 0, page_count: 1, referrer: 'https://news.example.org/', device: { type: 'mobile', vendor: null, model: null } }),
-    s('s3', T0 + 5000, { duration_ms: 10_000, page_count: 0, referrer: null, device: { type: null, vendor: null, model: null } }),
+    s('s1', T0 + 3000, {
+      duration_ms: 2000,
+      page_count: 2,
+      referrer: 'https://news.example.org/post?id=1',
+      utm: { source: 'news', medium: null, campaign: null, term: null, content: null },
+      geo: { country: 'DE', region: null, city: null, latitude: null, longitude: null },
+    }),
+    s('s2', T0 + 4000, {
+      duration_ms: 0,
+      page_count: 1,
+      referrer: 'https://news.example.org/',
+      device: { type: 'mobile', vendor: null, model: null },
+    }),
+    s('s3', T0 + 5000, {
+      duration_ms: 10_000,
+      page_count: 0,
+      referrer: null,
+      device: { type: null, vendor: null, model: null },
+    }),
     s('s4', T0 - 1, { duration_ms: 99_000 }),
   ]);
   await store.tags.add([
@@ -50,8 +66,15 @@ export function analyticsCases(store: () => Store): void {
       const a = await store().analytics.aggregate(P, W, 10);
       expect(a.events).to.equal(5);
       expect(a.visitors).to.equal(3);
-      expect(a.actions).to.deep.equal([{ name: 'pageview', count: 3 }, { name: 'click', count: 1 }, { name: 'signup', count: 1 }]);
-      expect(a.pages).to.deep.equal([{ name: '/', count: 2 }, { name: '/pricing', count: 1 }]);
+      expect(a.actions).to.deep.equal([
+        { name: 'pageview', count: 3 },
+        { name: 'click', count: 1 },
+        { name: 'signup', count: 1 },
+      ]);
+      expect(a.pages).to.deep.equal([
+        { name: '/', count: 2 },
+        { name: '/pricing', count: 1 },
+      ]);
       expect(a.sessions).to.equal(3);
       expect(a.bounces).to.equal(2);
       expect(a.duration_ms.p50).to.equal(2000);
@@ -59,7 +82,10 @@ export function analyticsCases(store: () => Store): void {
       expect(a.referrers).to.deep.equal([{ name: 'news.example.org', count: 2 }]);
       expect(a.utm_sources).to.deep.equal([{ name: 'news', count: 1 }]);
       expect(a.countries).to.deep.equal([{ name: 'DE', count: 1 }]);
-      expect(a.devices).to.deep.equal([{ name: 'desktop', count: 2 }, { name: 'mobile', count: 1 }]);
+      expect(a.devices).to.deep.equal([
+        { name: 'desktop', count: 2 },
+        { name: 'mobile', count: 1 },
+      ]);
       expect(a.browsers).to.deep.equal([{ name: 'Firefox', count: 3 }]);
       expect(a.tags).to.deep.equal([{ name: 'buyer', count: 1 }]);
     });
@@ -79,10 +105,16 @@ export function analyticsCases(store: () => Store): void {
         { start: T0, events: 2, visitors: 1, sessions: 0 },
         { start: T0 + 3000, events: 3, visitors: 3, sessions: 3 },
       ]);
-      expect(await store().analytics.series(P, W, 3_600_000)).to.deep.equal([{ start: T0, events: 5, visitors: 3, sessions: 3 }]);
+      expect(await store().analytics.series(P, W, 3_600_000)).to.deep.equal([
+        { start: T0, events: 5, visitors: 3, sessions: 3 },
+      ]);
       expect(await store().analytics.series(P, { start: 0, end: 1 }, 1)).to.deep.equal([]);
       let refused: unknown = null;
-      await store().analytics.series(P, W, 0).catch((err: unknown) => { refused = err; });
+      await store()
+        .analytics.series(P, W, 0)
+        .catch((err: unknown) => {
+          refused = err;
+        });
       expect(refused).to.be.instanceOf(RangeError);
     });
 
@@ -109,7 +141,14 @@ export function analyticsCases(store: () => Store): void {
 }
 
 const rec = (over: Partial<StoredRecord> & { id: string }): StoredRecord => ({
-  kind: 'channel', project_id: 'p-rec', parent_id: '', sort_key: T0, data: { name: over.id, nested: { ok: true } }, updated_at: T0, deleted: false, ...over,
+  kind: 'channel',
+  project_id: 'p-rec',
+  parent_id: '',
+  sort_key: T0,
+  data: { name: over.id, nested: { ok: true } },
+  updated_at: T0,
+  deleted: false,
+  ...over,
 });
 
 export function recordCases(store: () => Store): void {
@@ -135,12 +174,20 @@ export function recordCases(store: () => Store): void {
 
     it('lists by project and parent, greatest sort_key first, in a range, limited; listAll spans projects', async function () {
       const { records } = store();
-      await records.put([1, 3, 2].map((n) => rec({ kind: 'delivery', id: `d${n}`, parent_id: n === 2 ? 'w2' : 'w1', sort_key: T0 + n })));
-      await records.put([rec({ kind: 'delivery', project_id: 'p-rec-2', id: 'd9', parent_id: 'w1', sort_key: T0 + 9 })]);
+      await records.put(
+        [1, 3, 2].map((n) =>
+          rec({ kind: 'delivery', id: `d${n}`, parent_id: n === 2 ? 'w2' : 'w1', sort_key: T0 + n }),
+        ),
+      );
+      await records.put([
+        rec({ kind: 'delivery', project_id: 'p-rec-2', id: 'd9', parent_id: 'w1', sort_key: T0 + 9 }),
+      ]);
       const ids = (rs: StoredRecord[]) => rs.map((r) => r.id);
       expect(ids(await records.list('delivery', 'p-rec', { limit: 10 }))).to.deep.equal(['d3', 'd2', 'd1']);
       expect(ids(await records.list('delivery', 'p-rec', { parent_id: 'w1', limit: 10 }))).to.deep.equal(['d3', 'd1']);
-      expect(ids(await records.list('delivery', 'p-rec', { from: T0 + 2, to: T0 + 3, limit: 10 }))).to.deep.equal(['d2']);
+      expect(ids(await records.list('delivery', 'p-rec', { from: T0 + 2, to: T0 + 3, limit: 10 }))).to.deep.equal([
+        'd2',
+      ]);
       expect(ids(await records.list('delivery', 'p-rec', { limit: 1 }))).to.deep.equal(['d3']);
       expect(ids(await records.listAll('delivery', 10))).to.deep.equal(['d1', 'd2', 'd3', 'd9']);
       expect(await records.list('delivery', INJECTION, { parent_id: INJECTION, limit: 10 })).to.deep.equal([]);

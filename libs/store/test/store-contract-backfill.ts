@@ -18,7 +18,9 @@ export function backfillCases(store: () => Store): void {
       await sessions.upsert(states.slice(0, 4));
       await sessions.upsert(states.slice(4));
       // Equal ids in a neighbouring project must not leak into the pages or the count.
-      await sessions.upsert(['a', 'bb', 'c0', 'z'].map((id) => session({ project_id: 'p-page-other', session_id: id })));
+      await sessions.upsert(
+        ['a', 'bb', 'c0', 'z'].map((id) => session({ project_id: 'p-page-other', session_id: id })),
+      );
     });
 
     it('walks every whole state in session_id order, page by page, after an exclusive cursor', async function () {
@@ -101,7 +103,10 @@ export function backfillCases(store: () => Store): void {
       expect(got.map((e) => e.event_id)).to.deep.equal(['c0', 'a1', 'c1', 'a2']);
       expect(got.every((e) => e.project_id === p)).to.equal(true);
       const other = await events.eventsOfSessions('p-of-sessions-other', ['A', 'C', 'B']);
-      expect(other.map((e) => `${e.project_id}/${e.event_id}`)).to.deep.equal(['p-of-sessions-other/a1', 'p-of-sessions-other/x1']);
+      expect(other.map((e) => `${e.project_id}/${e.event_id}`)).to.deep.equal([
+        'p-of-sessions-other/a1',
+        'p-of-sessions-other/x1',
+      ]);
     });
 
     it('stores hostile session ids verbatim', async function () {

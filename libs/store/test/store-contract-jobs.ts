@@ -9,10 +9,23 @@ export function jobCases(store: () => Store): void {
     it('gets a job, every field round-tripped, and keeps the newest record whatever the arrival order', async function () {
       const { jobs } = store();
       const queued = job({ job_id: 'job-1' });
-      const running = { ...queued, status: 'running', started_at: T0 + 10, attempts: 1, worker: 'host-a:42',
-        progress: { done: 0, total: null }, updated_at: T0 + 10 } satisfies JobRecord;
-      const done = { ...running, status: 'succeeded', finished_at: T0 + 90, progress: { done: 7, total: 7 },
-        result: { sessions: 7, tags: ['buyer'], nested: { ok: true, n: null } }, updated_at: T0 + 90 } satisfies JobRecord;
+      const running = {
+        ...queued,
+        status: 'running',
+        started_at: T0 + 10,
+        attempts: 1,
+        worker: 'host-a:42',
+        progress: { done: 0, total: null },
+        updated_at: T0 + 10,
+      } satisfies JobRecord;
+      const done = {
+        ...running,
+        status: 'succeeded',
+        finished_at: T0 + 90,
+        progress: { done: 7, total: 7 },
+        result: { sessions: 7, tags: ['buyer'], nested: { ok: true, n: null } },
+        updated_at: T0 + 90,
+      } satisfies JobRecord;
       await jobs.put(queued);
       expect(await jobs.get('job-1')).to.deep.equal(queued);
       await jobs.put(done);
@@ -32,7 +45,7 @@ export function jobCases(store: () => Store): void {
       expect(await jobs.get('job-tie')).to.deep.equal(a);
     });
 
-    it('lists an account\'s jobs newest created first, limited, and only that account\'s', async function () {
+    it("lists an account's jobs newest created first, limited, and only that account's", async function () {
       const { jobs } = store();
       const acct = 'acct-list';
       const made = [3, 1, 4, 2].map((n) => job({ job_id: `list-${n}`, account_id: acct, created_at: T0 + n * 1000 }));
@@ -50,8 +63,15 @@ export function jobCases(store: () => Store): void {
     });
 
     it('stores hostile values verbatim', async function () {
-      const j = job({ job_id: INJECTION, account_id: INJECTION, project_id: INJECTION, error: INJECTION,
-        request: { [INJECTION]: INJECTION }, result: [INJECTION], worker: INJECTION });
+      const j = job({
+        job_id: INJECTION,
+        account_id: INJECTION,
+        project_id: INJECTION,
+        error: INJECTION,
+        request: { [INJECTION]: INJECTION },
+        result: [INJECTION],
+        worker: INJECTION,
+      });
       await store().jobs.put(j);
       expect(await store().jobs.get(INJECTION)).to.deep.equal(j);
       expect(await store().jobs.listByAccount(INJECTION, 10)).to.deep.equal([j]);

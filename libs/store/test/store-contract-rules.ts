@@ -9,14 +9,32 @@ export function ruleCases(store: () => Store): void {
   describe('rules', function () {
     const p = 'p-rules';
     const buyer1 = rule({ rule_id: 'r-buyer' });
-    const buyer2 = rule({ rule_id: 'r-buyer', version: 2, tags: ['buyer', 'paying'], label: null, description: null, updated_by: 'acct-2' });
+    const buyer2 = rule({
+      rule_id: 'r-buyer',
+      version: 2,
+      tags: ['buyer', 'paying'],
+      label: null,
+      description: null,
+      updated_by: 'acct-2',
+    });
     const buyer3 = rule({ rule_id: 'r-buyer', version: 3, enabled: false });
     const plan = rule({
-      rule_id: 'a-plan', kind: 'attribute', tags: [], label: null, attribute: 'plan',
+      rule_id: 'a-plan',
+      kind: 'attribute',
+      tags: [],
+      label: null,
+      attribute: 'plan',
       logic: { '==': [{ var: 'action' }, 'upgrade'] },
       value: { cat: ['plan-', { var: 'payload.plan' }, ' «ünïcødé» "q"'] },
     });
-    const literal = rule({ rule_id: 'z-literal', logic: true, value: 'constant', kind: 'attribute', attribute: 'flag', tags: [] });
+    const literal = rule({
+      rule_id: 'z-literal',
+      logic: true,
+      value: 'constant',
+      kind: 'attribute',
+      attribute: 'flag',
+      tags: [],
+    });
 
     before(async function () {
       const { rules } = store();
@@ -61,7 +79,9 @@ export function ruleCases(store: () => Store): void {
 
     it('lets exactly one of two concurrent saves of one version win', async function () {
       const { rules } = store();
-      const racers = ['acct-a', 'acct-b'].map((who) => rule({ project_id: 'p-rules-race', rule_id: 'r-race', updated_by: who }));
+      const racers = ['acct-a', 'acct-b'].map((who) =>
+        rule({ project_id: 'p-rules-race', rule_id: 'r-race', updated_by: who }),
+      );
       const winner = await expectOneWinner(racers.map((r) => () => rules.put(r)));
       expect(await rules.versions('p-rules-race', 'r-race')).to.deep.equal([racers[winner]]);
       // Identical content from two writers: still one winner.
@@ -72,8 +92,13 @@ export function ruleCases(store: () => Store): void {
 
     it('stores hostile values verbatim', async function () {
       const r = rule({
-        project_id: INJECTION, rule_id: INJECTION, tags: [INJECTION], label: INJECTION, description: INJECTION,
-        logic: { [INJECTION]: [INJECTION] }, updated_by: INJECTION,
+        project_id: INJECTION,
+        rule_id: INJECTION,
+        tags: [INJECTION],
+        label: INJECTION,
+        description: INJECTION,
+        logic: { [INJECTION]: [INJECTION] },
+        updated_by: INJECTION,
       });
       await store().rules.put(r);
       expect(await store().rules.get(INJECTION, INJECTION)).to.deep.equal(r);
@@ -90,7 +115,13 @@ export function classificationCases(store: () => Store): void {
       const { classifications } = store();
       const a = classification({ session_id: 'c-a' });
       const b = classification({ session_id: 'c-b', rule_ids: [], labels: [], tags: [], classified_at: T0 + 5 });
-      const c = classification({ session_id: 'c-c', tags: [{ rule_id: 'r-buyer', tag: 'buyer' }, { rule_id: 'r-buyer', tag: 'paying' }] });
+      const c = classification({
+        session_id: 'c-c',
+        tags: [
+          { rule_id: 'r-buyer', tag: 'buyer' },
+          { rule_id: 'r-buyer', tag: 'paying' },
+        ],
+      });
       await classifications.put([c, a]);
       await classifications.put([b]);
       await classifications.put([]);
@@ -107,7 +138,14 @@ export function classificationCases(store: () => Store): void {
       const { classifications } = store();
       const q = 'p-class-order';
       const v = (at: number, rule: string) =>
-        classification({ project_id: q, session_id: 's', classified_at: T0 + at, rule_ids: [rule], labels: [rule], tags: [] });
+        classification({
+          project_id: q,
+          session_id: 's',
+          classified_at: T0 + at,
+          rule_ids: [rule],
+          labels: [rule],
+          tags: [],
+        });
       await classifications.put([v(20, 'second')]);
       await classifications.put([v(10, 'first')]);
       expect(await classifications.get(q, 's')).to.deep.equal(v(20, 'second'));
@@ -119,18 +157,24 @@ export function classificationCases(store: () => Store): void {
       expect(await classifications.getMany(q, ['s'])).to.deep.equal([v(50, 'in-batch-tie-later')]);
     });
 
-    it('never shows project B\'s verdicts to project A', async function () {
+    it("never shows project B's verdicts to project A", async function () {
       const { classifications } = store();
       const a = classification({ project_id: 'iso-class-a', session_id: 'S', labels: ['A'] });
-      await classifications.put([a, classification({ project_id: 'iso-class-b', session_id: 'S', labels: ['B'] }),
-        classification({ project_id: 'iso-class-b', session_id: 'only-b' })]);
+      await classifications.put([
+        a,
+        classification({ project_id: 'iso-class-b', session_id: 'S', labels: ['B'] }),
+        classification({ project_id: 'iso-class-b', session_id: 'only-b' }),
+      ]);
       expect(await classifications.get('iso-class-a', 'S')).to.deep.equal(a);
       expect(await classifications.getMany('iso-class-a', ['S', 'only-b'])).to.deep.equal([a]);
     });
 
     it('stores hostile values verbatim', async function () {
       const c = classification({
-        project_id: INJECTION, session_id: INJECTION, rule_ids: [INJECTION], labels: [INJECTION],
+        project_id: INJECTION,
+        session_id: INJECTION,
+        rule_ids: [INJECTION],
+        labels: [INJECTION],
         tags: [{ rule_id: INJECTION, tag: INJECTION }],
       });
       await store().classifications.put([c]);

@@ -37,7 +37,7 @@ export function tagCases(store: () => Store): void {
       expect(await store().tags.list('p-none')).to.deep.equal([]);
     });
 
-    it('lists one session\'s tags, most recent first', async function () {
+    it("lists one session's tags, most recent first", async function () {
       expect(await store().tags.ofSession(p, 's1')).to.deep.equal([
         { tag: 'returning', last_seen: T0 + 1500 },
         { tag: 'buyer', last_seen: T0 + 1000 },
@@ -47,7 +47,11 @@ export function tagCases(store: () => Store): void {
 
     it('lists the tags of many sessions in one read, as ofSession does one by one', async function () {
       const ids = ['s1', 's2', 's3', 'none'];
-      const each = (await Promise.all(ids.map(async (id) => (await store().tags.ofSession(p, id)).map((t) => ({ session_id: id, ...t }))))).flat();
+      const each = (
+        await Promise.all(
+          ids.map(async (id) => (await store().tags.ofSession(p, id)).map((t) => ({ session_id: id, ...t }))),
+        )
+      ).flat();
       const many = await store().tags.ofSessions(p, ids);
       expect(many).to.deep.equal(each);
       expect(many.length).to.be.greaterThan(2);
@@ -57,9 +61,15 @@ export function tagCases(store: () => Store): void {
 
     it('lists tagged sessions newest first (ties by id), windowed on tagged_at with the end exclusive, and limits', async function () {
       const ids = async (q: ListQuery) => (await store().tags.sessions(p, 'buyer', q)).map((s) => s.session_id);
-      expect(await store().tags.sessions(p, 'buyer', { limit: 1 })).to.deep.equal([{ session_id: 's2', tagged_at: T0 + 3000 }]);
+      expect(await store().tags.sessions(p, 'buyer', { limit: 1 })).to.deep.equal([
+        { session_id: 's2', tagged_at: T0 + 3000 },
+      ]);
       expect(await ids({ limit: 10 })).to.deep.equal(['s2', 's3', 's3b', 's1']);
-      expect(await ids({ window_start: T0 + 1000, window_end: T0 + 3000, limit: 10 })).to.deep.equal(['s3', 's3b', 's1']);
+      expect(await ids({ window_start: T0 + 1000, window_end: T0 + 3000, limit: 10 })).to.deep.equal([
+        's3',
+        's3b',
+        's1',
+      ]);
       expect(await ids({ window_start: T0 + 2000, window_end: T0 + 2001, limit: 10 })).to.deep.equal(['s3', 's3b']);
       expect(await ids({ window_start: T0 + 1001, limit: 10 })).to.deep.equal(['s2', 's3', 's3b']);
       expect(await ids({ window_end: T0 + 1000, limit: 10 })).to.deep.equal([]);
@@ -83,7 +93,10 @@ export function tagCases(store: () => Store): void {
     it('keeps a tag while another source stands; tagged_at is the greatest over the standing sources', async function () {
       const q = 'p-tags-sources';
       const { tags } = store();
-      await tags.add([tagged(q, 'a', 'buyer', 100), tagged(q, 'a', 'buyer', 300, { source: 'r-1', changed_at: T0 + 301 })]);
+      await tags.add([
+        tagged(q, 'a', 'buyer', 100),
+        tagged(q, 'a', 'buyer', 300, { source: 'r-1', changed_at: T0 + 301 }),
+      ]);
       expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'buyer', last_seen: T0 + 300 }]);
 
       // The rule takes its tag back: the manual tag still stands, with its own tagged_at.
@@ -107,7 +120,11 @@ export function tagCases(store: () => Store): void {
     it('a removal by a source that never tagged takes nothing back from the others', async function () {
       const q = 'p-tags-stray';
       const { tags } = store();
-      await tags.add([tagged(q, 'a', 'vip', 100, { source: 'r-1' }), removed(q, 'a', 'vip', 200), removed(q, 'b', 'vip', 200)]);
+      await tags.add([
+        tagged(q, 'a', 'vip', 100, { source: 'r-1' }),
+        removed(q, 'a', 'vip', 200),
+        removed(q, 'b', 'vip', 200),
+      ]);
       expect(await tags.ofSession(q, 'a')).to.deep.equal([{ tag: 'vip', last_seen: T0 + 100 }]);
       expect(await tags.ofSession(q, 'b')).to.deep.equal([]);
       expect(await tags.sessions(q, 'vip', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 100 }]);
@@ -146,7 +163,10 @@ export function tagCases(store: () => Store): void {
       // The old version's tagged_at must not drag the session into a window it has left.
       expect(await tags.sessions(q, 'vip', { window_start: T0 + 500, limit: 10 })).to.deep.equal([]);
       // A removal whose own tagged_at lies inside the window hides the session from it.
-      await tags.add([tagged(q, 'b', 'vip', 50, { changed_at: T0 + 1 }), removed(q, 'b', 'vip', 3, { tagged_at: T0 + 600 })]);
+      await tags.add([
+        tagged(q, 'b', 'vip', 50, { changed_at: T0 + 1 }),
+        removed(q, 'b', 'vip', 3, { tagged_at: T0 + 600 }),
+      ]);
       expect(await tags.sessions(q, 'vip', { window_start: T0 + 500, limit: 10 })).to.deep.equal([]);
       expect(await tags.sessions(q, 'vip', { limit: 10 })).to.deep.equal([{ session_id: 'a', tagged_at: T0 + 100 }]);
     });
@@ -176,37 +196,53 @@ export function tagCases(store: () => Store): void {
         tagged(q, 'c', 'vip', 300),
         tagged(q, 'd', 'vip', 900, { source: 'r-2' }),
       ]);
-      const ids = async (w: ListQuery) => (await tags.sessions(q, 'vip', w)).map((s) => `${s.session_id}@${s.tagged_at - T0}`);
+      const ids = async (w: ListQuery) =>
+        (await tags.sessions(q, 'vip', w)).map((s) => `${s.session_id}@${s.tagged_at - T0}`);
       expect(await ids({ limit: 10 })).to.deep.equal(['a@900', 'd@900', 'b@500', 'c@300']);
       // a's manual fact at 100 lies in [0, 400) but a's tagged_at is 900.
       expect(await ids({ window_start: T0, window_end: T0 + 400, limit: 10 })).to.deep.equal(['c@300']);
       expect(await ids({ window_start: T0 + 300, window_end: T0 + 900, limit: 10 })).to.deep.equal(['b@500', 'c@300']);
       expect(await ids({ window_start: T0 + 300, limit: 2 })).to.deep.equal(['a@900', 'd@900']);
       // Once r-1 takes its tags back, a falls to 100 and b to 200.
-      await tags.add([removed(q, 'a', 'vip', 1000, { source: 'r-1' }), removed(q, 'b', 'vip', 1000, { source: 'r-1' })]);
+      await tags.add([
+        removed(q, 'a', 'vip', 1000, { source: 'r-1' }),
+        removed(q, 'b', 'vip', 1000, { source: 'r-1' }),
+      ]);
       expect(await ids({ limit: 10 })).to.deep.equal(['d@900', 'c@300', 'b@200', 'a@100']);
-      expect(await ids({ window_start: T0, window_end: T0 + 400, limit: 10 })).to.deep.equal(['c@300', 'b@200', 'a@100']);
+      expect(await ids({ window_start: T0, window_end: T0 + 400, limit: 10 })).to.deep.equal([
+        'c@300',
+        'b@200',
+        'a@100',
+      ]);
       expect(await ids({ window_end: T0 + 300, limit: 1 })).to.deep.equal(['b@200']);
       expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 900 }]);
       await tags.add([removed(q, 'd', 'vip', 1000, { source: 'r-2' })]);
       expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 300 }]);
     });
 
-    it('never shows project B\'s tags to project A, even on equal session ids', async function () {
+    it("never shows project B's tags to project A, even on equal session ids", async function () {
       const { tags } = store();
-      await tags.add([tagged('iso-tag-a', 'S', 'shared', 10), tagged('iso-tag-b', 'S', 'shared', 20), tagged('iso-tag-b', 'S', 'only-b', 30)]);
+      await tags.add([
+        tagged('iso-tag-a', 'S', 'shared', 10),
+        tagged('iso-tag-b', 'S', 'shared', 20),
+        tagged('iso-tag-b', 'S', 'only-b', 30),
+      ]);
       // B's removal of the shared tag leaves A's alone.
       await tags.add([removed('iso-tag-b', 'S', 'shared', 40)]);
       expect(await tags.list('iso-tag-a')).to.deep.equal([{ tag: 'shared', last_seen: T0 + 10 }]);
       expect(await tags.ofSession('iso-tag-a', 'S')).to.deep.equal([{ tag: 'shared', last_seen: T0 + 10 }]);
-      expect(await tags.sessions('iso-tag-a', 'shared', { limit: 10 })).to.deep.equal([{ session_id: 'S', tagged_at: T0 + 10 }]);
+      expect(await tags.sessions('iso-tag-a', 'shared', { limit: 10 })).to.deep.equal([
+        { session_id: 'S', tagged_at: T0 + 10 },
+      ]);
       expect(await tags.sessions('iso-tag-a', 'only-b', { limit: 10 })).to.deep.equal([]);
       expect(await tags.ofSession('iso-tag-b', 'S')).to.deep.equal([{ tag: 'only-b', last_seen: T0 + 30 }]);
     });
 
     it('stores hostile values verbatim', async function () {
       await store().tags.add([tagged(INJECTION, INJECTION, INJECTION, 1, { source: INJECTION })]);
-      expect(await store().tags.sessions(INJECTION, INJECTION, { limit: 10 })).to.deep.equal([{ session_id: INJECTION, tagged_at: T0 + 1 }]);
+      expect(await store().tags.sessions(INJECTION, INJECTION, { limit: 10 })).to.deep.equal([
+        { session_id: INJECTION, tagged_at: T0 + 1 },
+      ]);
       expect(await store().tags.list(INJECTION)).to.deep.equal([{ tag: INJECTION, last_seen: T0 + 1 }]);
       await store().tags.add([removed(INJECTION, INJECTION, INJECTION, 2, { source: INJECTION })]);
       expect(await store().tags.ofSession(INJECTION, INJECTION)).to.deep.equal([]);

@@ -10,7 +10,19 @@ import { expect } from 'chai';
 import type { ExportFormat } from '@spoor/schemas';
 import { clickhouseUrl, makeTempDir, readExport, requireEngine } from '@spoor/testkit';
 import { openStore, type Store } from '../src/index.js';
-import { T0, account, apiKey, enriched, job, project, raw, rule, classification, session, tagFact } from './store-fixtures.js';
+import {
+  T0,
+  account,
+  apiKey,
+  enriched,
+  job,
+  project,
+  raw,
+  rule,
+  classification,
+  session,
+  tagFact,
+} from './store-fixtures.js';
 
 const FORMATS: ExportFormat[] = ['csv', 'ndjson', 'parquet'];
 
@@ -29,7 +41,9 @@ const rigs: Array<{ name: string; open(ctx: Mocha.Context): Promise<Rig> }> = [
       const path = join(dir, 'db', 'spoor.duckdb');
       let store = await openStore({ kind: 'duckdb', path });
       return {
-        get store() { return store; },
+        get store() {
+          return store;
+        },
         async rowsOf(value, column = 'project_id') {
           // DuckDB lets one instance own the file: close the store, count, open it again.
           await store.close();
@@ -37,9 +51,16 @@ const rigs: Array<{ name: string; open(ctx: Mocha.Context): Promise<Rig> }> = [
           const conn = await instance.connect();
           const counts: Record<string, number> = {};
           try {
-            const tables = (await conn.runAndReadAll(`SELECT table_name FROM information_schema.columns WHERE column_name = $1`, [column])).getRowObjectsJS();
+            const tables = (
+              await conn.runAndReadAll(`SELECT table_name FROM information_schema.columns WHERE column_name = $1`, [
+                column,
+              ])
+            ).getRowObjectsJS();
             for (const { table_name } of tables) {
-              const r = await conn.runAndReadAll(`SELECT count(*) AS n FROM "${String(table_name)}" WHERE "${column}" = $1`, [value]);
+              const r = await conn.runAndReadAll(
+                `SELECT count(*) AS n FROM "${String(table_name)}" WHERE "${column}" = $1`,
+                [value],
+              );
               counts[String(table_name)] = Number(r.getRowObjectsJS()[0]!.n);
             }
           } finally {
@@ -69,10 +90,15 @@ const rigs: Array<{ name: string; open(ctx: Mocha.Context): Promise<Rig> }> = [
         async rowsOf(value, column = 'project_id') {
           const q = async (query: string, params: Record<string, unknown> = {}) =>
             (await admin.query({ query, query_params: params, format: 'JSONEachRow' })).json<Record<string, unknown>>();
-          const tables = await q(`SELECT table FROM system.columns WHERE database = {db:String} AND name = {c:String} AND table NOT LIKE '%_mv'`, { db: database, c: column });
+          const tables = await q(
+            `SELECT table FROM system.columns WHERE database = {db:String} AND name = {c:String} AND table NOT LIKE '%_mv'`,
+            { db: database, c: column },
+          );
           const counts: Record<string, number> = {};
           for (const { table } of tables) {
-            const [r] = await q(`SELECT count() AS n FROM ${database}.${String(table)} WHERE ${column} = {p:String}`, { p: value });
+            const [r] = await q(`SELECT count() AS n FROM ${database}.${String(table)} WHERE ${column} = {p:String}`, {
+              p: value,
+            });
             counts[String(table)] = Number(r!.n);
           }
           return counts;
@@ -111,14 +137,25 @@ for (const backend of rigs) {
       await store().migrate();
       const P = 'p-export';
       await store().events.insertRaw([
-        raw({ event_id: 'r2', project_id: P, timestamp: T0 + 2000, payload: { a: [1, 'x,"y"'], b: null }, action: 'buy' }),
+        raw({
+          event_id: 'r2',
+          project_id: P,
+          timestamp: T0 + 2000,
+          payload: { a: [1, 'x,"y"'], b: null },
+          action: 'buy',
+        }),
         raw({ event_id: 'r1', project_id: P, timestamp: T0 + 1000, payload: { n: 1 }, ip: '198.51.100.1' }),
         raw({ event_id: 'r3', project_id: P, timestamp: T0 + 3000 }),
         raw({ event_id: 'r-other', project_id: 'p-other', timestamp: T0 + 1500 }),
       ]);
       await store().events.insertEnriched([
         enriched({ event_id: 'e1', project_id: P, timestamp: T0 + 1000, bot: true, query: { q: 'a b', z: '' } }),
-        enriched({ event_id: 'e2', project_id: P, timestamp: T0 + 2000, geo: { country: 'FR', region: null, city: null, latitude: null, longitude: null } }),
+        enriched({
+          event_id: 'e2',
+          project_id: P,
+          timestamp: T0 + 2000,
+          geo: { country: 'FR', region: null, city: null, latitude: null, longitude: null },
+        }),
       ]);
       await store().sessions.upsert([
         session({ session_id: 's-b', project_id: P, last_event_at: T0 + 5000, actions: { click: 4 }, tags: ['vip'] }),
@@ -134,24 +171,56 @@ for (const backend of rigs) {
     for (const format of FORMATS) {
       it(`exports raw events as ${format}: the window's rows of the project, oldest first, as stored`, async () => {
         const id = `raw-${format}`;
-        const written = await store().exports.write({ export_id: id, project_id: 'p-export', what: 'events', format, window_start: T0 + 1000, window_end: T0 + 3000, written_at: Date.now() });
+        const written = await store().exports.write({
+          export_id: id,
+          project_id: 'p-export',
+          what: 'events',
+          format,
+          window_start: T0 + 1000,
+          window_end: T0 + 3000,
+          written_at: Date.now(),
+        });
         const rows = await readExport(format, await bytesOf(store(), id));
         expect(written.rows).to.equal(2);
         expect(rows.map((r) => r.event_id)).to.deep.equal(['r1', 'r2']);
-        expect(Object.keys(rows[0]!)).to.include.members(['event_id', 'action', 'timestamp', 'payload', 'ip', 'user_agent', 'session_id']).and.not.include('project_id');
+        expect(Object.keys(rows[0]!))
+          .to.include.members(['event_id', 'action', 'timestamp', 'payload', 'ip', 'user_agent', 'session_id'])
+          .and.not.include('project_id');
         expect(rows.map((r) => JSON.parse(r.payload!))).to.deep.equal([{ n: 1 }, { a: [1, 'x,"y"'], b: null }]);
-        expect(rows.map((r) => [r.timestamp, r.action, r.ip])).to.deep.equal([[String(T0 + 1000), 'click', '198.51.100.1'], [String(T0 + 2000), 'buy', '203.0.113.7']]);
+        expect(rows.map((r) => [r.timestamp, r.action, r.ip])).to.deep.equal([
+          [String(T0 + 1000), 'click', '198.51.100.1'],
+          [String(T0 + 2000), 'buy', '203.0.113.7'],
+        ]);
         expect(rows[0]!.referrer).to.equal(null);
       });
 
       it(`exports enriched events and sessions as ${format}`, async () => {
-        await store().exports.write({ export_id: `enr-${format}`, project_id: 'p-export', what: 'enriched_events', format, window_start: null, window_end: null, written_at: Date.now() });
+        await store().exports.write({
+          export_id: `enr-${format}`,
+          project_id: 'p-export',
+          what: 'enriched_events',
+          format,
+          window_start: null,
+          window_end: null,
+          written_at: Date.now(),
+        });
         const events = await readExport(format, await bytesOf(store(), `enr-${format}`));
-        expect(events.map((r) => [r.event_id, r.geo_country, r.bot])).to.deep.equal([['e1', 'DE', 'true'], ['e2', 'FR', 'false']]);
+        expect(events.map((r) => [r.event_id, r.geo_country, r.bot])).to.deep.equal([
+          ['e1', 'DE', 'true'],
+          ['e2', 'FR', 'false'],
+        ]);
         expect(JSON.parse(events[0]!.query!)).to.deep.equal({ q: 'a b', z: '' });
         expect(Number(events[0]!.geo_latitude)).to.equal(52.52);
 
-        await store().exports.write({ export_id: `ses-${format}`, project_id: 'p-export', what: 'sessions', format, window_start: null, window_end: T0 + 5000, written_at: Date.now() });
+        await store().exports.write({
+          export_id: `ses-${format}`,
+          project_id: 'p-export',
+          what: 'sessions',
+          format,
+          window_start: null,
+          window_end: T0 + 5000,
+          written_at: Date.now(),
+        });
         const sessions = await readExport(format, await bytesOf(store(), `ses-${format}`));
         expect(sessions.map((r) => r.session_id)).to.deep.equal(['s-a']);
         expect(Object.keys(sessions[0]!)).to.not.include.members(['seen', 'project_id']);
@@ -165,24 +234,71 @@ for (const backend of rigs) {
     it('writes an empty window as a file with no rows, replaces a file written again, and purges by written time', async () => {
       // An hour ago, not T0: ClickHouse's TTL backstop (a week) would drop chunks written in 2024 at once.
       const HOUR_AGO = Date.now() - 3_600_000;
-      const empty = await store().exports.write({ export_id: 'empty-csv', project_id: 'p-none', what: 'events', format: 'ndjson', window_start: null, window_end: null, written_at: HOUR_AGO });
+      const empty = await store().exports.write({
+        export_id: 'empty-csv',
+        project_id: 'p-none',
+        what: 'events',
+        format: 'ndjson',
+        window_start: null,
+        window_end: null,
+        written_at: HOUR_AGO,
+      });
       expect(empty.rows).to.equal(0);
       expect(await readExport('ndjson', await bytesOf(store(), 'empty-csv'))).to.deep.equal([]);
-      await store().exports.write({ export_id: 'again', project_id: 'p-export', what: 'events', format: 'csv', window_start: null, window_end: null, written_at: HOUR_AGO });
-      await store().exports.write({ export_id: 'again', project_id: 'p-export', what: 'sessions', format: 'ndjson', window_start: null, window_end: null, written_at: HOUR_AGO + 10 });
-      expect((await readExport('ndjson', await bytesOf(store(), 'again'))).map((r) => r.session_id)).to.deep.equal(['s-a', 's-b']);
+      await store().exports.write({
+        export_id: 'again',
+        project_id: 'p-export',
+        what: 'events',
+        format: 'csv',
+        window_start: null,
+        window_end: null,
+        written_at: HOUR_AGO,
+      });
+      await store().exports.write({
+        export_id: 'again',
+        project_id: 'p-export',
+        what: 'sessions',
+        format: 'ndjson',
+        window_start: null,
+        window_end: null,
+        written_at: HOUR_AGO + 10,
+      });
+      expect((await readExport('ndjson', await bytesOf(store(), 'again'))).map((r) => r.session_id)).to.deep.equal([
+        's-a',
+        's-b',
+      ]);
       expect(await store().exports.purge(HOUR_AGO + 11)).to.be.at.least(2);
       expect(await store().exports.open('again')).to.equal(null);
       expect(await store().exports.open('empty-csv')).to.equal(null);
       expect(await store().exports.open('raw-csv')).to.not.equal(null);
       expect(await store().exports.open('never-written')).to.equal(null);
-      await store().exports.open('../etc/passwd').then(() => expect.fail('an unsafe id was accepted'), (err: Error) => expect(err.message).to.match(/not a valid export id/));
+      await store()
+        .exports.open('../etc/passwd')
+        .then(
+          () => expect.fail('an unsafe id was accepted'),
+          (err: Error) => expect(err.message).to.match(/not a valid export id/),
+        );
     });
 
     it('streams an export larger than one chunk intact', async () => {
-      const many = Array.from({ length: 6000 }, (_, i) => raw({ event_id: `big-${String(i).padStart(5, '0')}`, project_id: 'p-big', timestamp: T0 + i, payload: { pad: 'x'.repeat(300), i } }));
+      const many = Array.from({ length: 6000 }, (_, i) =>
+        raw({
+          event_id: `big-${String(i).padStart(5, '0')}`,
+          project_id: 'p-big',
+          timestamp: T0 + i,
+          payload: { pad: 'x'.repeat(300), i },
+        }),
+      );
       await store().events.insertRaw(many);
-      const written = await store().exports.write({ export_id: 'big', project_id: 'p-big', what: 'events', format: 'ndjson', window_start: null, window_end: null, written_at: Date.now() });
+      const written = await store().exports.write({
+        export_id: 'big',
+        project_id: 'p-big',
+        what: 'events',
+        format: 'ndjson',
+        window_start: null,
+        window_end: null,
+        written_at: Date.now(),
+      });
       expect(written.bytes).to.be.above(1024 * 1024);
       const rows = await readExport('ndjson', await bytesOf(store(), 'big'));
       expect(rows).to.have.length(6000);
@@ -201,11 +317,32 @@ for (const backend of rigs) {
         await s.rules.put(rule({ rule_id: 'r1', project_id: pid }));
         await s.classifications.put([classification({ session_id: 'sx', project_id: pid })]);
         for (const kind of ['overview', 'channel', 'webhook', 'delivery', 'alert', 'schedule']) {
-          await s.records.put([{ kind, project_id: pid, id: `${kind}-1`, parent_id: '', sort_key: T0, data: { kind }, updated_at: T0, deleted: false }]);
+          await s.records.put([
+            {
+              kind,
+              project_id: pid,
+              id: `${kind}-1`,
+              parent_id: '',
+              sort_key: T0,
+              data: { kind },
+              updated_at: T0,
+              deleted: false,
+            },
+          ]);
         }
         await s.jobs.put(job({ job_id: `${pid}-export`, project_id: pid, account_id: account, kind: 'export' }));
-        await s.jobs.put(job({ job_id: `${pid}-delete`, project_id: pid, account_id: account, kind: 'project_deletion' }));
-        await s.exports.write({ export_id: `${pid}-export`, project_id: pid, what: 'events', format: 'csv', window_start: null, window_end: null, written_at: Date.now() });
+        await s.jobs.put(
+          job({ job_id: `${pid}-delete`, project_id: pid, account_id: account, kind: 'project_deletion' }),
+        );
+        await s.exports.write({
+          export_id: `${pid}-export`,
+          project_id: pid,
+          what: 'events',
+          format: 'csv',
+          window_start: null,
+          window_end: null,
+          written_at: Date.now(),
+        });
       };
       await seedProject('p-del', 'acct-del', 'https://del.example');
       await seedProject('p-keep', 'acct-keep', 'https://keep.example');
@@ -223,7 +360,8 @@ for (const backend of rigs) {
       expect(await s.tags.list('p-del')).to.deep.equal([]);
       expect(await s.rules.list('p-del')).to.deep.equal([]);
       expect(await s.classifications.get('p-del', 'sx')).to.equal(null);
-      for (const kind of ['overview', 'channel', 'webhook', 'delivery', 'alert', 'schedule']) expect(await s.records.list(kind, 'p-del', { limit: 10 })).to.deep.equal([]);
+      for (const kind of ['overview', 'channel', 'webhook', 'delivery', 'alert', 'schedule'])
+        expect(await s.records.list(kind, 'p-del', { limit: 10 })).to.deep.equal([]);
       expect(await s.exports.open('p-del-export')).to.equal(null);
       // The deleting job's own record stays: it is how the owner learns that the deletion ended.
       expect((await s.jobs.listByAccount('acct-del', 10)).map((j) => j.job_id)).to.deep.equal(['p-del-delete']);
@@ -238,7 +376,14 @@ for (const backend of rigs) {
       expect(await s.exports.open('p-keep-export')).to.not.equal(null);
 
       const left = await rig!.rowsOf('p-del');
-      expect(Object.keys(left)).to.include.members(['raw_events', 'enriched_events', 'sessions', 'records', 'jobs', 'projects']);
+      expect(Object.keys(left)).to.include.members([
+        'raw_events',
+        'enriched_events',
+        'sessions',
+        'records',
+        'jobs',
+        'projects',
+      ]);
       expect(left).to.deep.equal({ ...Object.fromEntries(Object.keys(left).map((t) => [t, 0])), jobs: 1 });
       const kept = await rig!.rowsOf('p-keep');
       expect(kept['raw_events']).to.equal(1);
@@ -267,7 +412,9 @@ for (const backend of rigs) {
       expect(await s.apiKeys.findByHash('hash-acct-stays')).to.not.equal(null);
       expect(await s.jobs.listByAccount('acct-stays', 10)).to.have.length(2);
       // The email is free again: signing up with it makes a new, empty account.
-      await s.accounts.create(account({ account_id: 'acct-again', email: 'acct-gone@example.com', subject: 'acct-again' }));
+      await s.accounts.create(
+        account({ account_id: 'acct-again', email: 'acct-gone@example.com', subject: 'acct-again' }),
+      );
       expect((await s.accounts.findByEmail('acct-gone@example.com'))?.account_id).to.equal('acct-again');
 
       // By SQL, over every table with an account_id column (DuckDB's rig reopens the store).

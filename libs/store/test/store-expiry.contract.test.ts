@@ -11,14 +11,38 @@ const CUT = T0 + 10 * DAY;
 
 /** In each project: an old and a recent event, and an old and a recent session with a tag and a verdict. */
 async function seed(store: Store, projectId: string): Promise<void> {
-  const events = [{ id: 'old', at: CUT - 1 }, { id: 'new', at: CUT }];
-  await store.events.insertEvents(events.map(({ id, at }) => ({
-    raw: raw({ event_id: `${projectId}-${id}`, project_id: projectId, timestamp: at }),
-    enriched: enriched({ event_id: `${projectId}-${id}`, project_id: projectId, timestamp: at, session_id: `s-${id}` }),
-  })));
-  await store.sessions.upsert(events.map(({ id, at }) => session({ session_id: `s-${id}`, project_id: projectId, first_event_at: at - 1000, last_event_at: at, updated_at: at })));
-  await store.tags.add(events.map(({ id, at }) => tagFact({ project_id: projectId, session_id: `s-${id}`, tag: 'buyer', tagged_at: at })));
-  await store.classifications.put(events.map(({ id, at }) => classification({ project_id: projectId, session_id: `s-${id}`, classified_at: at })));
+  const events = [
+    { id: 'old', at: CUT - 1 },
+    { id: 'new', at: CUT },
+  ];
+  await store.events.insertEvents(
+    events.map(({ id, at }) => ({
+      raw: raw({ event_id: `${projectId}-${id}`, project_id: projectId, timestamp: at }),
+      enriched: enriched({
+        event_id: `${projectId}-${id}`,
+        project_id: projectId,
+        timestamp: at,
+        session_id: `s-${id}`,
+      }),
+    })),
+  );
+  await store.sessions.upsert(
+    events.map(({ id, at }) =>
+      session({
+        session_id: `s-${id}`,
+        project_id: projectId,
+        first_event_at: at - 1000,
+        last_event_at: at,
+        updated_at: at,
+      }),
+    ),
+  );
+  await store.tags.add(
+    events.map(({ id, at }) => tagFact({ project_id: projectId, session_id: `s-${id}`, tag: 'buyer', tagged_at: at })),
+  );
+  await store.classifications.put(
+    events.map(({ id, at }) => classification({ project_id: projectId, session_id: `s-${id}`, classified_at: at })),
+  );
 }
 
 async function remaining(store: Store, projectId: string) {
@@ -33,7 +57,14 @@ async function remaining(store: Store, projectId: string) {
   };
 }
 
-const all = (p: string) => ({ raw: [`${p}-old`, `${p}-new`], enriched: [`${p}-old`, `${p}-new`], sessions: ['s-new', 's-old'], tagged: ['s-new', 's-old'], classified: ['s-new', 's-old'], sessionEvents: 1 });
+const all = (p: string) => ({
+  raw: [`${p}-old`, `${p}-new`],
+  enriched: [`${p}-old`, `${p}-new`],
+  sessions: ['s-new', 's-old'],
+  tagged: ['s-new', 's-old'],
+  classified: ['s-new', 's-old'],
+  sessionEvents: 1,
+});
 
 for (const backend of backends) {
   describe(`Store retention: ${backend.name}`, function () {
@@ -58,10 +89,21 @@ for (const backend of backends) {
       expect(await store.projects.get('p-keep')).to.include({ retention_days: null, ip_policy: null });
       const updated = await store.projects.updateSettings('p-expire', { retention_days: 30 });
       expect(updated).to.include({ project_id: 'p-expire', retention_days: 30, ip_policy: null });
-      expect(await store.projects.updateSettings('p-expire', { ip_policy: 'hash' })).to.include({ retention_days: 30, ip_policy: 'hash' });
-      expect(await store.projects.find('https://expire.example', 'acme/web')).to.include({ retention_days: 30, ip_policy: 'hash', verified: false });
+      expect(await store.projects.updateSettings('p-expire', { ip_policy: 'hash' })).to.include({
+        retention_days: 30,
+        ip_policy: 'hash',
+      });
+      expect(await store.projects.find('https://expire.example', 'acme/web')).to.include({
+        retention_days: 30,
+        ip_policy: 'hash',
+        verified: false,
+      });
       await store.projects.setVerified('p-expire', true);
-      expect(await store.projects.get('p-expire'), 'setVerified keeps the settings').to.include({ retention_days: 30, ip_policy: 'hash', verified: true });
+      expect(await store.projects.get('p-expire'), 'setVerified keeps the settings').to.include({
+        retention_days: 30,
+        ip_policy: 'hash',
+        verified: true,
+      });
       expect(await store.projects.updateSettings('p-404', { retention_days: 1 })).to.equal(null);
       expect((await store.projects.listWithRetention()).map((p) => p.project_id)).to.deep.equal(['p-expire']);
     });
@@ -69,7 +111,12 @@ for (const backend of backends) {
     it('expire() deletes what is older than the cut in that project only', async function () {
       await store.expiry.expire('p-expire', CUT);
       expect(await remaining(store, 'p-expire')).to.deep.equal({
-        raw: ['p-expire-new'], enriched: ['p-expire-new'], sessions: ['s-new'], tagged: ['s-new'], classified: ['s-new'], sessionEvents: 0,
+        raw: ['p-expire-new'],
+        enriched: ['p-expire-new'],
+        sessions: ['s-new'],
+        tagged: ['s-new'],
+        classified: ['s-new'],
+        sessionEvents: 0,
       });
       expect(await remaining(store, 'p-keep'), 'a project without retention').to.deep.equal(all('p-keep'));
       expect(await remaining(store, 'p-other'), 'another project').to.deep.equal(all('p-other'));

@@ -19,10 +19,26 @@ const EVENTS = [
 
 async function seed(s: Store, pid: string): Promise<void> {
   // As the enricher writes them: DuckDB keeps both halves in one row, whose session id is the enriched one.
-  await s.events.insertEvents(EVENTS.map((e) => ({
-    raw: raw({ event_id: e.id, project_id: pid, ...e.who, action: e.action, timestamp: e.at, session_id: e.client ? e.session : null }),
-    enriched: enriched({ event_id: e.id, project_id: pid, ...e.who, action: e.action, timestamp: e.at, session_id: e.session }),
-  })));
+  await s.events.insertEvents(
+    EVENTS.map((e) => ({
+      raw: raw({
+        event_id: e.id,
+        project_id: pid,
+        ...e.who,
+        action: e.action,
+        timestamp: e.at,
+        session_id: e.client ? e.session : null,
+      }),
+      enriched: enriched({
+        event_id: e.id,
+        project_id: pid,
+        ...e.who,
+        action: e.action,
+        timestamp: e.at,
+        session_id: e.session,
+      }),
+    })),
+  );
   await s.events.touchActions(EVENTS.map((e) => ({ project_id: pid, action: e.action, last_seen: e.at })));
   for (const sid of ['s-a1', 's-a2', 's-b1']) {
     await s.sessions.upsert([session({ session_id: sid, project_id: pid })]);
@@ -46,24 +62,47 @@ async function shown(s: Store, pid: string) {
 }
 
 const WHOLE = {
-  raw: ['a1', 'a2', 'a3', 'b1', 'b2'], enriched: ['a1', 'a2', 'a3', 'b1', 'b2'], sessions: ['s-a1', 's-a2', 's-b1'],
-  sessionEvents: ['a1', 'a2', 'a3', 'b1', 'b2'], tags: ['tag-s-a1', 'tag-s-a2', 'tag-s-b1'], classified: ['s-a1', 's-a2', 's-b1'],
+  raw: ['a1', 'a2', 'a3', 'b1', 'b2'],
+  enriched: ['a1', 'a2', 'a3', 'b1', 'b2'],
+  sessions: ['s-a1', 's-a2', 's-b1'],
+  sessionEvents: ['a1', 'a2', 'a3', 'b1', 'b2'],
+  tags: ['tag-s-a1', 'tag-s-a2', 'tag-s-b1'],
+  classified: ['s-a1', 's-a2', 's-b1'],
   actions: { click: T0 + 1000, buy: T0 + 2000, view: T0 + 9000 },
 };
 /** Visitor A erased: B alone, the action times B's. */
 const ONLY_B = {
-  raw: ['b1', 'b2'], enriched: ['b1', 'b2'], sessions: ['s-b1'], sessionEvents: ['b1', 'b2'], tags: ['tag-s-b1'],
-  classified: ['s-b1'], actions: { click: T0 + 500, buy: T0 + 100 },
+  raw: ['b1', 'b2'],
+  enriched: ['b1', 'b2'],
+  sessions: ['s-b1'],
+  sessionEvents: ['b1', 'b2'],
+  tags: ['tag-s-b1'],
+  classified: ['s-b1'],
+  actions: { click: T0 + 500, buy: T0 + 100 },
 };
 
 const CASES: Array<{ name: string; selector: VisitorSelector; sessions: string[]; events: number; after: unknown }> = [
   { name: 'an IP as stored', selector: { ips: [A.ip] }, sessions: ['s-a1', 's-a2'], events: 3, after: ONLY_B },
-  { name: 'a visitor id (IP as stored and user agent)', selector: { visitor_id: visitorIdOf(A.ip, A.user_agent) }, sessions: ['s-a1', 's-a2'], events: 3, after: ONLY_B },
   {
-    name: 'a session id', selector: { session_id: 's-a1' }, sessions: ['s-a1'], events: 2,
+    name: 'a visitor id (IP as stored and user agent)',
+    selector: { visitor_id: visitorIdOf(A.ip, A.user_agent) },
+    sessions: ['s-a1', 's-a2'],
+    events: 3,
+    after: ONLY_B,
+  },
+  {
+    name: 'a session id',
+    selector: { session_id: 's-a1' },
+    sessions: ['s-a1'],
+    events: 2,
     after: {
-      raw: ['a3', 'b1', 'b2'], enriched: ['a3', 'b1', 'b2'], sessions: ['s-a2', 's-b1'], sessionEvents: ['a3', 'b1', 'b2'],
-      tags: ['tag-s-a2', 'tag-s-b1'], classified: ['s-a2', 's-b1'], actions: { click: T0 + 500, buy: T0 + 100, view: T0 + 9000 },
+      raw: ['a3', 'b1', 'b2'],
+      enriched: ['a3', 'b1', 'b2'],
+      sessions: ['s-a2', 's-b1'],
+      sessionEvents: ['a3', 'b1', 'b2'],
+      tags: ['tag-s-a2', 'tag-s-b1'],
+      classified: ['s-a2', 's-b1'],
+      actions: { click: T0 + 500, buy: T0 + 100, view: T0 + 9000 },
     },
   },
 ];

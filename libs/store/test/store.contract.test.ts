@@ -43,7 +43,12 @@ for (const backend of backends) {
 
     describe('projects', function () {
       const a = project({ project_id: 'proj-1' });
-      const b = project({ project_id: 'proj-2', origin: 'https://other.example', account_id: 'acct-2', created_at: T0 + 1 });
+      const b = project({
+        project_id: 'proj-2',
+        origin: 'https://other.example',
+        account_id: 'acct-2',
+        created_at: T0 + 1,
+      });
       const c = project({ project_id: 'proj-3', project: 'acme/app', created_at: T0 + 2 });
 
       before(async function () {
@@ -98,10 +103,18 @@ for (const backend of backends) {
 
     describe('raw and enriched events', function () {
       it('stores each raw event once across repeated and overlapping batches', async function () {
-        const batch = [raw({ event_id: 'r1' }), raw({ event_id: 'r2', timestamp: T0 + 1 }), raw({ event_id: 'r3', timestamp: T0 + 2 })];
+        const batch = [
+          raw({ event_id: 'r1' }),
+          raw({ event_id: 'r2', timestamp: T0 + 1 }),
+          raw({ event_id: 'r3', timestamp: T0 + 2 }),
+        ];
         await store.events.insertRaw(batch);
         await store.events.insertRaw(batch);
-        await store.events.insertRaw([batch[2]!, raw({ event_id: 'r4', timestamp: T0 + 3 }), raw({ event_id: 'r4', timestamp: T0 + 3 })]);
+        await store.events.insertRaw([
+          batch[2]!,
+          raw({ event_id: 'r4', timestamp: T0 + 3 }),
+          raw({ event_id: 'r4', timestamp: T0 + 3 }),
+        ]);
         await store.events.insertRaw([]);
         expect(await store.events.countRaw('p-a')).to.equal(4);
         const listed = await store.events.listRaw('p-a', { limit: 100 });
@@ -111,7 +124,9 @@ for (const backend of backends) {
 
       it('keeps the first write of an event_id', async function () {
         await store.events.insertRaw([raw({ project_id: 'p-first', event_id: 'f1', payload: { v: 'first' } })]);
-        await store.events.insertRaw([raw({ project_id: 'p-first', event_id: 'f1', payload: { v: 'second' }, timestamp: T0 + 9 })]);
+        await store.events.insertRaw([
+          raw({ project_id: 'p-first', event_id: 'f1', payload: { v: 'second' }, timestamp: T0 + 9 }),
+        ]);
         await store.events.insertRaw([
           raw({ project_id: 'p-first', event_id: 'f2', payload: { v: 'a' } }),
           raw({ project_id: 'p-first', event_id: 'f2', payload: { v: 'b' } }),
@@ -124,9 +139,17 @@ for (const backend of backends) {
       it('stores each enriched event once and round-trips every field', async function () {
         const batch = [
           enriched({ event_id: 'e1' }),
-          enriched({ event_id: 'e2', timestamp: T0 + 1, bot: true, query: {}, path: null, url: null,
+          enriched({
+            event_id: 'e2',
+            timestamp: T0 + 1,
+            bot: true,
+            query: {},
+            path: null,
+            url: null,
             geo: { country: null, region: null, city: null, latitude: null, longitude: null },
-            sent_at: T0 - 50, referrer: 'https://ref.example/' }),
+            sent_at: T0 - 50,
+            referrer: 'https://ref.example/',
+          }),
         ];
         await store.events.insertEnriched(batch);
         await store.events.insertEnriched([...batch, enriched({ event_id: 'e3', timestamp: T0 + 2 })]);
@@ -138,8 +161,25 @@ for (const backend of backends) {
 
       it('writes the raw and the enriched row of each event together, each once, each with its own ip, url and referrer', async function () {
         const pair = (id: string, t: number) => {
-          const r = raw({ project_id: 'p-pairs', event_id: id, timestamp: t, ip: '203.0.113.77', url: 'https://a.example/x?utm_source=n#top', referrer: 'https://a.example/from' });
-          const e = enriched({ project_id: 'p-pairs', event_id: id, timestamp: t, session_id: 'S', ip: '203.0.113.0', url: 'https://a.example/x?utm_source=n', referrer: null, sent_at: null, query: { utm_source: 'n' } });
+          const r = raw({
+            project_id: 'p-pairs',
+            event_id: id,
+            timestamp: t,
+            ip: '203.0.113.77',
+            url: 'https://a.example/x?utm_source=n#top',
+            referrer: 'https://a.example/from',
+          });
+          const e = enriched({
+            project_id: 'p-pairs',
+            event_id: id,
+            timestamp: t,
+            session_id: 'S',
+            ip: '203.0.113.0',
+            url: 'https://a.example/x?utm_source=n',
+            referrer: null,
+            sent_at: null,
+            query: { utm_source: 'n' },
+          });
           return { raw: { ...r, session_id: 'S' }, enriched: e };
         };
         const batch = [pair('w1', T0), pair('w2', T0 + 1)];
@@ -149,8 +189,12 @@ for (const backend of backends) {
         await store.events.insertEvents([]);
         expect(await store.events.countRaw('p-pairs')).to.equal(3);
         expect(await store.events.countEnriched('p-pairs')).to.equal(3);
-        expect((await store.events.listRaw('p-pairs', { limit: 10 })).slice(0, 2)).to.deep.equal(batch.map((p) => p.raw));
-        expect((await store.events.listEnriched('p-pairs', { limit: 10 })).slice(0, 2)).to.deep.equal(batch.map((p) => p.enriched));
+        expect((await store.events.listRaw('p-pairs', { limit: 10 })).slice(0, 2)).to.deep.equal(
+          batch.map((p) => p.raw),
+        );
+        expect((await store.events.listEnriched('p-pairs', { limit: 10 })).slice(0, 2)).to.deep.equal(
+          batch.map((p) => p.enriched),
+        );
       });
 
       it('round-trips unicode, nesting, quotes and a 30 KB payload exactly', async function () {
@@ -183,7 +227,11 @@ for (const backend of backends) {
         const list = async (q: { window_start?: number; window_end?: number; limit: number }) =>
           ids(await store.events.listRaw(p, q));
         expect(await list({ limit: 10 })).to.deep.equal(['w1', 'w2', 'w3a', 'w3b', 'w5']);
-        expect(await list({ window_start: T0 + 2000, window_end: T0 + 4000, limit: 10 })).to.deep.equal(['w2', 'w3a', 'w3b']);
+        expect(await list({ window_start: T0 + 2000, window_end: T0 + 4000, limit: 10 })).to.deep.equal([
+          'w2',
+          'w3a',
+          'w3b',
+        ]);
         expect(await list({ window_start: T0 + 2000, window_end: T0 + 3000, limit: 10 })).to.deep.equal(['w2']);
         expect(await list({ window_start: T0 + 3000, limit: 10 })).to.deep.equal(['w3a', 'w3b', 'w5']);
         expect(await list({ window_end: T0 + 1000, limit: 10 })).to.deep.equal([]);
@@ -200,7 +248,7 @@ for (const backend of backends) {
         expect(ids(en)).to.deep.equal(['x1', 'x2']);
       });
 
-      it('lists one session\'s events oldest first', async function () {
+      it("lists one session's events oldest first", async function () {
         const p = 'p-sess-events';
         await store.events.insertEnriched([
           enriched({ project_id: p, event_id: 'c', session_id: 'S', timestamp: T0 + 30 }),
@@ -216,15 +264,31 @@ for (const backend of backends) {
         expect(ids(await store.events.sessionEvents(p, 'OTHER'))).to.deep.equal(['o']);
         expect(await store.events.sessionEvents(p, 'none')).to.deep.equal([]);
         // Within the summary's time range, both ends included: the same events; a narrower range, fewer.
-        expect(ids(await store.events.sessionEvents(p, 'S', { from: T0 + 10, to: T0 + 30 }))).to.deep.equal(['a', 'b1', 'b2', 'c']);
-        expect(ids(await store.events.sessionEvents(p, 'S', { from: T0 + 11, to: T0 + 29 }))).to.deep.equal(['b1', 'b2']);
+        expect(ids(await store.events.sessionEvents(p, 'S', { from: T0 + 10, to: T0 + 30 }))).to.deep.equal([
+          'a',
+          'b1',
+          'b2',
+          'c',
+        ]);
+        expect(ids(await store.events.sessionEvents(p, 'S', { from: T0 + 11, to: T0 + 29 }))).to.deep.equal([
+          'b1',
+          'b2',
+        ]);
       });
     });
 
     describe('sessions', function () {
       const p = 'p-sessions';
       const s1 = session({ project_id: p, session_id: 's1', last_event_at: T0 + 1000 });
-      const s2 = session({ project_id: p, session_id: 's2', last_event_at: T0 + 3000, classification: null, tags: [], attributes: {}, actions: {} });
+      const s2 = session({
+        project_id: p,
+        session_id: 's2',
+        last_event_at: T0 + 3000,
+        classification: null,
+        tags: [],
+        attributes: {},
+        actions: {},
+      });
       const s3 = session({ project_id: p, session_id: 's3', last_event_at: T0 + 2000 });
 
       before(async function () {
@@ -250,7 +314,12 @@ for (const backend of backends) {
         const list = async (q: { window_start?: number; window_end?: number; limit: number }) =>
           (await store.sessions.list(p, q)).map((s) => s.session_id);
         expect(await store.sessions.list(p, { limit: 1 })).to.deep.equal([
-          { session_id: 's2', first_event_at: s2.first_event_at, last_event_at: s2.last_event_at, event_count: s2.event_count },
+          {
+            session_id: 's2',
+            first_event_at: s2.first_event_at,
+            last_event_at: s2.last_event_at,
+            event_count: s2.event_count,
+          },
         ]);
         expect(await list({ limit: 10 })).to.deep.equal(['s2', 's3', 's1']);
         expect(await list({ window_start: T0 + 1000, window_end: T0 + 3000, limit: 10 })).to.deep.equal(['s3', 's1']);
@@ -260,8 +329,14 @@ for (const backend of backends) {
       it('breaks ties on last_event_at by session id, also across the limit, and keeps other projects out', async function () {
         const q = 'p-ties';
         const at = (i: number) => T0 + 10_000 + (i < 4 ? 0 : i);
-        await store.sessions.upsert([5, 3, 0, 4, 2, 1].map((i) => session({ project_id: q, session_id: `t${i}`, first_event_at: T0, last_event_at: at(i) })));
-        await store.sessions.upsert([session({ project_id: 'p-ties-other', session_id: 'x', first_event_at: T0, last_event_at: T0 + 10_000 })]);
+        await store.sessions.upsert(
+          [5, 3, 0, 4, 2, 1].map((i) =>
+            session({ project_id: q, session_id: `t${i}`, first_event_at: T0, last_event_at: at(i) }),
+          ),
+        );
+        await store.sessions.upsert([
+          session({ project_id: 'p-ties-other', session_id: 'x', first_event_at: T0, last_event_at: T0 + 10_000 }),
+        ]);
         const ids = async (limit: number) => (await store.sessions.list(q, { limit })).map((s) => s.session_id);
         expect(await ids(10)).to.deep.equal(['t5', 't4', 't0', 't1', 't2', 't3']);
         // The 3rd and 4th share last_event_at with two more: the lowest ids among the tie win.
@@ -272,15 +347,25 @@ for (const backend of backends) {
 
       it('replaces a whole state; an older state arriving later is ignored', async function () {
         const next = session({
-          project_id: p, session_id: 's1', last_event_at: T0 + 5000, event_count: 9,
-          actions: { click: 9 }, tags: ['x'], seen: ['ab12', 'cd34', 'ef56'], updated_at: T0 + 5000,
+          project_id: p,
+          session_id: 's1',
+          last_event_at: T0 + 5000,
+          event_count: 9,
+          actions: { click: 9 },
+          tags: ['x'],
+          seen: ['ab12', 'cd34', 'ef56'],
+          updated_at: T0 + 5000,
           classification: null,
         });
         await store.sessions.upsert([next]);
         expect(await store.sessions.get(p, 's1')).to.deep.equal(next);
         await store.sessions.upsert([{ ...s1, updated_at: T0 + 10 }]);
         expect(await store.sessions.get(p, 's1')).to.deep.equal(next);
-        expect((await store.sessions.list(p, { limit: 10 })).map((s) => s.session_id)).to.deep.equal(['s1', 's2', 's3']);
+        expect((await store.sessions.list(p, { limit: 10 })).map((s) => s.session_id)).to.deep.equal([
+          's1',
+          's2',
+          's3',
+        ]);
 
         const a = session({ project_id: p, session_id: 's4', event_count: 1, updated_at: T0 + 1 });
         const b = session({ project_id: p, session_id: 's4', event_count: 2, updated_at: T0 + 2 });
@@ -294,7 +379,9 @@ for (const backend of backends) {
         const p = 'p-many-actions';
         const names = Array.from({ length: 40 }, (_, i) => `a${String(i).padStart(2, '0')}`);
         await store.events.touchActions(names.map((action, i) => ({ project_id: p, action, last_seen: T0 + i })));
-        await store.events.touchActions(names.map((action, i) => ({ project_id: p, action, last_seen: i % 2 ? T0 + 1000 + i : T0 - 1 })));
+        await store.events.touchActions(
+          names.map((action, i) => ({ project_id: p, action, last_seen: i % 2 ? T0 + 1000 + i : T0 - 1 })),
+        );
         const listed = await store.events.listActions(p);
         expect(listed).to.have.length(40);
         expect(Object.fromEntries(listed.map((a) => [a.action, a.last_seen]))).to.deep.equal(
@@ -325,13 +412,22 @@ for (const backend of backends) {
     });
 
     describe('isolation between projects', function () {
-      it('never shows project B\'s rows to project A, even with equal ids', async function () {
+      it("never shows project B's rows to project A, even with equal ids", async function () {
         const A = 'iso-a';
         const B = 'iso-b';
         const rawA = raw({ project_id: A, event_id: 'same', session_id: 'S', payload: { who: 'A' } });
-        const rawB = raw({ project_id: B, event_id: 'same', session_id: 'S', payload: { who: 'B' }, action: 'b-action' });
+        const rawB = raw({
+          project_id: B,
+          event_id: 'same',
+          session_id: 'S',
+          payload: { who: 'B' },
+          action: 'b-action',
+        });
         await store.events.insertRaw([rawA, rawB, raw({ project_id: B, event_id: 'only-b' })]);
-        await store.events.insertEnriched([enriched({ ...rawA, session_id: 'S' }), enriched({ ...rawB, session_id: 'S' })]);
+        await store.events.insertEnriched([
+          enriched({ ...rawA, session_id: 'S' }),
+          enriched({ ...rawB, session_id: 'S' }),
+        ]);
         await store.sessions.upsert([
           session({ project_id: A, session_id: 'S', event_count: 1 }),
           session({ project_id: B, session_id: 'S', event_count: 2 }),
@@ -371,8 +467,16 @@ for (const backend of backends) {
     describe('hostile values', function () {
       it(`stores ${JSON.stringify(INJECTION)} verbatim everywhere`, async function () {
         const p = INJECTION;
-        const e = raw({ project_id: p, event_id: INJECTION, action: INJECTION, session_id: INJECTION,
-          url: INJECTION, referrer: INJECTION, user_agent: INJECTION, payload: { [INJECTION]: INJECTION } });
+        const e = raw({
+          project_id: p,
+          event_id: INJECTION,
+          action: INJECTION,
+          session_id: INJECTION,
+          url: INJECTION,
+          referrer: INJECTION,
+          user_agent: INJECTION,
+          payload: { [INJECTION]: INJECTION },
+        });
         await store.events.insertRaw([e]);
         expect(await store.events.listRaw(p, { limit: 10 })).to.deep.equal([e]);
         const en = enriched({ ...e, session_id: INJECTION, query: { [INJECTION]: INJECTION } });

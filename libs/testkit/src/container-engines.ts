@@ -50,7 +50,10 @@ export async function startKafkaContainer(): Promise<StartedEngine> {
     .start();
   const brokers = `${host}:${port}`;
   try {
-    await pollUntil(`kafka container on ${brokers}`, () => kafkaAnswers(brokers), { timeoutMs: 90_000, intervalMs: 250 });
+    await pollUntil(`kafka container on ${brokers}`, () => kafkaAnswers(brokers), {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    });
   } catch (error) {
     await container.stop();
     throw error;

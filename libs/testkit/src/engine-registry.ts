@@ -28,7 +28,8 @@ export function infraRequired(): boolean {
  */
 export function enginesOff(): boolean {
   const off = enginesOffSet();
-  if (off && infraRequired()) throw new Error('SPOOR_TEST_ENGINES=none and SPOOR_REQUIRE_INFRA=1 contradict each other');
+  if (off && infraRequired())
+    throw new Error('SPOOR_TEST_ENGINES=none and SPOOR_REQUIRE_INFRA=1 contradict each other');
   return off;
 }
 
@@ -57,7 +58,9 @@ async function launch(definition: EngineDefinition): Promise<StartedEngine> {
     try {
       return await definition.startContainer();
     } catch (error) {
-      process.stderr.write(`testkit: ${definition.name} container failed (${message(error).split('\n')[0]}); trying the local runner\n`);
+      process.stderr.write(
+        `testkit: ${definition.name} container failed (${message(error).split('\n')[0]}); trying the local runner\n`,
+      );
     }
   }
   return definition.startLocal();
@@ -66,7 +69,9 @@ async function launch(definition: EngineDefinition): Promise<StartedEngine> {
 export function reportSkip(name: EngineName, reason: string): void {
   skipped.set(name, reason);
   const [headline, ...details] = reason.split('\n');
-  process.stderr.write(`\nSKIPPED: ${name} could not start: ${headline}\n${details.map((line) => `  | ${line}\n`).join('')}`);
+  process.stderr.write(
+    `\nSKIPPED: ${name} could not start: ${headline}\n${details.map((line) => `  | ${line}\n`).join('')}`,
+  );
   if (!bannerHookInstalled) {
     bannerHookInstalled = true;
     process.on('exit', printSkippedBanner); // for runs that never call stopAllEngines
@@ -90,7 +95,10 @@ async function start(definition: EngineDefinition): Promise<string | null> {
  * An engine the caller owns alone (a fault test that halts it), stopped with the others by
  * stopAllEngines. Null, reported as SKIPPED, when it cannot start; under SPOOR_REQUIRE_INFRA it throws.
  */
-export async function startOwned<E extends StartedEngine>(name: EngineName, startEngine: () => Promise<E>): Promise<E | null> {
+export async function startOwned<E extends StartedEngine>(
+  name: EngineName,
+  startEngine: () => Promise<E>,
+): Promise<E | null> {
   try {
     const engine = await startEngine();
     running.add(engine);

@@ -58,7 +58,11 @@ export function redisUrl(): Promise<string | null> {
  * Kafka's JVM takes a few seconds and up to 512 MB.
  */
 export function restartableEngine(name: 'kafka' | 'clickhouse' | 'redis'): Promise<RestartableEngine | null> {
-  const starters = { kafka: startRestartableKafka, clickhouse: startRestartableClickHouse, redis: startRestartableRedis };
+  const starters = {
+    kafka: startRestartableKafka,
+    clickhouse: startRestartableClickHouse,
+    redis: startRestartableRedis,
+  };
   return startOwned(name, starters[name]);
 }
 
@@ -84,4 +88,3 @@ export function requireEngine(ctx: Context, value: string | null, name: string):
 export async function prepareLocalEngines(): Promise<void> {
   await Promise.all([ensureKafkaLibs(), ensureChdbVenv()]);
 }
-

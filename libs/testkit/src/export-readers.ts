@@ -6,7 +6,8 @@ import { parquetReadObjects } from 'hyparquet';
 
 export type ExportedRow = Record<string, string | null>;
 
-const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : String(v));
+const text = (v: unknown): string | null =>
+  v === null || v === undefined ? null : typeof v === 'string' ? v : String(v);
 
 export async function readExport(format: 'csv' | 'ndjson' | 'parquet', bytes: Uint8Array): Promise<ExportedRow[]> {
   switch (format) {
@@ -15,8 +16,13 @@ export async function readExport(format: 'csv' | 'ndjson' | 'parquet', bytes: Ui
       return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === '' ? null : v])));
     }
     case 'ndjson':
-      return Buffer.from(bytes).toString('utf8').split('\n').filter((l) => l.length > 0)
-        .map((l) => Object.fromEntries(Object.entries(JSON.parse(l) as Record<string, unknown>).map(([k, v]) => [k, text(v)])));
+      return Buffer.from(bytes)
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .map((l) =>
+          Object.fromEntries(Object.entries(JSON.parse(l) as Record<string, unknown>).map(([k, v]) => [k, text(v)])),
+        );
     case 'parquet': {
       const copy = new Uint8Array(bytes);
       const rows = await parquetReadObjects({ file: copy.buffer });

@@ -20,7 +20,11 @@ export interface SmtpCapture {
 export async function startSmtpCapture(extra: Partial<SMTPServerOptions> = {}): Promise<SmtpCapture> {
   const received: CapturedMail[] = [];
   const server = new SMTPServer({
-    logger: false, authOptional: true, disabledCommands: ['STARTTLS'], allowInsecureAuth: true, closeTimeout: 200,
+    logger: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    closeTimeout: 200,
     disableReverseLookup: true, // no DNS query for 127.0.0.1; the greeting still comes ~100 ms late (smtp-server's early-talker check)
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];

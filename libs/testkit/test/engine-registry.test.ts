@@ -58,7 +58,10 @@ describe('engine registry', function () {
   it('throws the reason instead when SPOOR_REQUIRE_INFRA=1', async function () {
     process.env.SPOOR_REQUIRE_INFRA = '1';
     const engine = fakeEngine('kafka', () => Promise.reject(new Error('java not found')));
-    const error = await engineUrl(engine).then(() => null, (caught: unknown) => caught);
+    const error = await engineUrl(engine).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     expect(error).to.be.instanceOf(Error);
     expect((error as Error).message).to.equal('kafka could not start: java not found');
   });

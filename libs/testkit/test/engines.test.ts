@@ -125,8 +125,14 @@ describe('testkit engines', function () {
         ) ENGINE = ReplacingMergeTree(ver) ORDER BY id`,
       });
       const rows = Array.from({ length: 500 }, (_, i) => ({
-        id: `e${i}`, ver: 1, props: { page: `/p/${i}` }, tags: ['a', 'b'], note: i % 2 ? null : `n${i}`,
-        ok: i % 3 === 0, delta: -i, at: '2024-05-06 07:08:09.123',
+        id: `e${i}`,
+        ver: 1,
+        props: { page: `/p/${i}` },
+        tags: ['a', 'b'],
+        note: i % 2 ? null : `n${i}`,
+        ok: i % 3 === 0,
+        delta: -i,
+        at: '2024-05-06 07:08:09.123',
       }));
       rows.push({ ...rows[0]!, ver: 2, note: 'updated', props: { page: '/changed' } });
       const summary = await client.insert({ table: `${db}.events`, values: rows, format: 'JSONEachRow' });
@@ -137,29 +143,61 @@ describe('testkit engines', function () {
         format: 'JSONEachRow',
       });
       expect(await final.json()).to.deep.equal([
-        { id: 'e0', ver: 2, props: { page: '/changed' }, tags: ['a', 'b'], note: 'updated', ok: true, delta: 0, at: '2024-05-06 07:08:09.123' },
-        { id: 'e1', ver: 1, props: { page: '/p/1' }, tags: ['a', 'b'], note: null, ok: false, delta: -1, at: '2024-05-06 07:08:09.123' },
+        {
+          id: 'e0',
+          ver: 2,
+          props: { page: '/changed' },
+          tags: ['a', 'b'],
+          note: 'updated',
+          ok: true,
+          delta: 0,
+          at: '2024-05-06 07:08:09.123',
+        },
+        {
+          id: 'e1',
+          ver: 1,
+          props: { page: '/p/1' },
+          tags: ['a', 'b'],
+          note: null,
+          ok: false,
+          delta: -1,
+          at: '2024-05-06 07:08:09.123',
+        },
       ]);
       const count = await client.query({ query: `SELECT count() AS n FROM ${db}.events FINAL`, format: 'JSON' });
       const json = await count.json<{ n: number }>();
       // Unquoted: output_format_json_quote_64bit_integers defaults to 0 since ClickHouse 25.8.
       expect(json.data).to.deep.equal([{ n: 500 }]);
-      const compact = await client.query({ query: `SELECT id, ver FROM ${db}.events FINAL WHERE id = 'e0'`, format: 'JSONCompactEachRow' });
+      const compact = await client.query({
+        query: `SELECT id, ver FROM ${db}.events FINAL WHERE id = 'e0'`,
+        format: 'JSONCompactEachRow',
+      });
       expect(await compact.json()).to.deep.equal([['e0', 2]]);
-      const tsv = await client.query({ query: `SELECT id, ver FROM ${db}.events FINAL WHERE id = 'e0'`, format: 'TabSeparated' });
+      const tsv = await client.query({
+        query: `SELECT id, ver FROM ${db}.events FINAL WHERE id = 'e0'`,
+        format: 'TabSeparated',
+      });
       expect(await tsv.text()).to.equal('e0\t2\n');
     });
 
     it('binds {p:String} parameters as values, so quotes and backslashes cannot inject SQL', async function () {
       const hostile = `it's a "quote" \\ back\\slash'); DROP TABLE ${db}.events; --`;
-      await client.insert({ table: `${db}.events`, format: 'JSONEachRow', values: [{ id: 'hostile', ver: 1, note: hostile, at: '2024-01-01 00:00:00.000' }] });
+      await client.insert({
+        table: `${db}.events`,
+        format: 'JSONEachRow',
+        values: [{ id: 'hostile', ver: 1, note: hostile, at: '2024-01-01 00:00:00.000' }],
+      });
       const result = await client.query({
         query: `SELECT id, note FROM ${db}.events FINAL WHERE note = {p:String}`,
         query_params: { p: hostile },
         format: 'JSONEachRow',
       });
       expect(await result.json()).to.deep.equal([{ id: 'hostile', note: hostile }]);
-      const echoed = await client.query({ query: 'SELECT {p:String} AS v, length({p:String}) AS n', query_params: { p: hostile }, format: 'JSONEachRow' });
+      const echoed = await client.query({
+        query: 'SELECT {p:String} AS v, length({p:String}) AS n',
+        query_params: { p: hostile },
+        format: 'JSONEachRow',
+      });
       expect(await echoed.json()).to.deep.equal([{ v: hostile, n: Buffer.byteLength(hostile) }]);
       const still = await client.query({ query: `EXISTS TABLE ${db}.events`, format: 'JSONEachRow' });
       expect(await still.json()).to.deep.equal([{ result: 1 }]);
@@ -184,8 +222,15 @@ describe('testkit engines', function () {
     it('handles gzip request and response bodies', async function () {
       const gzipClient = createClient({ url, compression: { request: true, response: true } });
       try {
-        await gzipClient.insert({ table: `${db}.events`, format: 'JSONEachRow', values: [{ id: 'gz', ver: 1, at: '2024-01-01 00:00:00.000' }] });
-        const result = await gzipClient.query({ query: `SELECT id FROM ${db}.events WHERE id = 'gz'`, format: 'JSONEachRow' });
+        await gzipClient.insert({
+          table: `${db}.events`,
+          format: 'JSONEachRow',
+          values: [{ id: 'gz', ver: 1, at: '2024-01-01 00:00:00.000' }],
+        });
+        const result = await gzipClient.query({
+          query: `SELECT id FROM ${db}.events WHERE id = 'gz'`,
+          format: 'JSONEachRow',
+        });
         expect(await result.json()).to.deep.equal([{ id: 'gz' }]);
       } finally {
         await gzipClient.close();
@@ -193,18 +238,28 @@ describe('testkit engines', function () {
     });
 
     it('applies settings sent by the client for that request only', async function () {
-      const quoted = await client.query({ query: 'SELECT toUInt64(5) AS v', format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
+      const quoted = await client.query({
+        query: 'SELECT toUInt64(5) AS v',
+        format: 'JSONEachRow',
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+      });
       expect(await quoted.json()).to.deep.equal([{ v: '5' }]);
       const next = await client.query({ query: 'SELECT toUInt64(5) AS v', format: 'JSONEachRow' });
       expect(await next.json()).to.deep.equal([{ v: 5 }]);
     });
 
     it('raises ClickHouseError with code 60 for an unknown table, and 62 for bad syntax', async function () {
-      const unknown = await client.query({ query: `SELECT * FROM ${db}.nope` }).then(() => null, (error: unknown) => error);
+      const unknown = await client.query({ query: `SELECT * FROM ${db}.nope` }).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(unknown).to.be.instanceOf(ClickHouseError);
       expect((unknown as ClickHouseError).code).to.equal('60');
       expect((unknown as ClickHouseError).type).to.equal('UNKNOWN_TABLE');
-      const syntax = await client.command({ query: 'SELEC 1' }).then(() => null, (error: unknown) => error);
+      const syntax = await client.command({ query: 'SELEC 1' }).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect((syntax as ClickHouseError).code).to.equal('62');
     });
   });

@@ -42,19 +42,33 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
  */
 function guardedLookup(lookup: LookupFn): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    lookup(hostname).then((addresses) => {
-      const blocked = addresses.find(isBlockedAddress);
-      if (blocked) return callback(Object.assign(new Error('refused: the target is not a public address'), { code: 'ESPOORBLOCKED' }));
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
-      const all = addresses.map((address) => ({ address, family: isIP(address) }));
-      if (options?.all) callback(null, all);
-      else callback(null, all[0]!.address, all[0]!.family);
-    }, (err: unknown) => callback(err));
+    lookup(hostname).then(
+      (addresses) => {
+        const blocked = addresses.find(isBlockedAddress);
+        if (blocked)
+          return callback(
+            Object.assign(new Error('refused: the target is not a public address'), { code: 'ESPOORBLOCKED' }),
+          );
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
+        const all = addresses.map((address) => ({ address, family: isIP(address) }));
+        if (options?.all) callback(null, all);
+        else callback(null, all[0]!.address, all[0]!.family);
+      },
+      (err: unknown) => callback(err),
+    );
   }) as unknown as LookupFunction;
 }
 
-const failure = (started: number, error: string, permanent = false): DeliveryOutcome =>
-  ({ ok: false, status: null, duration_ms: Date.now() - started, response_body: '', retry_after_ms: null, error, permanent });
+const failure = (started: number, error: string, permanent = false): DeliveryOutcome => ({
+  ok: false,
+  status: null,
+  duration_ms: Date.now() - started,
+  response_body: '',
+  retry_after_ms: null,
+  error,
+  permanent,
+});
 
 /**
  * POSTs JSON to a user-given URL and never throws: a 2xx is success; redirects are not
@@ -69,9 +83,11 @@ export function postJson(url: string, body: string, opts: PostOptions): Promise<
   } catch {
     return Promise.resolve(failure(started, 'not a URL', true));
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.resolve(failure(started, 'only http and https targets are allowed', true));
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return Promise.resolve(failure(started, 'only http and https targets are allowed', true));
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!opts.allowPrivate && isIP(host) && isBlockedAddress(host)) return Promise.resolve(failure(started, 'refused: the target is not a public address', true));
+  if (!opts.allowPrivate && isIP(host) && isBlockedAddress(host))
+    return Promise.resolve(failure(started, 'refused: the target is not a public address', true));
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const cap = opts.maxResponseBytes ?? 64 * 1024;
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -83,30 +99,59 @@ export function postJson(url: string, body: string, opts: PostOptions): Promise<
       clearTimeout(timer);
       resolve(o);
     };
-    const req = send(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': opts.userAgent ?? 'Spoor', ...opts.headers },
-      ...(opts.allowPrivate ? {} : { lookup: guardedLookup(opts.lookup ?? systemLookup) }),
-    }, (res) => readAnswer(res, cap, started, finish, () => req.destroy()));
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': opts.userAgent ?? 'Spoor',
+          ...opts.headers,
+        },
+        ...(opts.allowPrivate ? {} : { lookup: guardedLookup(opts.lookup ?? systemLookup) }),
+      },
+      (res) => readAnswer(res, cap, started, finish, () => req.destroy()),
+    );
     const timer = setTimeout(() => {
       finish(failure(started, `timed out after ${timeoutMs} ms`));
       req.destroy();
     }, timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => finish(failure(started, err.message, err.code === 'ESPOORBLOCKED')));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      finish(failure(started, err.message, err.code === 'ESPOORBLOCKED')),
+    );
     req.end(body);
   });
 }
 
-function readAnswer(res: IncomingMessage, cap: number, started: number, finish: (o: DeliveryOutcome) => void, drop: () => void): void {
+function readAnswer(
+  res: IncomingMessage,
+  cap: number,
+  started: number,
+  finish: (o: DeliveryOutcome) => void,
+  drop: () => void,
+): void {
   const chunks: Buffer[] = [];
   let size = 0;
   const done = () => {
     const status = res.statusCode ?? 0;
     const text = Buffer.concat(chunks).subarray(0, cap).toString('utf8');
     const redirect = status >= 300 && status < 400;
-    const error = status >= 200 && status < 300 ? null
-      : redirect ? `redirect not followed (${status} to ${res.headers.location ?? 'nowhere'})` : `HTTP ${status}`;
-    finish({ ok: error === null, status, duration_ms: Date.now() - started, response_body: text, retry_after_ms: parseRetryAfter(res.headers['retry-after']), error, permanent: status === 410 });
+    const error =
+      status >= 200 && status < 300
+        ? null
+        : redirect
+          ? `redirect not followed (${status} to ${res.headers.location ?? 'nowhere'})`
+          : `HTTP ${status}`;
+    finish({
+      ok: error === null,
+      status,
+      duration_ms: Date.now() - started,
+      response_body: text,
+      retry_after_ms: parseRetryAfter(res.headers['retry-after']),
+      error,
+      permanent: status === 410,
+    });
   };
   res.on('data', (c: Buffer) => {
     chunks.push(c);

@@ -3,16 +3,30 @@ import { BlockList, isIP, isIPv4 } from 'node:net';
 
 /** Targets a webhook may not reach unless private targets are allowed (DESIGN.md, webhooks). */
 const V4: Array<[string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 /** ::/96 holds ::, ::1 and the deprecated IPv4-compatible forms. Mapped and NAT64 forms are checked by their IPv4 part. */
 const V6: Array<[string, number]> = [
-  ['::', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
   // Local-use NAT64 (RFC 8215): translated into the operator's own IPv4 space, never public.
   ['64:ff9b:1::', 48],
   // Documentation and discard-only prefixes.
-  ['2001:db8::', 32], ['100::', 64],
+  ['2001:db8::', 32],
+  ['100::', 64],
 ];
 
 const v4 = new BlockList();
@@ -69,7 +83,9 @@ export type LookupFn = (hostname: string) => Promise<string[]>;
 
 /** Every address a name resolves to (A and AAAA, as the OS resolver answers them). */
 export const systemLookup: LookupFn = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs.map((a) => a.address)))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs.map((a) => a.address)))),
+  );
 
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 
@@ -81,7 +97,10 @@ const ALLOW_HINT = 'set SPOOR_WEBHOOK_ALLOW_PRIVATE to allow private targets';
  * resolves to is public. The WHATWG parser has already turned numeric hosts such as
  * `2130706433` or `0x7f.1` into dotted quads, so they are checked as addresses.
  */
-export async function checkWebhookUrl(raw: string, opts: { allowPrivate: boolean; lookup?: LookupFn }): Promise<UrlVerdict> {
+export async function checkWebhookUrl(
+  raw: string,
+  opts: { allowPrivate: boolean; lookup?: LookupFn },
+): Promise<UrlVerdict> {
   if (raw.length > 2048) return { ok: false, reason: 'the URL is longer than 2048 characters' };
   let url: URL;
   try {
@@ -89,8 +108,10 @@ export async function checkWebhookUrl(raw: string, opts: { allowPrivate: boolean
   } catch {
     return { ok: false, reason: 'not a URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'only http and https targets are allowed' };
-  if (url.username || url.password) return { ok: false, reason: 'credentials in the URL are not allowed; put a token in the path or query' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: 'only http and https targets are allowed' };
+  if (url.username || url.password)
+    return { ok: false, reason: 'credentials in the URL are not allowed; put a token in the path or query' };
   if (opts.allowPrivate) return { ok: true, url };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
@@ -104,6 +125,7 @@ export async function checkWebhookUrl(raw: string, opts: { allowPrivate: boolean
   }
   // One answer for a private address, a name that resolves to one and a name that does not
   // resolve: saying which (or what a name resolved to) would let a caller map internal DNS.
-  if (addresses.length === 0 || addresses.some(isBlockedAddress)) return { ok: false, reason: `the target is not a public address; ${ALLOW_HINT}` };
+  if (addresses.length === 0 || addresses.some(isBlockedAddress))
+    return { ok: false, reason: `the target is not a public address; ${ALLOW_HINT}` };
   return { ok: true, url };
 }

@@ -9,19 +9,25 @@ export const SECRET_BYTES = { min: 24, max: 64 } as const;
 
 /** A new endpoint secret: `whsec_` and the base64 of `bytes` random bytes (24 to 64). */
 export function generateWebhookSecret(bytes = 32): string {
-  if (!Number.isInteger(bytes) || bytes < SECRET_BYTES.min || bytes > SECRET_BYTES.max) throw new RangeError(`a webhook secret has ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes, not ${bytes}`);
+  if (!Number.isInteger(bytes) || bytes < SECRET_BYTES.min || bytes > SECRET_BYTES.max)
+    throw new RangeError(`a webhook secret has ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes, not ${bytes}`);
   return PREFIX + randomBytes(bytes).toString('base64');
 }
 
 /** The key bytes of a secret, with or without its `whsec_` prefix. */
 export function decodeWebhookSecret(secret: string): Buffer {
   const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
-  if (key.length < SECRET_BYTES.min || key.length > SECRET_BYTES.max) throw new RangeError(`a webhook secret has ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes, this one ${key.length}`);
+  if (key.length < SECRET_BYTES.min || key.length > SECRET_BYTES.max)
+    throw new RangeError(
+      `a webhook secret has ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes, this one ${key.length}`,
+    );
   return key;
 }
 
 export function signWebhook(secret: string, msgId: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac('sha256', decodeWebhookSecret(secret)).update(`${msgId}.${timestampSeconds}.${body}`).digest('base64');
+  const mac = createHmac('sha256', decodeWebhookSecret(secret))
+    .update(`${msgId}.${timestampSeconds}.${body}`)
+    .digest('base64');
   return `v1,${mac}`;
 }
 
@@ -32,7 +38,11 @@ export type WebhookHeaders = Record<string, string> & {
 };
 
 export function webhookHeaders(secret: string, msgId: string, timestampSeconds: number, body: string): WebhookHeaders {
-  return { 'webhook-id': msgId, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signWebhook(secret, msgId, timestampSeconds, body) };
+  return {
+    'webhook-id': msgId,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': signWebhook(secret, msgId, timestampSeconds, body),
+  };
 }
 
 export interface VerifyOptions {
@@ -46,7 +56,12 @@ export interface VerifyOptions {
  * What a receiver does: true when one of the (space-separated) v1 signatures matches and the
  * timestamp is within the tolerance. Constant-time comparison; never throws on bad input.
  */
-export function verifyWebhook(secret: string, headers: Record<string, string | string[] | undefined>, body: string, opts: VerifyOptions = {}): boolean {
+export function verifyWebhook(
+  secret: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  opts: VerifyOptions = {},
+): boolean {
   const one = (name: string) => {
     const v = headers[name] ?? headers[name.toLowerCase()];
     return Array.isArray(v) ? v[0] : v;

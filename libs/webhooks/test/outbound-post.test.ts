@@ -3,7 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseRetryAfter, postJson } from '../src/index.js';
 
-interface Endpoint { url: string; hits: string[]; close(): Promise<void> }
+interface Endpoint {
+  url: string;
+  hits: string[];
+  close(): Promise<void>;
+}
 
 /** A local server answering every request with `answer`. */
 async function endpoint(answer: (res: import('node:http').ServerResponse) => void): Promise<Endpoint> {
@@ -18,7 +22,15 @@ async function endpoint(answer: (res: import('node:http').ServerResponse) => voi
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/in`, hits, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/in`,
+    hits,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 describe('postJson', function () {
@@ -34,7 +46,11 @@ describe('postJson', function () {
 
   it('sends JSON with the given headers and reports a 2xx as delivered', async () => {
     const e = await start((res) => res.writeHead(204).end());
-    const o = await postJson(e.url, '{"a":1}', { allowPrivate: true, headers: { 'webhook-id': 'm1' }, userAgent: 'Spoor-Test' });
+    const o = await postJson(e.url, '{"a":1}', {
+      allowPrivate: true,
+      headers: { 'webhook-id': 'm1' },
+      userAgent: 'Spoor-Test',
+    });
     expect(o).to.include({ ok: true, status: 204, error: null, permanent: false });
     expect(o.duration_ms).to.be.a('number');
     expect(e.hits).to.deep.equal(['{"a":1}']);
@@ -42,9 +58,20 @@ describe('postJson', function () {
 
   it('reports 500 as retryable, 410 as permanent, and reads Retry-After', async () => {
     const failing = await start((res) => res.writeHead(503, { 'retry-after': '7' }).end('busy'));
-    expect(await postJson(failing.url, '{}', { allowPrivate: true })).to.include({ ok: false, status: 503, error: 'HTTP 503', permanent: false, retry_after_ms: 7000, response_body: 'busy' });
+    expect(await postJson(failing.url, '{}', { allowPrivate: true })).to.include({
+      ok: false,
+      status: 503,
+      error: 'HTTP 503',
+      permanent: false,
+      retry_after_ms: 7000,
+      response_body: 'busy',
+    });
     const gone = await start((res) => res.writeHead(410).end());
-    expect(await postJson(gone.url, '{}', { allowPrivate: true })).to.include({ ok: false, status: 410, permanent: true });
+    expect(await postJson(gone.url, '{}', { allowPrivate: true })).to.include({
+      ok: false,
+      status: 410,
+      permanent: true,
+    });
   });
 
   it('does not follow a redirect: the target it names gets nothing', async () => {
@@ -86,7 +113,10 @@ describe('postJson', function () {
   it('checks the address at connection time: a name that resolves inward is refused', async () => {
     const e = await start((res) => res.writeHead(200).end());
     const port = new URL(e.url).port;
-    const o = await postJson(`http://rebound.example:${port}/in`, '{}', { allowPrivate: false, lookup: async () => ['127.0.0.1'] });
+    const o = await postJson(`http://rebound.example:${port}/in`, '{}', {
+      allowPrivate: false,
+      lookup: async () => ['127.0.0.1'],
+    });
     expect(o).to.include({ ok: false, permanent: true });
     expect(o.error).to.contain('not a public address').and.not.contain('127.0.0.1');
     expect(e.hits).to.deep.equal([]);

@@ -6,7 +6,14 @@ describe('webhook retry schedule', function () {
   const high = () => 1;
 
   it('grows fourfold from the base with equal jitter, capped', function () {
-    const cases: Array<[number, number]> = [[1, 5_000], [2, 20_000], [3, 80_000], [4, 320_000], [8, WEBHOOK_RETRY.capMs], [9, WEBHOOK_RETRY.capMs]];
+    const cases: Array<[number, number]> = [
+      [1, 5_000],
+      [2, 20_000],
+      [3, 80_000],
+      [4, 320_000],
+      [8, WEBHOOK_RETRY.capMs],
+      [9, WEBHOOK_RETRY.capMs],
+    ];
     for (const [attempt, full] of cases) {
       expect(nextRetryDelay(attempt, null, low), `attempt ${attempt}, least`).to.equal(full / 2);
       expect(nextRetryDelay(attempt, null, high), `attempt ${attempt}, most`).to.equal(full);

@@ -26,7 +26,8 @@ export const classifierModule: ServiceModule = {
       logger: logger.child('jobs'),
       clock,
       leaseMs: config.jobLeaseMs,
-      onFinished: (job) => metrics.jobFinished(job.kind, job.status, (job.finished_at ?? 0) - (job.started_at ?? job.finished_at ?? 0)),
+      onFinished: (job) =>
+        metrics.jobFinished(job.kind, job.status, (job.finished_at ?? 0) - (job.started_at ?? job.finished_at ?? 0)),
     });
     await jobs.start();
     return {

@@ -39,7 +39,8 @@ export class ClassifierService {
       list.push(s);
       byProject.set(s.project_id, list);
     }
-    for (const [projectId, sessions] of byProject) await this.classifier.classify(projectId, sessions, { force: false, announce: true });
+    for (const [projectId, sessions] of byProject)
+      await this.classifier.classify(projectId, sessions, { force: false, announce: true });
   }
 
   stats(): Record<string, number> {
@@ -54,7 +55,8 @@ export class ClassifierService {
 export function classificationJob(store: Store, classifier: SessionClassifier): JobHandler {
   return async (job, ctx) => {
     const ids = job.request.session_ids;
-    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw new JobFailure('session_ids must be a list of strings');
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+      throw new JobFailure('session_ids must be a list of strings');
     const wanted = [...new Set(ids as string[])];
     const sessions = await store.sessions.getMany(job.project_id, wanted);
     const found = new Set(sessions.map((s) => s.session_id));
@@ -71,7 +73,9 @@ export function classificationJob(store: Store, classifier: SessionClassifier): 
 function parseSummary(value: string): SessionSummary | null {
   try {
     const s = JSON.parse(value) as SessionSummary;
-    return typeof s?.session_id === 'string' && typeof s.project_id === 'string' && typeof s.last_event_at === 'number' ? s : null;
+    return typeof s?.session_id === 'string' && typeof s.project_id === 'string' && typeof s.last_event_at === 'number'
+      ? s
+      : null;
   } catch {
     return null;
   }

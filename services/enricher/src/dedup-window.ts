@@ -27,8 +27,12 @@ export const DEDUP_TTL_MS = kvTtlMs.dedup;
 export function kvDedupWindow(kv: Kv): DedupWindow {
   return {
     async claim(claims) {
-      const claimed = await Promise.all(claims.map((c) => kv.setIfAbsent(kvKeys.dedup(c.projectId, c.eventId), c.position, DEDUP_TTL_MS)));
-      const holders = await Promise.all(claims.map((c, i) => (claimed[i] ? null : kv.get(kvKeys.dedup(c.projectId, c.eventId)))));
+      const claimed = await Promise.all(
+        claims.map((c) => kv.setIfAbsent(kvKeys.dedup(c.projectId, c.eventId), c.position, DEDUP_TTL_MS)),
+      );
+      const holders = await Promise.all(
+        claims.map((c, i) => (claimed[i] ? null : kv.get(kvKeys.dedup(c.projectId, c.eventId)))),
+      );
       return claims.map((c, i) => claimed[i]! || holders[i] === c.position);
     },
   };
@@ -48,7 +52,8 @@ export function kvDedupWindow(kv: Kv): DedupWindow {
  * retry through as a redelivery, 1 in 2^31: the store's key still stores it once.
  */
 export function localDedupWindow(capacity = 200_000): DedupWindow {
-  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`dedup capacity must be a positive integer, got ${capacity}`);
+  if (!Number.isInteger(capacity) || capacity < 1)
+    throw new RangeError(`dedup capacity must be a positive integer, got ${capacity}`);
   const byProject = new Map<string, Map<string, number>>();
   // Insertion order, as a ring: which project's map holds the id in each slot.
   const slotMaps: Array<Map<string, number> | undefined> = new Array(capacity);

@@ -20,7 +20,15 @@ export const enricherModule: ServiceModule = {
     // Without Redis this process is the only enricher: its own bounded memory is the window.
     const dedup = adapters.kv.kind === 'memory' ? localDedupWindow() : kvDedupWindow(adapters.kv);
     const ipPolicies = new IpPolicyCache(adapters.store.projects, config.ipMode, clock);
-    const service = new EnricherService({ store: adapters.store, kv: adapters.kv, dedup, pipeline, ipPolicies, output: enrichedOutput(ctx), logger });
+    const service = new EnricherService({
+      store: adapters.store,
+      kv: adapters.kv,
+      dedup,
+      pipeline,
+      ipPolicies,
+      output: enrichedOutput(ctx),
+      logger,
+    });
     const consumes = { topic: adapters.topics.rawEvents, group: `${config.topicPrefix}enricher` };
     const sub = await adapters.bus.subscribe({
       ...consumes,
@@ -45,9 +53,13 @@ function enrichedOutput({ adapters, handoff, handsOffTo }: ServiceContext): Enri
     const local = handoff.consumer<SessionInput>(topic);
     return async (events) => (await local)(events);
   }
-  return (events) => adapters.bus.publish(topic, events.map(({ event: e, traceparent }) => ({
-    key: `${e.project_id}:${e.session_id}`,
-    value: JSON.stringify(e),
-    ...(traceparent ? { headers: { [TRACEPARENT]: traceparent } } : {}),
-  })));
+  return (events) =>
+    adapters.bus.publish(
+      topic,
+      events.map(({ event: e, traceparent }) => ({
+        key: `${e.project_id}:${e.session_id}`,
+        value: JSON.stringify(e),
+        ...(traceparent ? { headers: { [TRACEPARENT]: traceparent } } : {}),
+      })),
+    );
 }

@@ -78,7 +78,9 @@ export class EnricherService {
     this.pending++;
     const prepared = this.prepared.then(() => this.prepare(batch));
     const written = Promise.all([prepared, this.written]).then(([enriched]) => this.write(enriched));
-    const passed = Promise.all([written, this.passed]).then(([events]) => (events.length > 0 ? this.deps.output(events) : undefined));
+    const passed = Promise.all([written, this.passed]).then(([events]) =>
+      events.length > 0 ? this.deps.output(events) : undefined,
+    );
     this.prepared = prepared;
     this.written = written;
     this.passed = passed;
@@ -86,7 +88,9 @@ export class EnricherService {
     for (const step of [prepared, written, passed]) step.catch(() => undefined);
     // Settled only once every step of this batch has: a batch failed because the one before it
     // did may still be writing, and the bus must not deliver again while it is.
-    return Promise.allSettled([prepared, written, passed]).then(() => passed).finally(() => this.pending--);
+    return Promise.allSettled([prepared, written, passed])
+      .then(() => passed)
+      .finally(() => this.pending--);
   }
 
   private async prepare(batch: DeliveredMessage[]): Promise<Enriched[]> {
@@ -101,7 +105,12 @@ export class EnricherService {
 
   drops(): DropCounts {
     const guards = this.deps.pipeline.counters();
-    return { duplicate: this.counters['duplicate'], malformed: this.counters['malformed'], invalid_timestamp: guards.invalid_timestamp, payload_too_deep: guards.payload_too_deep };
+    return {
+      duplicate: this.counters['duplicate'],
+      malformed: this.counters['malformed'],
+      invalid_timestamp: guards.invalid_timestamp,
+      payload_too_deep: guards.payload_too_deep,
+    };
   }
 
   /** The bus carries what ingest wrote; anything else (a foreign producer, a bad byte) is counted and skipped. */
@@ -110,7 +119,13 @@ export class EnricherService {
     for (const [i, m] of batch.entries()) {
       if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
       const raw = parseRawEvent(m.value);
-      if (raw) out.push({ raw, source: `${m.topic}/${m.partition}`, offset: Number(m.offset), traceparent: m.headers?.[TRACEPARENT] });
+      if (raw)
+        out.push({
+          raw,
+          source: `${m.topic}/${m.partition}`,
+          offset: Number(m.offset),
+          traceparent: m.headers?.[TRACEPARENT],
+        });
       else this.counters['malformed']!++;
     }
     return out;
@@ -128,7 +143,13 @@ export class EnricherService {
       else byKey.set(key, c);
     }
     const entries = [...byKey];
-    const passed = await this.deps.dedup.claim(entries.map(([, c]) => ({ projectId: c.raw.project_id, eventId: c.raw.event_id, position: `${c.source}/${c.offset}` })));
+    const passed = await this.deps.dedup.claim(
+      entries.map(([, c]) => ({
+        projectId: c.raw.project_id,
+        eventId: c.raw.event_id,
+        position: `${c.source}/${c.offset}`,
+      })),
+    );
     const out: Candidate[] = [];
     entries.forEach(([, c], i) => {
       if (passed[i]) out.push(c);
@@ -180,7 +201,9 @@ export class EnricherService {
 function parseRawEvent(value: string): RawEvent | null {
   try {
     const raw = JSON.parse(value) as RawEvent;
-    return typeof raw?.event_id === 'string' && typeof raw.project_id === 'string' && typeof raw.timestamp === 'number' ? raw : null;
+    return typeof raw?.event_id === 'string' && typeof raw.project_id === 'string' && typeof raw.timestamp === 'number'
+      ? raw
+      : null;
   } catch {
     return null;
   }

@@ -42,7 +42,9 @@ export async function assignSessions(items: NeedsSession[], kv: Kv): Promise<voi
   const keys = [...new Set(items.filter((e) => e.draft.session_id === null).map(openSessionKeyOf))];
   if (keys.length === 0) return;
   const loaded = await kv.mget(keys);
-  const open = new Map<string, OpenSession | null>(keys.map((k, i) => [k, loaded[i] ? (JSON.parse(loaded[i]!) as OpenSession) : null]));
+  const open = new Map<string, OpenSession | null>(
+    keys.map((k, i) => [k, loaded[i] ? (JSON.parse(loaded[i]!) as OpenSession) : null]),
+  );
   for (const item of items) {
     const { draft, sessionKey } = item;
     if (draft.session_id !== null) continue;

@@ -17,9 +17,21 @@ const T0 = Date.UTC(2026, 10, 25, 9);
 
 function message(i: number): DeliveredMessage {
   const raw: RawEvent = {
-    project_id: 'p-1', event_id: `e-${i}`, project: 'acme/web', origin: 'https://acme.example', action: 'click',
-    timestamp: T0 + i, client_timestamp: T0 + i, sent_at: null, received_at: T0 + i, payload: { i },
-    session_id: `s-${i % 7}`, url: 'https://acme.example/a', referrer: null, ip: '203.0.113.9', user_agent: 'Mozilla/5.0 Firefox/133.0',
+    project_id: 'p-1',
+    event_id: `e-${i}`,
+    project: 'acme/web',
+    origin: 'https://acme.example',
+    action: 'click',
+    timestamp: T0 + i,
+    client_timestamp: T0 + i,
+    sent_at: null,
+    received_at: T0 + i,
+    payload: { i },
+    session_id: `s-${i % 7}`,
+    url: 'https://acme.example/a',
+    referrer: null,
+    ip: '203.0.113.9',
+    user_agent: 'Mozilla/5.0 Firefox/133.0',
   };
   return { topic: 'events.raw', partition: 0, offset: String(i * 100), key: 'p-1', value: JSON.stringify(raw) };
 }
@@ -55,7 +67,9 @@ describe('EnricherService', function () {
       return insertEvents(pairs);
     };
     service = new EnricherService({
-      store, kv: new MemoryKv(), dedup: localDedupWindow(),
+      store,
+      kv: new MemoryKv(),
+      dedup: localDedupWindow(),
       pipeline: createEnrichmentPipeline({ ipMode: 'full', ipSalt: 'salt', geo: EMPTY_GEO_LOOKUP, clock: () => T0 }),
       output: async (events) => {
         if (failOutput) {
@@ -85,7 +99,9 @@ describe('EnricherService', function () {
     const batch = Array.from({ length: 2500 }, (_, i) => message(i));
     failWrite = 1;
     let error: unknown;
-    await service.handle(batch).catch((err: unknown) => { error = err; });
+    await service.handle(batch).catch((err: unknown) => {
+      error = err;
+    });
     expect(String(error)).to.contain('injected write failure');
     // Nothing went on: the batch is passed on once it is written.
     expect(passedOn).to.have.length(0);
@@ -97,7 +113,7 @@ describe('EnricherService', function () {
     expect(passedOn.map((p) => p.offset)).to.deep.equal(batch.map((m) => Number(m.offset)));
   });
 
-  describe('with the next batch handed over before this one resolved (the bus\'s inFlight)', function () {
+  describe("with the next batch handed over before this one resolved (the bus's inFlight)", function () {
     const first = Array.from({ length: 2500 }, (_, i) => message(i));
     const second = Array.from({ length: 2500 }, (_, i) => message(2500 + i));
 

@@ -21,9 +21,21 @@ let offset = 0;
 
 function message(projectId: string, eventId: string): DeliveredMessage {
   const raw: RawEvent = {
-    project_id: projectId, event_id: eventId, project: projectId, origin: 'https://acme.example', action: 'click',
-    timestamp: T0, client_timestamp: T0, sent_at: null, received_at: T0, payload: {},
-    session_id: 's-1', url: 'https://acme.example/a', referrer: null, ip: IP, user_agent: 'Mozilla/5.0 Firefox/133.0',
+    project_id: projectId,
+    event_id: eventId,
+    project: projectId,
+    origin: 'https://acme.example',
+    action: 'click',
+    timestamp: T0,
+    client_timestamp: T0,
+    sent_at: null,
+    received_at: T0,
+    payload: {},
+    session_id: 's-1',
+    url: 'https://acme.example/a',
+    referrer: null,
+    ip: IP,
+    user_agent: 'Mozilla/5.0 Firefox/133.0',
   };
   return { topic: 'events.raw', partition: 0, offset: String(offset++), key: projectId, value: JSON.stringify(raw) };
 }
@@ -44,16 +56,33 @@ describe('Enricher: per-project IP policy', function () {
     dir = await makeTempDir('spoor-ip-policy-');
     store = await openStore({ kind: 'duckdb', path: join(dir, 'spoor.duckdb') });
     await store.migrate();
-    const base = { origin: 'https://acme.example', account_id: 'a', verified: false, verification_token: 't', created_at: T0 };
-    for (const [id, ip_policy] of [['p-hash', 'hash'], ['p-truncate', 'truncate'], ['p-default', null]] as const) {
+    const base = {
+      origin: 'https://acme.example',
+      account_id: 'a',
+      verified: false,
+      verification_token: 't',
+      created_at: T0,
+    };
+    for (const [id, ip_policy] of [
+      ['p-hash', 'hash'],
+      ['p-truncate', 'truncate'],
+      ['p-default', null],
+    ] as const) {
       await store.projects.create({ ...base, project_id: id, project: id, ip_policy });
     }
     now = T0;
     reads = 0;
     // Counts the store reads: the policy is read per project and TTL, never per event.
-    const projects = { get: (id: string) => { reads++; return store.projects.get(id); } };
+    const projects = {
+      get: (id: string) => {
+        reads++;
+        return store.projects.get(id);
+      },
+    };
     service = new EnricherService({
-      store, kv: new MemoryKv(), dedup: localDedupWindow(),
+      store,
+      kv: new MemoryKv(),
+      dedup: localDedupWindow(),
       pipeline: createEnrichmentPipeline({ ipMode: 'full', ipSalt: 'salt', geo: EMPTY_GEO_LOOKUP, clock: () => T0 }),
       ipPolicies: new IpPolicyCache(projects, 'full', () => now),
       output: async () => {},
@@ -66,13 +95,16 @@ describe('Enricher: per-project IP policy', function () {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('stores the raw and the enriched IP as each project\'s policy says, reading each policy once', async function () {
+  it("stores the raw and the enriched IP as each project's policy says, reading each policy once", async function () {
     const batch = ['p-hash', 'p-truncate', 'p-default'].flatMap((p) => [message(p, `${p}-1`), message(p, `${p}-2`)]);
     await service.handle(batch);
     const hashed = hashIp(IP, 'salt');
     expect(await stored('p-hash', 'p-hash-1')).to.deep.equal({ raw: hashed, enriched: hashed });
     expect(await stored('p-truncate', 'p-truncate-2')).to.deep.equal({ raw: '203.0.113.0', enriched: '203.0.113.0' });
-    expect(await stored('p-default', 'p-default-1'), 'no policy: SPOOR_IP_MODE').to.deep.equal({ raw: IP, enriched: IP });
+    expect(await stored('p-default', 'p-default-1'), 'no policy: SPOOR_IP_MODE').to.deep.equal({
+      raw: IP,
+      enriched: IP,
+    });
     expect(reads).to.equal(3);
   });
 

@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import { MemoryKv } from '@spoor/kv';
 import { assignSessions, SESSION_GAP_MS } from '../src/session-assigner.js';
 
-const at = (timestamp: number, sessionKey = 'visitor-1', session_id: string | null = null) => ({ draft: { project_id: 'p', timestamp, session_id }, sessionKey });
+const at = (timestamp: number, sessionKey = 'visitor-1', session_id: string | null = null) => ({
+  draft: { project_id: 'p', timestamp, session_id },
+  sessionKey,
+});
 /** assignSessions fills each draft's session_id in place; the tests read them back. */
 async function assign(items: ReturnType<typeof at>[], kv: MemoryKv) {
   await assignSessions(items, kv);

@@ -35,7 +35,12 @@ function addPreflights(paths: Record<string, PathItem>): void {
       summary: 'CORS preflight',
       tags: ['cors'],
       security: [],
-      parameters: [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+      parameters: [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
       responses: {
         200: {
           description: 'Empty body with the CORS headers',
@@ -53,7 +58,11 @@ function addPreflights(paths: Record<string, PathItem>): void {
 export function buildApiDocument(registry: OpenAPIRegistry, version: string, serverUrl: string | null) {
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'Spoor', version, description: 'Behavioural event logging: ingestion, sessions, events, projects, rules, tags.' },
+    info: {
+      title: 'Spoor',
+      version,
+      description: 'Behavioural event logging: ingestion, sessions, events, projects, rules, tags.',
+    },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });
   addPreflights((document.paths ?? {}) as Record<string, PathItem>);

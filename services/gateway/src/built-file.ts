@@ -27,7 +27,11 @@ export interface BuiltFile {
 
 export function readBuilt(path: string): BuiltFile {
   const body = readFileSync(path);
-  return { body, type: TYPES[extname(path)] ?? 'application/octet-stream', hash: createHash('sha256').update(body).digest('base64url').slice(0, 16) };
+  return {
+    body,
+    type: TYPES[extname(path)] ?? 'application/octet-stream',
+    hash: createHash('sha256').update(body).digest('base64url').slice(0, 16),
+  };
 }
 
 /** If-None-Match names this ETag (in a list, weak or not, or `*`): RFC 9110, 13.1.2. */
@@ -48,7 +52,13 @@ function notModified(header: string | undefined, etag: string): boolean {
  */
 export function serveBuilt(file: BuiltFile, cacheControl: string): RequestHandler {
   const etag = `"${file.hash}"`;
-  const headers = { 'Content-Type': file.type, 'Cache-Control': cacheControl, ETag: etag, 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+  const headers = {
+    'Content-Type': file.type,
+    'Cache-Control': cacheControl,
+    ETag: etag,
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Resource-Policy': 'cross-origin',
+  };
   return (req, res) => {
     res.set(headers);
     if (notModified(req.headers['if-none-match'], etag)) return void res.status(304).end();

@@ -15,8 +15,16 @@ const HTML_CACHE = 'no-cache';
  */
 export const DASHBOARD_SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': [
-    "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
-    "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
   ].join('; '),
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
@@ -51,7 +59,12 @@ export function dashboardRouter(logger: Logger): Router {
     return router;
   }
   // One handler per asset, made now: a request only looks its name up.
-  const assets = new Map(readdirSync(join(dist, 'assets')).map((name) => [name, serveBuilt(readBuilt(join(dist, 'assets', name)), IMMUTABLE_CACHE)]));
+  const assets = new Map(
+    readdirSync(join(dist, 'assets')).map((name) => [
+      name,
+      serveBuilt(readBuilt(join(dist, 'assets', name)), IMMUTABLE_CACHE),
+    ]),
+  );
   router.get('/assets/:name', (req, res, next) => {
     res.set('Referrer-Policy', 'no-referrer');
     (assets.get(String(req.params.name)) ?? ((_q, _s, n) => n()))(req, res, next);

@@ -28,23 +28,52 @@ function stepResults(names: string[], counts: FunnelStepCount[]): FunnelResult['
   }));
 }
 
-export async function answerFunnel(store: Store, p: ProjectRecord, def: FunnelDefinition, window: Window): Promise<FunnelResult> {
+export async function answerFunnel(
+  store: Store,
+  p: ProjectRecord,
+  def: FunnelDefinition,
+  window: Window,
+): Promise<FunnelResult> {
   const steps = def.steps.map(compileFunnelStep);
   const names = steps.map((s) => s.name);
   const breakdown = def.breakdown ?? null;
   let counts;
   try {
-    counts = await store.funnels.query(p.project_id, { window, steps, unit: def.unit, order: def.order, conversionWindowMs: def.conversion_window_ms, breakdown });
+    counts = await store.funnels.query(p.project_id, {
+      window,
+      steps,
+      unit: def.unit,
+      order: def.order,
+      conversionWindowMs: def.conversion_window_ms,
+      breakdown,
+    });
   } catch (err) {
     if (!(err instanceof FunnelTooLargeError)) throw err;
-    throw errors.validation([{ loc: ['body', 'steps'], msg: `${err.message}; narrow the window, or write those steps in a form SQL evaluates (docs/analytics.md)`, type: 'value_error' }]);
+    throw errors.validation([
+      {
+        loc: ['body', 'steps'],
+        msg: `${err.message}; narrow the window, or write those steps in a form SQL evaluates (docs/analytics.md)`,
+        type: 'value_error',
+      },
+    ]);
   }
   return {
-    origin: p.origin, project: p.project, window_start: window.start, window_end: window.end,
-    unit: def.unit, order: def.order, conversion_window_ms: def.conversion_window_ms,
+    origin: p.origin,
+    project: p.project,
+    window_start: window.start,
+    window_end: window.end,
+    unit: def.unit,
+    order: def.order,
+    conversion_window_ms: def.conversion_window_ms,
     evaluated_in: counts.evaluatedIn,
     step_evaluation: steps.map((s) => (s.predicate === null ? 'typescript' : 'sql')),
     steps: stepResults(names, counts.total),
-    breakdown: breakdown === null ? null : { property: breakdown, groups: counts.groups.map((g) => ({ value: g.value, steps: stepResults(names, g.steps) })) },
+    breakdown:
+      breakdown === null
+        ? null
+        : {
+            property: breakdown,
+            groups: counts.groups.map((g) => ({ value: g.value, steps: stepResults(names, g.steps) })),
+          },
   };
 }

@@ -59,10 +59,21 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
   eventRoutes(ctx, deps.store);
   tagRoutes(ctx, deps.store);
   ruleRoutes(ctx, deps.store, deps.kv, deps.clock);
-  const dispatcher = new JobDispatcher({ get jobs() { return deps.store.jobs; }, bus: deps.bus, topic: deps.jobTopic, clock: deps.clock });
+  const dispatcher = new JobDispatcher({
+    get jobs() {
+      return deps.store.jobs;
+    },
+    bus: deps.bus,
+    topic: deps.jobTopic,
+    clock: deps.clock,
+  });
   jobRoutes(ctx, deps.store, dispatcher);
   dataRoutes(ctx, { store: deps.store, dispatcher, clock: deps.clock });
-  outboundRoutes(ctx, deps.store, { clock: deps.clock, allowPrivate: deps.webhookAllowPrivate, recipients: deps.recipients });
+  outboundRoutes(ctx, deps.store, {
+    clock: deps.clock,
+    allowPrivate: deps.webhookAllowPrivate,
+    recipients: deps.recipients,
+  });
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
   analyticsRoutes(ctx, deps.store, deps.clock);
   const live = new LiveHub({ store: deps.store, clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}) });
@@ -73,13 +84,30 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
 
 /** A dependency that must not be touched: declaring routes never calls a handler. */
 const unused = <T extends object>(name: string): T =>
-  new Proxy({} as T, { get: () => { throw new Error(`${name} is not available when only describing the API`); } });
+  new Proxy({} as T, {
+    get: () => {
+      throw new Error(`${name} is not available when only describing the API`);
+    },
+  });
 
 /** The OpenAPI document without a running server (for the generated client and its drift test). */
 export function describeApi(version: string) {
   const registry = createApiRegistry();
   const ctx: RouteContext = { router: Router(), registry, authenticate: (_req, _res, next) => next() };
-  declareGateway(ctx, { store: unused('store'), kv: unused('kv'), bus: unused('bus'), jobTopic: (kind) => kind, issuer: unused('issuer'), authenticator: unused('authenticator'), apiKeys: unused('apiKeys'), dnsServer: null, ipMode: 'full', webhookAllowPrivate: false, recipients: unused('recipients'), clock: Date.now });
+  declareGateway(ctx, {
+    store: unused('store'),
+    kv: unused('kv'),
+    bus: unused('bus'),
+    jobTopic: (kind) => kind,
+    issuer: unused('issuer'),
+    authenticator: unused('authenticator'),
+    apiKeys: unused('apiKeys'),
+    dnsServer: null,
+    ipMode: 'full',
+    webhookAllowPrivate: false,
+    recipients: unused('recipients'),
+    clock: Date.now,
+  });
   return buildApiDocument(registry, version, null);
 }
 
@@ -93,13 +121,51 @@ export const gatewayModule: ServiceModule = {
     const issuer = new BuiltInIssuer({ accounts: store.accounts, signingKeys: store.signingKeys, issuerUrl, clock });
     const external = config.oidcIssuer ? { issuer: config.oidcIssuer, audience: config.oidcAudience ?? 'spoor' } : null;
     await issuer.init();
-    const authenticator = new Authenticator({ builtIn: issuer, external, accounts: store.accounts, apiKeys: store.apiKeys, revokedTokens: store.revokedTokens, adminEmails: config.adminEmails, clock });
+    const authenticator = new Authenticator({
+      builtIn: issuer,
+      external,
+      accounts: store.accounts,
+      apiKeys: store.apiKeys,
+      revokedTokens: store.revokedTokens,
+      adminEmails: config.adminEmails,
+      clock,
+    });
     const router = Router();
     const registry = createApiRegistry();
     const mailer = config.smtpUrl ? new EmailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom }) : null;
-    const recipients = new ChannelRecipients({ store, mailer, publicUrl: issuerUrl, caps: config.channelCaps, clock, logger: logger.child('recipients') });
-    const limits = new RateLimits(adapters.kv, config.rateLimits, ['signup_ip', 'login_account', 'login_ip', 'triggers_account', 'rules_test_account']);
-    const { live } = declareGateway({ router, registry, authenticate: authGuard(authenticator), limits }, { store, kv: adapters.kv, bus: adapters.bus, jobTopic: adapters.topics.jobs, issuer, authenticator, apiKeys: new ApiKeyService(store.apiKeys, clock), dnsServer: config.dnsServer, ipMode: config.ipMode, webhookAllowPrivate: config.webhookAllowPrivate, recipients, clock, logger: logger.child('live') });
+    const recipients = new ChannelRecipients({
+      store,
+      mailer,
+      publicUrl: issuerUrl,
+      caps: config.channelCaps,
+      clock,
+      logger: logger.child('recipients'),
+    });
+    const limits = new RateLimits(adapters.kv, config.rateLimits, [
+      'signup_ip',
+      'login_account',
+      'login_ip',
+      'triggers_account',
+      'rules_test_account',
+    ]);
+    const { live } = declareGateway(
+      { router, registry, authenticate: authGuard(authenticator), limits },
+      {
+        store,
+        kv: adapters.kv,
+        bus: adapters.bus,
+        jobTopic: adapters.topics.jobs,
+        issuer,
+        authenticator,
+        apiKeys: new ApiKeyService(store.apiKeys, clock),
+        dnsServer: config.dnsServer,
+        ipMode: config.ipMode,
+        webhookAllowPrivate: config.webhookAllowPrivate,
+        recipients,
+        clock,
+        logger: logger.child('live'),
+      },
+    );
     const document = buildApiDocument(registry, buildVersion(), config.publicUrl);
     router.get(['/openapi.json', '/v1/openapi.json'], (_req, res) => void res.json(document));
     router.use(loggerScriptRouter(logger));

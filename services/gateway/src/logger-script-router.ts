@@ -15,7 +15,10 @@ const LOGGER_CACHE = 'public, max-age=604800, stale-while-revalidate=86400';
 export function loggerScriptRouter(logger: Logger): Router {
   const router = Router();
   const dist = join(dirname(createRequire(import.meta.url).resolve('@spoor/logger/package.json')), 'dist');
-  for (const [file, ext] of [['spoor.iife.js', 'js'], ['spoor.mjs', 'mjs']] as const) {
+  for (const [file, ext] of [
+    ['spoor.iife.js', 'js'],
+    ['spoor.mjs', 'mjs'],
+  ] as const) {
     let built: BuiltFile;
     try {
       built = readBuilt(join(dist, file));

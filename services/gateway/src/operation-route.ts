@@ -2,7 +2,18 @@ import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutio
 import type { Request, RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { HttpError, createError, errors, jsonBody, parseOr422, type ValidationDetail } from '@spoor/http';
-import { DEFAULT_BODY_LIMIT, ErrorBody, HTTPValidationError, accessOf, describeFailures, failuresOf, operationId, type Access, type ErrorCode, type Operation } from '@spoor/schemas';
+import {
+  DEFAULT_BODY_LIMIT,
+  ErrorBody,
+  HTTPValidationError,
+  accessOf,
+  describeFailures,
+  failuresOf,
+  operationId,
+  type Access,
+  type ErrorCode,
+  type Operation,
+} from '@spoor/schemas';
 import type { RateLimits } from '@spoor/limits';
 import type { Principal } from './auth-guard.js';
 
@@ -36,7 +47,12 @@ export interface RouteContext {
  */
 export type Preflight<Q, P> = (input: { query: Q; params: P; principal: Principal }) => Promise<unknown>;
 
-export function defineOperation<Q extends AnyObject | undefined, P extends AnyObject | undefined, B extends z.ZodType | undefined, R extends z.ZodType>(
+export function defineOperation<
+  Q extends AnyObject | undefined,
+  P extends AnyObject | undefined,
+  B extends z.ZodType | undefined,
+  R extends z.ZodType,
+>(
   ctx: RouteContext,
   op: Operation<Q, P, B, R>,
   handler: (input: OperationInput<Out<Q>, Out<P>, Out<B>>) => Promise<z.input<R>>,
@@ -51,13 +67,16 @@ export function defineOperation<Q extends AnyObject | undefined, P extends AnyOb
     const failures: ValidationDetail[] = [];
     const principal = res.locals['principal'] as Principal;
     const query = collect(failures, () => (op.query ? parseOr422(op.query, req.query, 'query') : undefined)) as Out<Q>;
-    const params = collect(failures, () => (op.params ? parseOr422(op.params, req.params, 'path') : undefined)) as Out<P>;
+    const params = collect(failures, () =>
+      op.params ? parseOr422(op.params, req.params, 'path') : undefined,
+    ) as Out<P>;
     if (failures.length === 0 && preflight) await preflight({ query, params, principal });
     const body = collect(failures, () => parseBody(op, req.body)) as Out<B>;
     if (failures.length > 0) throw errors.validation(failures);
     res.json(await handler({ query, params, body, principal, req }));
   });
-  for (const path of [op.path, ...(op.aliases ?? [])]) ctx.router[op.method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers);
+  for (const path of [op.path, ...(op.aliases ?? [])])
+    ctx.router[op.method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers);
 }
 
 function parseBody(op: Operation, body: unknown): unknown {
@@ -104,7 +123,10 @@ function openApiRoute(op: Operation, path: string): RouteConfig {
   if (op.params) request.params = op.params;
   if (op.body) {
     const content = { schema: op.body };
-    request.body = { required: true, content: op.textPlain ? { 'application/json': content, 'text/plain': content } : { 'application/json': content } };
+    request.body = {
+      required: true,
+      content: op.textPlain ? { 'application/json': content, 'text/plain': content } : { 'application/json': content },
+    };
   }
   return {
     method: op.method,
@@ -115,7 +137,10 @@ function openApiRoute(op: Operation, path: string): RouteConfig {
     security: op.auth ? [{ bearerAuth: [] }] : [],
     request,
     responses: {
-      200: { description: op.responseDescription ?? 'Success', content: { 'application/json': { schema: op.response } } },
+      200: {
+        description: op.responseDescription ?? 'Success',
+        content: { 'application/json': { schema: op.response } },
+      },
       ...errorResponses(failuresOf(op)),
     },
   };

@@ -8,7 +8,12 @@ import type { Principal } from './auth-guard.js';
  * malformed, or another account's — answers the same 404 (DESIGN.md: identical for "exists but
  * belongs to another account"), so a token cannot probe what others registered.
  */
-export async function scopedProject(store: Store, principal: Principal, origin: string, project: string): Promise<ProjectRecord> {
+export async function scopedProject(
+  store: Store,
+  principal: Principal,
+  origin: string,
+  project: string,
+): Promise<ProjectRecord> {
   const normalized = normalizeOrigin(origin);
   const found = normalized ? await store.projects.find(normalized, project) : null;
   if (!found || found.account_id !== principal.account_id) throw errors.notFound('Project not found');

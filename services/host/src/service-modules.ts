@@ -7,4 +7,11 @@ import { sessionizerModule } from '@spoor/sessionizer';
 import { workerModule } from '@spoor/worker';
 
 /** Every service the host can run; SPOOR_SERVICES picks among them. */
-export const serviceModules: ServiceModule[] = [ingestModule, gatewayModule, enricherModule, sessionizerModule, classifierModule, workerModule];
+export const serviceModules: ServiceModule[] = [
+  ingestModule,
+  gatewayModule,
+  enricherModule,
+  sessionizerModule,
+  classifierModule,
+  workerModule,
+];

@@ -1,6 +1,17 @@
 import { uuidv7 } from './event-id.js';
 import { createError, errors, parseOr422 } from '@spoor/http';
-import { eventTimeProblem, IngestEvent, jsonDepthExceeds, MAX_EVENT_BYTES, MAX_PAYLOAD_DEPTH, MIN_EVENT_TIMESTAMP, normalizeOrigin, type EventTimeProblem, type ProjectRecord, type RawEvent } from '@spoor/schemas';
+import {
+  eventTimeProblem,
+  IngestEvent,
+  jsonDepthExceeds,
+  MAX_EVENT_BYTES,
+  MAX_PAYLOAD_DEPTH,
+  MIN_EVENT_TIMESTAMP,
+  normalizeOrigin,
+  type EventTimeProblem,
+  type ProjectRecord,
+  type RawEvent,
+} from '@spoor/schemas';
 import type { ProjectResolver } from './project-resolver.js';
 
 /** What ingest knows about the HTTP request besides the body. */
@@ -16,7 +27,11 @@ export interface RequestFacts {
 }
 
 /** Validates each event, or throws the 413/422 naming the event's position in the body. */
-export function validateEvents(items: unknown[], prefix: (i: number) => Array<string | number>, bodyBytes?: number): IngestEvent[] {
+export function validateEvents(
+  items: unknown[],
+  prefix: (i: number) => Array<string | number>,
+  bodyBytes?: number,
+): IngestEvent[] {
   // Serialising each event to measure it was 3 % of ingest's CPU; most bodies are smaller than one event may be.
   const measure = bodyBytes === undefined || bodyBytes > MAX_EVENT_BYTES;
   return items.map((item, i) => {
@@ -25,7 +40,13 @@ export function validateEvents(items: unknown[], prefix: (i: number) => Array<st
     }
     const event = parseOr422(IngestEvent, item, 'body', prefix(i));
     if (jsonDepthExceeds(event.payload, MAX_PAYLOAD_DEPTH)) {
-      throw errors.validation([{ loc: ['body', ...prefix(i), 'payload'], msg: `Payload nested deeper than ${MAX_PAYLOAD_DEPTH} levels`, type: 'value_error' }]);
+      throw errors.validation([
+        {
+          loc: ['body', ...prefix(i), 'payload'],
+          msg: `Payload nested deeper than ${MAX_PAYLOAD_DEPTH} levels`,
+          type: 'value_error',
+        },
+      ]);
     }
     return event;
   });
@@ -47,7 +68,10 @@ export function checkEventTime(event: IngestEvent, stamped: RawEvent, path: Arra
   if (problem === null) return;
   const ownProblem = eventTimeProblem(event.timestamp, stamped.received_at);
   const field = ownProblem === null && event.sent_at !== undefined ? 'sent_at' : 'timestamp';
-  const msg = field === 'sent_at' ? `timestamp corrected by sent_at ${TIME_MESSAGES[problem]}` : `timestamp ${TIME_MESSAGES[ownProblem ?? problem]}`;
+  const msg =
+    field === 'sent_at'
+      ? `timestamp corrected by sent_at ${TIME_MESSAGES[problem]}`
+      : `timestamp ${TIME_MESSAGES[ownProblem ?? problem]}`;
   throw errors.validation([{ loc: ['body', ...path, field], msg, type: 'value_error', input: event[field] }]);
 }
 
@@ -56,20 +80,31 @@ export function checkEventTime(event: IngestEvent, stamped: RawEvent, path: Arra
  * header; a browser Origin that differs from the project's origin is refused (403). Without
  * any origin, a project name held by exactly one origin is enough (server-side senders).
  */
-export async function resolveProject(event: IngestEvent, facts: RequestFacts, projects: ProjectResolver): Promise<ProjectRecord> {
+export async function resolveProject(
+  event: IngestEvent,
+  facts: RequestFacts,
+  projects: ProjectResolver,
+): Promise<ProjectRecord> {
   const header = facts.originHeader ? normalizeOrigin(facts.originHeader) : null;
   const given = event.origin !== undefined ? normalizeOrigin(event.origin) : null;
-  if (event.origin !== undefined && given === null) throw createError('unknown_project', `Unknown project ${event.project} at origin ${event.origin}`);
+  if (event.origin !== undefined && given === null)
+    throw createError('unknown_project', `Unknown project ${event.project} at origin ${event.origin}`);
   const origin = given ?? header;
   if (origin === null) {
     const candidates = await projects.findByName(event.project);
     if (candidates.length === 1) return candidates[0]!;
-    throw createError('unknown_project', candidates.length === 0 ? `Unknown project ${event.project}` : `Project ${event.project} exists at several origins; send origin`);
+    throw createError(
+      'unknown_project',
+      candidates.length === 0
+        ? `Unknown project ${event.project}`
+        : `Project ${event.project} exists at several origins; send origin`,
+    );
   }
   const found = await projects.find(origin, event.project);
   if (!found) {
     // A page on another site posting into a known project is an origin mismatch, not a miss.
-    if (given === null && (await projects.findByName(event.project)).length > 0) throw createError('origin_mismatch', origin);
+    if (given === null && (await projects.findByName(event.project)).length > 0)
+      throw createError('origin_mismatch', origin);
     throw createError('unknown_project', `Unknown project ${event.project} at origin ${origin}`);
   }
   if (header !== null && header !== found.origin) throw createError('origin_mismatch', header);
@@ -80,7 +115,12 @@ export async function resolveProject(event: IngestEvent, facts: RequestFacts, pr
 export const MIN_SKEW_MS = 2_000;
 
 /** Stamps what the server knows: id, arrival time, IP, user agent, clock-skew correction. */
-export function stampEvent(event: IngestEvent, project: ProjectRecord, facts: RequestFacts, receivedAt: number): RawEvent {
+export function stampEvent(
+  event: IngestEvent,
+  project: ProjectRecord,
+  facts: RequestFacts,
+  receivedAt: number,
+): RawEvent {
   // sent_at is the client's clock when it sent the batch: the difference to our clock is the
   // client's skew, and the same offset applies to when the event happened. A difference under
   // MIN_SKEW_MS is what network latency alone explains; correcting it would only add the

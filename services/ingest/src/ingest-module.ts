@@ -11,7 +11,10 @@ export const ingestModule: ServiceModule = {
     const limits = new RateLimits(adapters.kv, config.rateLimits, ['ingest_project', 'ingest_ip']);
     // The enricher's backlog of raw events, read in the background with the process' other lags:
     // ingest refuses more once it passes SPOOR_INGEST_MAX_LAG.
-    const backlog = config.ingestMaxLag > 0 ? watchLag({ topic: adapters.topics.rawEvents, group: `${config.topicPrefix}enricher` }) : null;
+    const backlog =
+      config.ingestMaxLag > 0
+        ? watchLag({ topic: adapters.topics.rawEvents, group: `${config.topicPrefix}enricher` })
+        : null;
     const service = new IngestService({
       behind: backlog ? () => backlog() >= config.ingestMaxLag : undefined,
       limits,
@@ -23,6 +26,12 @@ export const ingestModule: ServiceModule = {
       publishTimeoutMs: config.ingestPublishTimeoutMs,
       unsafeAckBeforeWrite: config.unsafeAckBeforeWrite,
     });
-    return { router: ingestRouter(service), fastRoutes: ingestFastRoutes(service), stats: () => ({ ...service.stats(), ...limits.stats() }), drops: () => service.drops(), stop: async () => {} };
+    return {
+      router: ingestRouter(service),
+      fastRoutes: ingestFastRoutes(service),
+      stats: () => ({ ...service.stats(), ...limits.stats() }),
+      drops: () => service.drops(),
+      stop: async () => {},
+    };
   },
 };

@@ -1,7 +1,13 @@
 import { Router, type Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { errors, jsonBody, parseOr422, type FastHandler } from '@spoor/http';
-import { DEFAULT_BODY_LIMIT, IngestBatch, PostEventBatchOperation, PostEventOperation, type Operation } from '@spoor/schemas';
+import {
+  DEFAULT_BODY_LIMIT,
+  IngestBatch,
+  PostEventBatchOperation,
+  PostEventOperation,
+  type Operation,
+} from '@spoor/schemas';
 import type { RequestFacts } from './event-intake.js';
 import type { IngestService } from './ingest-service.js';
 
@@ -54,7 +60,11 @@ export function ingestRouter(service: IngestService): Router {
   const router = Router();
   const ip = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '';
   for (const { op, handler } of ingestOperations(service)) {
-    router[op.method](op.path, ...jsonBody(limitOf(op), { textPlain: op.textPlain ?? false }), async (req, res) => void res.json(await handler(req.body, req, ip(req))));
+    router[op.method](
+      op.path,
+      ...jsonBody(limitOf(op), { textPlain: op.textPlain ?? false }),
+      async (req, res) => void res.json(await handler(req.body, req, ip(req))),
+    );
   }
   return router;
 }

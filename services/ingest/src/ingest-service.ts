@@ -3,7 +3,14 @@ import { errors, HttpError } from '@spoor/http';
 import { clientKey, type RateLimits } from '@spoor/limits';
 import type { Logger } from '@spoor/log';
 import type { DropCounts, ProjectRecord, RawEvent } from '@spoor/schemas';
-import { checkEventTime, partitionKey, resolveProject, stampEvent, validateEvents, type RequestFacts } from './event-intake.js';
+import {
+  checkEventTime,
+  partitionKey,
+  resolveProject,
+  stampEvent,
+  validateEvents,
+  type RequestFacts,
+} from './event-intake.js';
 import type { ProjectResolver } from './project-resolver.js';
 
 export interface IngestDeps {
@@ -53,7 +60,11 @@ export class IngestService {
     if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 500).unref();
   }
 
-  async ingest(items: unknown[], facts: RequestFacts, prefix: (i: number) => Array<string | number>): Promise<IngestResult> {
+  async ingest(
+    items: unknown[],
+    facts: RequestFacts,
+    prefix: (i: number) => Array<string | number>,
+  ): Promise<IngestResult> {
     try {
       const events = validateEvents(items, prefix, facts.bodyBytes);
       await this.deps.limits?.spend('ingest_ip', clientKey(facts.ip), events.length);
@@ -128,6 +139,10 @@ export class IngestService {
   private flushUnsafe(): void {
     const batch = this.unsafeBuffer;
     this.unsafeBuffer = [];
-    if (batch.length) void this.deps.bus.publish(this.deps.topic, batch.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) })));
+    if (batch.length)
+      void this.deps.bus.publish(
+        this.deps.topic,
+        batch.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) })),
+      );
   }
 }

@@ -22,7 +22,9 @@ export class ProjectResolver {
   ) {}
 
   find(origin: string, project: string): Promise<ProjectRecord | null> {
-    return this.cached(`o\u0000${origin}\u0000${project}`, () => this.projects.find(origin, project)) as Promise<ProjectRecord | null>;
+    return this.cached(`o\u0000${origin}\u0000${project}`, () =>
+      this.projects.find(origin, project),
+    ) as Promise<ProjectRecord | null>;
   }
 
   findByName(project: string): Promise<ProjectRecord[]> {

@@ -7,7 +7,12 @@ export const sessionizerModule: ServiceModule = {
   source: import.meta.url,
   async start(ctx) {
     const { config, adapters, clock, handoff } = ctx;
-    const service = new SessionizerService({ store: adapters.store, kv: adapters.kv, clock, updates: updatesOutput(ctx) });
+    const service = new SessionizerService({
+      store: adapters.store,
+      kv: adapters.kv,
+      clock,
+      updates: updatesOutput(ctx),
+    });
     const consumes = { topic: adapters.topics.enrichedEvents, group: `${config.topicPrefix}sessionizer` };
     // The enricher of this process hands its events over directly (SPOOR_HANDOFF=local); the
     // topic is still consumed, for what enrichers elsewhere (or before an upgrade) published.
@@ -28,5 +33,9 @@ function updatesOutput({ adapters, handoff, handsOffTo }: ServiceContext): Sessi
     const local = handoff.consumer<SessionUpdate>(topic);
     return async (updates) => (await local)(updates);
   }
-  return (updates) => adapters.bus.publish(topic, updates.map((s) => ({ key: s.session_id, value: JSON.stringify(s) })));
+  return (updates) =>
+    adapters.bus.publish(
+      topic,
+      updates.map((s) => ({ key: s.session_id, value: JSON.stringify(s) })),
+    );
 }

@@ -2,7 +2,15 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DeliveredMessage } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import { RulesCache } from '@spoor/rules';
-import { kvTtlMs, openSessionKey, type DropCounts, type EnrichedEvent, type SessionInput, type SessionState, type SessionUpdate } from '@spoor/schemas';
+import {
+  kvTtlMs,
+  openSessionKey,
+  type DropCounts,
+  type EnrichedEvent,
+  type SessionInput,
+  type SessionState,
+  type SessionUpdate,
+} from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { appliedBefore, applyEvent, emptySession, markOf, setMark, type AppliedMark } from './session-summary.js';
 
@@ -116,7 +124,12 @@ export class SessionizerService {
         this.counters.events++;
         // Attribute rules run on each new event (DESIGN.md, Rules); a repeat changes nothing.
         const compiled = rules.get(e.project_id);
-        if (compiled && compiled.attribute > 0 && compiled.set.extract(e as unknown as Record<string, unknown>, state.attributes)) this.counters.attributeSets++;
+        if (
+          compiled &&
+          compiled.attribute > 0 &&
+          compiled.set.extract(e as unknown as Record<string, unknown>, state.attributes)
+        )
+          this.counters.attributeSets++;
       } else this.counters.repeats++;
     }
     for (const [state, mark] of after) setMark(state, mark);
@@ -124,7 +137,11 @@ export class SessionizerService {
     if (list.length === 0) return;
     await this.deps.store.sessions.upsert(list);
     await this.deps.updates?.(list.map(toUpdate));
-    const entries = list.map((s) => ({ key: stateKey(s.project_id, s.session_id), value: JSON.stringify(s), ttlMs: OPEN_SESSION_TTL_MS }));
+    const entries = list.map((s) => ({
+      key: stateKey(s.project_id, s.session_id),
+      value: JSON.stringify(s),
+      ttlMs: OPEN_SESSION_TTL_MS,
+    }));
     await this.deps.kv.mset(entries);
     if (this.written.size + entries.length > WRITTEN_STATES_KEPT) this.written = new Map();
     entries.forEach((entry, i) => this.written.set(entry.key, { json: entry.value, state: list[i]! }));
@@ -148,7 +165,8 @@ export class SessionizerService {
       missing.set(projectId!, ids);
     });
     for (const [projectId, ids] of missing) {
-      for (const s of await this.deps.store.sessions.getMany(projectId, ids)) states.set(stateKey(s.project_id, s.session_id), s);
+      for (const s of await this.deps.store.sessions.getMany(projectId, ids))
+        states.set(stateKey(s.project_id, s.session_id), s);
     }
     return states;
   }
@@ -158,7 +176,8 @@ export class SessionizerService {
     for (const { event: e } of inputs) {
       const key = `${e.project_id}\u0000${e.action}`;
       const seen = latest.get(key);
-      if (!seen || seen.last_seen < e.timestamp) latest.set(key, { project_id: e.project_id, action: e.action, last_seen: e.timestamp });
+      if (!seen || seen.last_seen < e.timestamp)
+        latest.set(key, { project_id: e.project_id, action: e.action, last_seen: e.timestamp });
     }
     await this.deps.store.events.touchActions([...latest.values()]);
   }
@@ -173,7 +192,9 @@ function toUpdate(s: SessionState): SessionUpdate {
 function parseEnriched(value: string): EnrichedEvent | null {
   try {
     const e = JSON.parse(value) as EnrichedEvent;
-    return typeof e?.session_id === 'string' && typeof e.project_id === 'string' && typeof e.timestamp === 'number' ? e : null;
+    return typeof e?.session_id === 'string' && typeof e.project_id === 'string' && typeof e.timestamp === 'number'
+      ? e
+      : null;
   } catch {
     return null;
   }

@@ -3,13 +3,37 @@ import type { EnrichedEvent } from '@spoor/schemas';
 import { appliedBefore, applyEvent, emptySession, markOf, SEEN_LIMIT, setMark } from '../src/session-summary.js';
 
 const base: EnrichedEvent = {
-  event_id: 'e0', project_id: 'p', project: 'a/web', origin: 'https://a.example', action: 'pageview', timestamp: 1000,
-  client_timestamp: 1000, sent_at: null, received_at: 1000, payload: {}, session_id: 's', url: null, referrer: null,
-  ip: '', user_agent: '', geo: { country: null, region: null, city: null, latitude: null, longitude: null },
-  browser: { name: 'Chrome', version: '120' }, os: { name: 'Linux', version: null }, device: { type: 'desktop', vendor: null, model: null },
-  bot: false, path: null, query: {}, utm: { source: null, medium: null, campaign: null, term: null, content: null },
+  event_id: 'e0',
+  project_id: 'p',
+  project: 'a/web',
+  origin: 'https://a.example',
+  action: 'pageview',
+  timestamp: 1000,
+  client_timestamp: 1000,
+  sent_at: null,
+  received_at: 1000,
+  payload: {},
+  session_id: 's',
+  url: null,
+  referrer: null,
+  ip: '',
+  user_agent: '',
+  geo: { country: null, region: null, city: null, latitude: null, longitude: null },
+  browser: { name: 'Chrome', version: '120' },
+  os: { name: 'Linux', version: null },
+  device: { type: 'desktop', vendor: null, model: null },
+  bot: false,
+  path: null,
+  query: {},
+  utm: { source: null, medium: null, campaign: null, term: null, content: null },
 };
-const ev = (id: string, timestamp: number, action: string, url: string | null = null): EnrichedEvent => ({ ...base, event_id: id, timestamp, action, url });
+const ev = (id: string, timestamp: number, action: string, url: string | null = null): EnrichedEvent => ({
+  ...base,
+  event_id: id,
+  timestamp,
+  action,
+  url,
+});
 
 describe('applyEvent', () => {
   it('summarises events arriving out of order by their timestamps', () => {
@@ -17,7 +41,16 @@ describe('applyEvent', () => {
     applyEvent(s, ev('b', 2000, 'click', 'https://a.example/b'), 10);
     applyEvent(s, ev('a', 1000, 'pageview', 'https://a.example/a'), 11);
     applyEvent(s, ev('c', 5000, 'pageview', 'https://a.example/c'), 12);
-    expect(s).to.include({ first_event_at: 1000, last_event_at: 5000, duration_ms: 4000, event_count: 3, page_count: 2, entry_url: 'https://a.example/a', exit_url: 'https://a.example/c', updated_at: 12 });
+    expect(s).to.include({
+      first_event_at: 1000,
+      last_event_at: 5000,
+      duration_ms: 4000,
+      event_count: 3,
+      page_count: 2,
+      entry_url: 'https://a.example/a',
+      exit_url: 'https://a.example/c',
+      updated_at: 12,
+    });
     expect(s.actions).to.deep.equal({ click: 1, pageview: 2 });
   });
 

@@ -15,11 +15,28 @@ const NO_NAME = { name: null, version: null };
 
 function input(i: number, sessionId = 'S'): SessionInput {
   const event: EnrichedEvent = {
-    project_id: 'p-1', event_id: `e-${i}`, project: 'acme/web', origin: 'https://acme.example', action: i % 2 ? 'click' : 'view',
-    timestamp: T0 + i * 1000, client_timestamp: T0 + i * 1000, sent_at: null, received_at: T0 + i * 1000, payload: { i },
-    session_id: sessionId, url: `https://acme.example/p${i}`, referrer: null, ip: '203.0.113.9', user_agent: 'Mozilla/5.0 Firefox/133.0',
-    geo: { country: null, region: null, city: null, latitude: null, longitude: null }, browser: NO_NAME, os: NO_NAME,
-    device: { type: null, vendor: null, model: null }, bot: false, path: `/p${i}`, query: {},
+    project_id: 'p-1',
+    event_id: `e-${i}`,
+    project: 'acme/web',
+    origin: 'https://acme.example',
+    action: i % 2 ? 'click' : 'view',
+    timestamp: T0 + i * 1000,
+    client_timestamp: T0 + i * 1000,
+    sent_at: null,
+    received_at: T0 + i * 1000,
+    payload: { i },
+    session_id: sessionId,
+    url: `https://acme.example/p${i}`,
+    referrer: null,
+    ip: '203.0.113.9',
+    user_agent: 'Mozilla/5.0 Firefox/133.0',
+    geo: { country: null, region: null, city: null, latitude: null, longitude: null },
+    browser: NO_NAME,
+    os: NO_NAME,
+    device: { type: null, vendor: null, model: null },
+    bot: false,
+    path: `/p${i}`,
+    query: {},
     utm: { source: null, medium: null, campaign: null, term: null, content: null },
   };
   return { event, source: 'events.raw/0', offset: i * 10 };
@@ -58,10 +75,15 @@ describe('SessionizerService', function () {
     await service.apply([input(3)]);
     await service.apply([input(2), input(3)]); // a replay
     const s = await store.sessions.get('p-1', 'S');
-    expect(s).to.deep.include({ event_count: 3, first_event_at: T0 + 1000, last_event_at: T0 + 3000, exit_url: 'https://acme.example/p3' });
+    expect(s).to.deep.include({
+      event_count: 3,
+      first_event_at: T0 + 1000,
+      last_event_at: T0 + 3000,
+      exit_url: 'https://acme.example/p3',
+    });
   });
 
-  it('reads the KV\'s state when another writer changed it, not the one it kept', async function () {
+  it("reads the KV's state when another writer changed it, not the one it kept", async function () {
     await service.apply([input(1), input(2)]);
     // A backfill rewrites the session with an attribute and drops the open state (backfill-job.ts).
     const stored = (await store.sessions.get('p-1', 'S'))!;
@@ -74,7 +96,10 @@ describe('SessionizerService', function () {
     const theirs = JSON.parse((await kv.get(key))!) as Record<string, unknown>;
     await kv.set(key, JSON.stringify({ ...theirs, attributes: { plan: 'enterprise' } }));
     await service.apply([input(4)]);
-    expect(await store.sessions.get('p-1', 'S')).to.deep.include({ event_count: 4, attributes: { plan: 'enterprise' } });
+    expect(await store.sessions.get('p-1', 'S')).to.deep.include({
+      event_count: 4,
+      attributes: { plan: 'enterprise' },
+    });
   });
 
   it('applies a failed batch again in full when it is redelivered', async function () {

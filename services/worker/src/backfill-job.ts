@@ -59,7 +59,10 @@ async function extractAttributes(
   page: SessionState[],
   set: { extract(event: Record<string, unknown>, into: Record<string, unknown>): boolean },
 ): Promise<number> {
-  const events = await deps.store.events.eventsOfSessions(projectId, page.map((s) => s.session_id));
+  const events = await deps.store.events.eventsOfSessions(
+    projectId,
+    page.map((s) => s.session_id),
+  );
   const bySession = new Map<string, EnrichedEvent[]>();
   for (const e of events) {
     if (e.bot) continue;

@@ -25,24 +25,36 @@ export class ChannelSender {
 
   /** The project's channels, or the named ones among them. */
   async channels(project: ProjectRecord, ids: string[] | null | undefined): Promise<ChannelData[]> {
-    const all = await this.deps.store.records.list<ChannelData>(RECORD_KINDS.channel, project.project_id, { limit: 1000 });
+    const all = await this.deps.store.records.list<ChannelData>(RECORD_KINDS.channel, project.project_id, {
+      limit: 1000,
+    });
     const wanted = ids ? new Set(ids) : null;
     return all.map((r) => r.data).filter((c) => !wanted || wanted.has(c.channel_id));
   }
 
-  async send(project: ProjectRecord, ids: string[] | null | undefined, msg: NotificationMessage): Promise<ChannelOutcome[]> {
+  async send(
+    project: ProjectRecord,
+    ids: string[] | null | undefined,
+    msg: NotificationMessage,
+  ): Promise<ChannelOutcome[]> {
     const channels = await this.channels(project, ids);
     return Promise.all(channels.map((c) => this.sendOne(c, msg)));
   }
 
   private async sendOne(c: ChannelData, msg: NotificationMessage): Promise<ChannelOutcome> {
-    const done = (ok: boolean, error: string | null): ChannelOutcome => ({ channel_id: c.channel_id, kind: c.kind, ok, error });
+    const done = (ok: boolean, error: string | null): ChannelOutcome => ({
+      channel_id: c.channel_id,
+      kind: c.kind,
+      ok,
+      error,
+    });
     if (c.kind === 'email') {
       if (!this.deps.email) return done(false, 'Email is not configured: set SPOOR_SMTP_URL');
       // Only addresses that followed their confirmation link get mail (issue 13).
       const confirmed = new Set(c.confirmed ?? []);
       const to = c.recipients.filter((a) => confirmed.has(a));
-      if (to.length === 0) return done(false, 'No confirmed recipient: each address must follow the link in its confirmation mail');
+      if (to.length === 0)
+        return done(false, 'No confirmed recipient: each address must follow the link in its confirmation mail');
       const r = await this.deps.email.send(to, msg);
       return done(r.ok, r.error);
     }

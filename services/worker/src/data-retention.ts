@@ -23,7 +23,14 @@ export interface DataRetentionDeps {
  */
 export async function expireProjectData(deps: DataRetentionDeps): Promise<boolean> {
   const now = deps.clock();
-  if (!(await deps.kv.setIfAbsent(kvKeys.dataRetentionPass(Math.floor(now / DAY_MS)), deps.instance, kvTtlMs.dataRetentionPass))) return false;
+  if (
+    !(await deps.kv.setIfAbsent(
+      kvKeys.dataRetentionPass(Math.floor(now / DAY_MS)),
+      deps.instance,
+      kvTtlMs.dataRetentionPass,
+    ))
+  )
+    return false;
   const failed: unknown[] = [];
   for (const project of await deps.store.projects.listWithRetention()) {
     if (project.retention_days === null || project.retention_days === undefined) continue;

@@ -14,17 +14,37 @@ export const DIGEST_FUNNELS = 5;
  * refuses as too large for the window (steps evaluated in TypeScript over too many events) is
  * left out and logged: the digest goes out without it rather than not at all.
  */
-export async function digestFunnels(store: Store, project: ProjectRecord, window: Window, logger?: Logger): Promise<DigestFunnel[]> {
-  const saved = await store.records.list<SavedFunnelData>(RECORD_KINDS.funnel, project.project_id, { limit: DIGEST_FUNNELS });
+export async function digestFunnels(
+  store: Store,
+  project: ProjectRecord,
+  window: Window,
+  logger?: Logger,
+): Promise<DigestFunnel[]> {
+  const saved = await store.records.list<SavedFunnelData>(RECORD_KINDS.funnel, project.project_id, {
+    limit: DIGEST_FUNNELS,
+  });
   const out: DigestFunnel[] = [];
   for (const { data } of saved) {
     const steps = data.steps.map(compileFunnelStep);
     try {
-      const counts = await store.funnels.query(project.project_id, { window, steps, unit: data.unit, order: data.order, conversionWindowMs: data.conversion_window_ms, breakdown: null });
-      out.push({ name: data.name, steps: steps.map((s, k) => ({ name: s.name, entered: counts.total[k]?.entered ?? 0 })) });
+      const counts = await store.funnels.query(project.project_id, {
+        window,
+        steps,
+        unit: data.unit,
+        order: data.order,
+        conversionWindowMs: data.conversion_window_ms,
+        breakdown: null,
+      });
+      out.push({
+        name: data.name,
+        steps: steps.map((s, k) => ({ name: s.name, entered: counts.total[k]?.entered ?? 0 })),
+      });
     } catch (err) {
       if (!(err instanceof FunnelTooLargeError)) throw err;
-      logger?.warn('a saved funnel is left out of the digest: too large for the window', { funnel_id: data.funnel_id, project_id: project.project_id });
+      logger?.warn('a saved funnel is left out of the digest: too large for the window', {
+        funnel_id: data.funnel_id,
+        project_id: project.project_id,
+      });
     }
   }
   return out;

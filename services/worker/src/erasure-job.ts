@@ -33,15 +33,28 @@ export function erasureJob(deps: ErasureJobDeps): JobHandler {
     let rebuilt = 0;
     if (erased.window) {
       const { start, end } = erased.window;
-      const stored = await deps.store.records.list<Overview>(RECORD_KINDS.overview, project.project_id, { from: start + 1, limit: OVERVIEWS_SCANNED });
+      const stored = await deps.store.records.list<Overview>(RECORD_KINDS.overview, project.project_id, {
+        from: start + 1,
+        limit: OVERVIEWS_SCANNED,
+      });
       for (const { data } of stored.filter((r) => r.data.window_start < end && r.data.window_end > start)) {
-        await buildOverview(deps.store, project, { start: data.window_start, end: data.window_end }, data.job_id, deps.clock());
+        await buildOverview(
+          deps.store,
+          project,
+          { start: data.window_start, end: data.window_end },
+          data.job_id,
+          deps.clock(),
+        );
         rebuilt += 1;
         await ctx.heartbeat();
       }
     }
     await ctx.progress(3, 3);
-    const result: ErasureResult = { sessions: erased.session_ids.length, events: erased.events, overviews_rebuilt: rebuilt };
+    const result: ErasureResult = {
+      sessions: erased.session_ids.length,
+      events: erased.events,
+      overviews_rebuilt: rebuilt,
+    };
     return result;
   };
 }
@@ -51,7 +64,11 @@ export function erasureJob(deps: ErasureJobDeps): JobHandler {
  * been stored in: as received, as the project's IP policy stores it now, and as SPOOR_IP_MODE
  * does (the policy of projects without their own, so of the project before it chose one).
  */
-async function selectorOf(request: Record<string, unknown>, ip: ErasureJobDeps['ip'], projectPolicy: IpMode | null): Promise<VisitorSelector> {
+async function selectorOf(
+  request: Record<string, unknown>,
+  ip: ErasureJobDeps['ip'],
+  projectPolicy: IpMode | null,
+): Promise<VisitorSelector> {
   if (typeof request.session_id === 'string') return { session_id: request.session_id };
   if (typeof request.visitor_id === 'string') return { visitor_id: request.visitor_id };
   const address = typeof request.ip === 'string' ? normaliseIp(request.ip) : null;

@@ -1,5 +1,11 @@
 import type { JobHandler } from '@spoor/jobs';
-import { EXPORT_CONTENT_TYPES, EXPORT_EXTENSIONS, type ExportFormat, type ExportResult, type ExportWhat } from '@spoor/schemas';
+import {
+  EXPORT_CONTENT_TYPES,
+  EXPORT_EXTENSIONS,
+  type ExportFormat,
+  type ExportResult,
+  type ExportWhat,
+} from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { projectOf } from './result-jobs.js';
 
@@ -24,14 +30,24 @@ export function exportJob(deps: { store: Store; clock: () => number }): JobHandl
     await ctx.progress(0, 1);
     const writtenAt = deps.clock();
     const file = await deps.store.exports.write({
-      export_id: job.job_id, project_id: project.project_id, what: req.what, format: req.format,
-      window_start: req.window_start ?? null, window_end: req.window_end ?? null, written_at: writtenAt,
+      export_id: job.job_id,
+      project_id: project.project_id,
+      what: req.what,
+      format: req.format,
+      window_start: req.window_start ?? null,
+      window_end: req.window_end ?? null,
+      written_at: writtenAt,
     });
     await ctx.progress(1, 1);
     const slug = project.project.replace(/[^A-Za-z0-9._-]+/g, '-');
     const result: ExportResult = {
-      what: req.what, format: req.format, window_start: req.window_start ?? null, window_end: req.window_end ?? null,
-      rows: file.rows, bytes: file.bytes, content_type: EXPORT_CONTENT_TYPES[req.format],
+      what: req.what,
+      format: req.format,
+      window_start: req.window_start ?? null,
+      window_end: req.window_end ?? null,
+      rows: file.rows,
+      bytes: file.bytes,
+      content_type: EXPORT_CONTENT_TYPES[req.format],
       file_name: `${slug}-${req.what}-${job.job_id.slice(0, 8)}.${EXPORT_EXTENSIONS[req.format]}`,
       expires_at: writtenAt + EXPORT_RETENTION_MS,
     };

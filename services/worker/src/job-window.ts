@@ -11,7 +11,9 @@ export const DEFAULT_WINDOW_MS = 24 * 3_600_000;
  */
 export function jobWindow(job: JobRecord): Window {
   const req = job.request as { window_start?: number; window_end?: number };
-  const end = req.window_end ?? (req.window_start !== undefined ? Math.max(job.created_at, req.window_start + 1) : job.created_at);
+  const end =
+    req.window_end ??
+    (req.window_start !== undefined ? Math.max(job.created_at, req.window_start + 1) : job.created_at);
   // Clamped at the epoch: a window ending near 0 must not reach into negative times, which no
   // timestamp (and no response schema) admits (schemathesis found window_end: 0).
   const start = req.window_start ?? Math.max(0, end - DEFAULT_WINDOW_MS);

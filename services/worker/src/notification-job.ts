@@ -30,17 +30,45 @@ export function notificationJob(deps: NotificationJobDeps): JobHandler {
     const project = await projectOf(deps.store, job.project_id);
     const req = job.request as { kind?: 'digest' | 'alert'; channels?: string[] };
     const channels = await deps.sender.channels(project, req.channels);
-    if (channels.length === 0) throw new JobFailure(req.channels ? 'None of the named channels exists in this project' : 'The project has no notification channels; create one with POST /v1/channels');
+    if (channels.length === 0)
+      throw new JobFailure(
+        req.channels
+          ? 'None of the named channels exists in this project'
+          : 'The project has no notification channels; create one with POST /v1/channels',
+      );
     const w = jobWindow(job);
     const overview = await buildOverview(deps.store, project, w, job.job_id, deps.clock());
     await deps.outbox.emit(project, 'digest.created', { overview });
     const dashboardUrl = deps.dashboardUrl ?? undefined;
-    const msg = req.kind === 'alert'
-      ? renderAlert({ title: `Activity of ${project.project}`, origin: project.origin, project: project.project, at: w.end, dashboardUrl,
-          lines: [`${overview.sessions} sessions, ${overview.events} events, ${overview.visitors} visitors`, `Bounce rate ${pct(overview.bounce_rate)}`] })
-      : renderDigest(overview, { dashboardUrl, funnels: await digestFunnels(deps.store, project, w) });
-    const outcomes = await deps.sender.send(project, channels.map((c) => c.channel_id), msg);
-    if (outcomes.every((o) => !o.ok)) throw new JobFailure(`Every channel failed: ${outcomes.map((o) => `${o.channel_id} (${o.kind}): ${o.error}`).join('; ')}`);
-    return { window_start: w.start, window_end: w.end, sessions: overview.sessions, events: overview.events, channels: outcomes };
+    const msg =
+      req.kind === 'alert'
+        ? renderAlert({
+            title: `Activity of ${project.project}`,
+            origin: project.origin,
+            project: project.project,
+            at: w.end,
+            dashboardUrl,
+            lines: [
+              `${overview.sessions} sessions, ${overview.events} events, ${overview.visitors} visitors`,
+              `Bounce rate ${pct(overview.bounce_rate)}`,
+            ],
+          })
+        : renderDigest(overview, { dashboardUrl, funnels: await digestFunnels(deps.store, project, w) });
+    const outcomes = await deps.sender.send(
+      project,
+      channels.map((c) => c.channel_id),
+      msg,
+    );
+    if (outcomes.every((o) => !o.ok))
+      throw new JobFailure(
+        `Every channel failed: ${outcomes.map((o) => `${o.channel_id} (${o.kind}): ${o.error}`).join('; ')}`,
+      );
+    return {
+      window_start: w.start,
+      window_end: w.end,
+      sessions: overview.sessions,
+      events: overview.events,
+      channels: outcomes,
+    };
   };
 }

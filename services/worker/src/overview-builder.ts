@@ -20,7 +20,8 @@ export function seriesBucketMs(w: Window): number {
 export function fillSeries(w: Window, bucketMs: number, sparse: SeriesBucket[]): SeriesBucket[] {
   const byStart = new Map(sparse.map((b) => [b.start, b]));
   const out: SeriesBucket[] = [];
-  for (let start = w.start; start < w.end; start += bucketMs) out.push(byStart.get(start) ?? { start, events: 0, visitors: 0, sessions: 0 });
+  for (let start = w.start; start < w.end; start += bucketMs)
+    out.push(byStart.get(start) ?? { start, events: 0, visitors: 0, sessions: 0 });
   return out;
 }
 
@@ -28,7 +29,13 @@ export function fillSeries(w: Window, bucketMs: number, sparse: SeriesBucket[]):
 export const windowId = (w: Window) => `${w.start}-${w.end}`;
 
 /** Aggregates a project's window and stores it as its overview (the digest's data). */
-export async function buildOverview(store: Store, project: ProjectRecord, w: Window, jobId: string | null, now: number): Promise<Overview> {
+export async function buildOverview(
+  store: Store,
+  project: ProjectRecord,
+  w: Window,
+  jobId: string | null,
+  now: number,
+): Promise<Overview> {
   const a = await store.analytics.aggregate(project.project_id, w, OVERVIEW_TOP_N);
   const bucketMs = seriesBucketMs(w);
   const series = fillSeries(w, bucketMs, await store.analytics.series(project.project_id, w, bucketMs));
@@ -55,6 +62,17 @@ export async function buildOverview(store: Store, project: ProjectRecord, w: Win
     bucket_ms: bucketMs,
     series,
   };
-  await store.records.put([{ kind: RECORD_KINDS.overview, project_id: project.project_id, id: windowId(w), parent_id: '', sort_key: w.end, data: overview, updated_at: now, deleted: false }]);
+  await store.records.put([
+    {
+      kind: RECORD_KINDS.overview,
+      project_id: project.project_id,
+      id: windowId(w),
+      parent_id: '',
+      sort_key: w.end,
+      data: overview,
+      updated_at: now,
+      deleted: false,
+    },
+  ]);
   return overview;
 }

@@ -13,7 +13,9 @@ export function everyInterval(name: string, everyMs: number, logger: Logger, tas
   const pass = () => {
     running ??= task()
       .catch((err) => logger.warn(`${name} failed`, { err }))
-      .finally(() => { running = null; });
+      .finally(() => {
+        running = null;
+      });
     return running;
   };
   const timer = setInterval(() => void (stopped || pass()), everyMs);

@@ -13,9 +13,21 @@ export const HEALTH_RETENTION_MS = 7 * 24 * 3_600_000;
  * Once an hour, by one worker: drops deliveries, health snapshots and process heartbeats past
  * their retention so each stays bounded. Hourly, because a ClickHouse delete is a mutation.
  */
-export async function purgeExpiredRecords(deps: { store: Store; kv: Kv; clock: () => number; instance: string }): Promise<boolean> {
+export async function purgeExpiredRecords(deps: {
+  store: Store;
+  kv: Kv;
+  clock: () => number;
+  instance: string;
+}): Promise<boolean> {
   const now = deps.clock();
-  if (!(await deps.kv.setIfAbsent(kvKeys.retentionPass(Math.floor(now / 3_600_000)), deps.instance, kvTtlMs.retentionPass))) return false;
+  if (
+    !(await deps.kv.setIfAbsent(
+      kvKeys.retentionPass(Math.floor(now / 3_600_000)),
+      deps.instance,
+      kvTtlMs.retentionPass,
+    ))
+  )
+    return false;
   await deps.store.records.purge(RECORD_KINDS.delivery, now - DELIVERY_RETENTION_MS);
   await deps.store.records.purge(RECORD_KINDS.health, now - HEALTH_RETENTION_MS);
   await deps.store.records.purge(HEARTBEAT_KIND, now - HEARTBEAT_RETENTION_MS);

@@ -24,7 +24,13 @@ export function aggregationJob(deps: ResultJobDeps): JobHandler {
     const w = jobWindow(job);
     const overview = await buildOverview(deps.store, project, w, job.job_id, deps.clock());
     await deps.outbox.emit(project, 'digest.created', { overview });
-    return { window_start: w.start, window_end: w.end, events: overview.events, sessions: overview.sessions, visitors: overview.visitors };
+    return {
+      window_start: w.start,
+      window_end: w.end,
+      events: overview.events,
+      sessions: overview.sessions,
+      visitors: overview.visitors,
+    };
   };
 }
 
@@ -39,12 +45,38 @@ export function transitionsJob(deps: ResultJobDeps): JobHandler {
     const states = [...new Set(counts.cells.flatMap((c) => [c.from, c.to]))].sort();
     const now = deps.clock();
     const matrix: TransitionMatrix = {
-      origin: project.origin, project: project.project, window_start: w.start, window_end: w.end, created_at: now, job_id: job.job_id,
-      sessions: counts.sessions, states,
-      transitions: counts.cells.map((c) => ({ ...c, probability: Math.round((c.count / outOf.get(c.from)!) * 1e6) / 1e6 })),
+      origin: project.origin,
+      project: project.project,
+      window_start: w.start,
+      window_end: w.end,
+      created_at: now,
+      job_id: job.job_id,
+      sessions: counts.sessions,
+      states,
+      transitions: counts.cells.map((c) => ({
+        ...c,
+        probability: Math.round((c.count / outOf.get(c.from)!) * 1e6) / 1e6,
+      })),
     };
     // Latest = greatest sort_key: the creation time, so a re-run of an older window becomes the latest.
-    await deps.store.records.put([{ kind: RECORD_KINDS.transitions, project_id: project.project_id, id: windowId(w), parent_id: '', sort_key: now, data: matrix, updated_at: now, deleted: false }]);
-    return { window_start: w.start, window_end: w.end, sessions: matrix.sessions, states: states.length, transitions: matrix.transitions.length };
+    await deps.store.records.put([
+      {
+        kind: RECORD_KINDS.transitions,
+        project_id: project.project_id,
+        id: windowId(w),
+        parent_id: '',
+        sort_key: now,
+        data: matrix,
+        updated_at: now,
+        deleted: false,
+      },
+    ]);
+    return {
+      window_start: w.start,
+      window_end: w.end,
+      sessions: matrix.sessions,
+      states: states.length,
+      transitions: matrix.transitions.length,
+    };
   };
 }

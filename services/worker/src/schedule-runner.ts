@@ -38,11 +38,21 @@ export async function runDueSchedules(deps: ScheduleRunnerDeps): Promise<number>
 
 async function runOne(deps: ScheduleRunnerDeps, rec: StoredRecord<ScheduleData>, runAt: number): Promise<void> {
   const s = rec.data;
-  const request: Record<string, unknown> = { window_start: runAt - s.interval_ms, window_end: runAt, schedule_id: s.schedule_id };
-  if (s.kind === 'notification') Object.assign(request, { kind: 'digest', ...(s.channels ? { channels: s.channels } : {}) });
+  const request: Record<string, unknown> = {
+    window_start: runAt - s.interval_ms,
+    window_end: runAt,
+    schedule_id: s.schedule_id,
+  };
+  if (s.kind === 'notification')
+    Object.assign(request, { kind: 'digest', ...(s.channels ? { channels: s.channels } : {}) });
   const job = await deps.dispatcher.dispatch(s.account_id, rec.project_id, s.kind, request);
   const latest = (await deps.store.records.get<ScheduleData>(RECORD_KINDS.schedule, rec.project_id, rec.id)) ?? rec;
   const now = deps.clock();
-  const data: ScheduleData = { ...latest.data, next_run_at: runAt + s.interval_ms, last_run_at: runAt, last_job_id: job.job_id };
+  const data: ScheduleData = {
+    ...latest.data,
+    next_run_at: runAt + s.interval_ms,
+    last_run_at: runAt,
+    last_job_id: job.job_id,
+  };
   await deps.store.records.put([{ ...latest, data, updated_at: Math.max(now, latest.updated_at + 1) }]);
 }

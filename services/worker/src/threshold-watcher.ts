@@ -17,17 +17,33 @@ export interface ThresholdDeps {
 }
 
 /** Whether a threshold alert holds now, and what to say. */
-async function evaluate(store: Store, projectId: string, a: AlertData, now: number): Promise<{ holds: boolean; line: string; value: number }> {
+async function evaluate(
+  store: Store,
+  projectId: string,
+  a: AlertData,
+  now: number,
+): Promise<{ holds: boolean; line: string; value: number }> {
   const c = a.condition;
   if (c.type === 'tag_count') {
     const n = await store.analytics.countTagged(projectId, c.tag, now - c.window_ms);
-    return { holds: n > c.threshold, value: n, line: `${n} sessions tagged ${c.tag} in the last ${minutes(c.window_ms)} (threshold ${c.threshold})` };
+    return {
+      holds: n > c.threshold,
+      value: n,
+      line: `${n} sessions tagged ${c.tag} in the last ${minutes(c.window_ms)} (threshold ${c.threshold})`,
+    };
   }
   if (c.type === 'action_absent') {
     const seen = (await store.events.listActions(projectId)).find((x) => x.action === c.action)?.last_seen ?? null;
     const since = Math.max(seen ?? 0, a.created_at);
     const quiet = now - since;
-    return { holds: quiet > c.window_ms, value: quiet, line: seen === null ? `${c.action} has never been seen` : `${c.action} last seen ${new Date(seen).toISOString()}, ${minutes(quiet)} ago` };
+    return {
+      holds: quiet > c.window_ms,
+      value: quiet,
+      line:
+        seen === null
+          ? `${c.action} has never been seen`
+          : `${c.action} last seen ${new Date(seen).toISOString()}, ${minutes(quiet)} ago`,
+    };
   }
   return { holds: false, value: 0, line: '' };
 }
@@ -42,7 +58,8 @@ const minutes = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : 
  */
 export async function watchThresholds(deps: ThresholdDeps): Promise<number> {
   const now = deps.clock();
-  if (!(await deps.kv.setIfAbsent(kvKeys.alertsPass(Math.floor(now / deps.everyMs)), deps.instance, deps.everyMs * 4))) return 0;
+  if (!(await deps.kv.setIfAbsent(kvKeys.alertsPass(Math.floor(now / deps.everyMs)), deps.instance, deps.everyMs * 4)))
+    return 0;
   let fired = 0;
   for (const rec of await deps.store.records.listAll<AlertData>(RECORD_KINDS.alert, 10_000)) {
     if (rec.data.condition.type === 'rule_match') continue;
@@ -53,12 +70,41 @@ export async function watchThresholds(deps: ThresholdDeps): Promise<number> {
       if (project) await fire(deps, project, rec, r.line, r.value, now);
       fired++;
     }
-    await deps.store.records.put([{ ...rec, data: { ...rec.data, firing: r.holds, last_fired_at: r.holds ? now : rec.data.last_fired_at }, updated_at: Math.max(now, rec.updated_at + 1) }]);
+    await deps.store.records.put([
+      {
+        ...rec,
+        data: { ...rec.data, firing: r.holds, last_fired_at: r.holds ? now : rec.data.last_fired_at },
+        updated_at: Math.max(now, rec.updated_at + 1),
+      },
+    ]);
   }
   return fired;
 }
 
-async function fire(deps: ThresholdDeps, project: ProjectRecord, rec: StoredRecord<AlertData>, line: string, value: number, now: number): Promise<void> {
-  await deps.outbox.emitMany(project, 'threshold.crossed', [{ key: `${rec.id}\n${now}`, data: { alert_id: rec.id, name: rec.data.name, condition: rec.data.condition, value, message: line, crossed_at: now } }]);
-  await deps.sender.send(project, rec.data.channels, renderAlert({ title: rec.data.name, lines: [line], origin: project.origin, project: project.project, at: now }));
+async function fire(
+  deps: ThresholdDeps,
+  project: ProjectRecord,
+  rec: StoredRecord<AlertData>,
+  line: string,
+  value: number,
+  now: number,
+): Promise<void> {
+  await deps.outbox.emitMany(project, 'threshold.crossed', [
+    {
+      key: `${rec.id}\n${now}`,
+      data: {
+        alert_id: rec.id,
+        name: rec.data.name,
+        condition: rec.data.condition,
+        value,
+        message: line,
+        crossed_at: now,
+      },
+    },
+  ]);
+  await deps.sender.send(
+    project,
+    rec.data.channels,
+    renderAlert({ title: rec.data.name, lines: [line], origin: project.origin, project: project.project, at: now }),
+  );
 }

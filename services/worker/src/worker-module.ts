@@ -33,11 +33,32 @@ export const workerModule: ServiceModule = {
     const instance = `${hostname()}:${process.pid}:${clock()}`;
     const classifier = new SessionClassifier({ store, kv, clock });
     const email = config.smtpUrl ? new EmailSender({ smtpUrl: config.smtpUrl, from: config.smtpFrom }) : null;
-    const sender = new ChannelSender({ store, logger: logger.child('channels'), email, allowPrivate: config.webhookAllowPrivate });
+    const sender = new ChannelSender({
+      store,
+      logger: logger.child('channels'),
+      email,
+      allowPrivate: config.webhookAllowPrivate,
+    });
     const outbox = new WebhookOutbox({
-      store, kv, clock, instance, logger: logger.child('webhooks'), allowPrivate: config.webhookAllowPrivate, retryBaseMs: config.webhookRetryBaseMs,
+      store,
+      kv,
+      clock,
+      instance,
+      logger: logger.child('webhooks'),
+      allowPrivate: config.webhookAllowPrivate,
+      retryBaseMs: config.webhookRetryBaseMs,
       onDisabled: async (project, hook) => {
-        await sender.send(project, null, renderAlert({ title: `Webhook disabled: ${hook.url}`, lines: [hook.disabled_reason ?? 'It kept failing'], origin: project.origin, project: project.project, at: clock() }));
+        await sender.send(
+          project,
+          null,
+          renderAlert({
+            title: `Webhook disabled: ${hook.url}`,
+            lines: [hook.disabled_reason ?? 'It kept failing'],
+            origin: project.origin,
+            project: project.project,
+            at: clock(),
+          }),
+        );
       },
     });
     const dispatcher = new JobDispatcher({ jobs: store.jobs, bus, topic: topics.jobs, clock });
@@ -56,16 +77,31 @@ export const workerModule: ServiceModule = {
         export: exportJob({ store, clock }),
         project_deletion: projectDeletionJob({ store, kv }),
         account_deletion: accountDeletionJob({ store, kv }),
-        erasure: erasureJob({ store, kv, clock, ip: { mode: config.ipMode, ipSalt: config.ipSalt, dataDir: config.dataDir } }),
+        erasure: erasureJob({
+          store,
+          kv,
+          clock,
+          ip: { mode: config.ipMode, ipSalt: config.ipSalt, dataDir: config.dataDir },
+        }),
       },
       logger: logger.child('jobs'),
       clock,
       leaseMs: config.jobLeaseMs,
-      onFinished: (job) => metrics.jobFinished(job.kind, job.status, (job.finished_at ?? 0) - (job.started_at ?? job.finished_at ?? 0)),
+      onFinished: (job) =>
+        metrics.jobFinished(job.kind, job.status, (job.finished_at ?? 0) - (job.started_at ?? job.finished_at ?? 0)),
     });
     await runner.start();
     const matchGroup = `${config.topicPrefix}worker-matches`;
-    const matches = await startRuleMatchConsumer({ bus, topic: topics.ruleMatches, group: matchGroup, store, clock, outbox, sender, logger: logger.child('matches') });
+    const matches = await startRuleMatchConsumer({
+      bus,
+      topic: topics.ruleMatches,
+      group: matchGroup,
+      store,
+      clock,
+      outbox,
+      sender,
+      logger: logger.child('matches'),
+    });
     const tick = everyInterval('worker tick', config.workerTickMs, logger, async () => {
       await runDueSchedules({ store, kv, clock, dispatcher, instance });
       await watchThresholds({ store, kv, clock, sender, outbox, instance, everyMs: config.workerTickMs });

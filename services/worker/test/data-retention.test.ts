@@ -12,16 +12,36 @@ const T0 = Date.UTC(2026, 0, 1);
 
 function event(projectId: string, day: number): { raw: RawEvent; enriched: EnrichedEvent } {
   const raw: RawEvent = {
-    project_id: projectId, event_id: `${projectId}-d${day}`, project: projectId, origin: 'https://acme.example', action: 'click',
-    timestamp: T0 + day * DAY, client_timestamp: T0 + day * DAY, sent_at: null, received_at: T0 + day * DAY, payload: {},
-    session_id: `s-d${day}`, url: null, referrer: null, ip: '203.0.113.9', user_agent: 'test',
+    project_id: projectId,
+    event_id: `${projectId}-d${day}`,
+    project: projectId,
+    origin: 'https://acme.example',
+    action: 'click',
+    timestamp: T0 + day * DAY,
+    client_timestamp: T0 + day * DAY,
+    sent_at: null,
+    received_at: T0 + day * DAY,
+    payload: {},
+    session_id: `s-d${day}`,
+    url: null,
+    referrer: null,
+    ip: '203.0.113.9',
+    user_agent: 'test',
   };
   const none = { name: null, version: null };
   return {
     raw,
     enriched: {
-      ...raw, session_id: `s-d${day}`, geo: { country: null, region: null, city: null, latitude: null, longitude: null }, browser: none, os: none,
-      device: { type: null, vendor: null, model: null }, bot: false, path: null, query: {}, utm: { source: null, medium: null, campaign: null, term: null, content: null },
+      ...raw,
+      session_id: `s-d${day}`,
+      geo: { country: null, region: null, city: null, latitude: null, longitude: null },
+      browser: none,
+      os: none,
+      device: { type: null, vendor: null, model: null },
+      bot: false,
+      path: null,
+      query: {},
+      utm: { source: null, medium: null, campaign: null, term: null, content: null },
     },
   };
 }
@@ -29,10 +49,27 @@ function event(projectId: string, day: number): { raw: RawEvent; enriched: Enric
 function session(projectId: string, day: number): SessionState {
   const at = T0 + day * DAY;
   return {
-    project_id: projectId, session_id: `s-d${day}`, first_event_at: at, last_event_at: at, duration_ms: 0, event_count: 1, actions: { click: 1 },
-    entry_url: null, exit_url: null, page_count: 0, referrer: null, utm: { source: null, medium: null, campaign: null, term: null, content: null },
-    browser: { name: null, version: null }, os: { name: null, version: null }, device: { type: null, vendor: null, model: null },
-    geo: { country: null, region: null, city: null, latitude: null, longitude: null }, attributes: {}, tags: [], classification: null, seen: [], updated_at: at,
+    project_id: projectId,
+    session_id: `s-d${day}`,
+    first_event_at: at,
+    last_event_at: at,
+    duration_ms: 0,
+    event_count: 1,
+    actions: { click: 1 },
+    entry_url: null,
+    exit_url: null,
+    page_count: 0,
+    referrer: null,
+    utm: { source: null, medium: null, campaign: null, term: null, content: null },
+    browser: { name: null, version: null },
+    os: { name: null, version: null },
+    device: { type: null, vendor: null, model: null },
+    geo: { country: null, region: null, city: null, latitude: null, longitude: null },
+    attributes: {},
+    tags: [],
+    classification: null,
+    seen: [],
+    updated_at: at,
   };
 }
 
@@ -51,7 +88,13 @@ describe('expireProjectData', function () {
   before(async () => {
     store = await openStore({ kind: 'duckdb', path: join(await makeTempDir('data-retention'), 'spoor.duckdb') });
     await store.migrate();
-    const base = { origin: 'https://acme.example', account_id: 'a', verified: false, verification_token: 't', created_at: T0 };
+    const base = {
+      origin: 'https://acme.example',
+      account_id: 'a',
+      verified: false,
+      verification_token: 't',
+      created_at: T0,
+    };
     await store.projects.create({ ...base, project_id: 'p-week', project: 'week/web', retention_days: 7 });
     await store.projects.create({ ...base, project_id: 'p-forever', project: 'forever/web' });
     for (const p of ['p-week', 'p-forever']) {
@@ -71,7 +114,8 @@ describe('expireProjectData', function () {
     expect(await pass(T0 + 8 * DAY + 60_000, 'w2')).to.equal(true);
     expect(await days('p-week')).to.deep.equal({ events: ['p-week-d2'], sessions: ['s-d2'] });
     expect(await days('p-forever'), 'a project without retention').to.deep.equal({
-      events: ['p-forever-d0', 'p-forever-d1', 'p-forever-d2'], sessions: ['s-d0', 's-d1', 's-d2'],
+      events: ['p-forever-d0', 'p-forever-d1', 'p-forever-d2'],
+      sessions: ['s-d0', 's-d1', 's-d2'],
     });
   });
 });

@@ -9,7 +9,12 @@ describe('storedIpForms', () => {
     ['full: the address alone', 'full', '203.0.113.7', ['203.0.113.7']],
     ['truncate: the address and its /24', 'truncate', '203.0.113.7', ['203.0.113.7', '203.0.113.0']],
     ['truncate: an IPv6 address and its /48', 'truncate', '2001:db8:1:2::7', ['2001:db8:1:2::7', '2001:db8:1::']],
-    ['hash: the address and its HMAC, as the enricher computes it', 'hash', '203.0.113.7', ['203.0.113.7', applyIpMode('203.0.113.7', 'hash', salt)]],
+    [
+      'hash: the address and its HMAC, as the enricher computes it',
+      'hash',
+      '203.0.113.7',
+      ['203.0.113.7', applyIpMode('203.0.113.7', 'hash', salt)],
+    ],
   ];
   for (const [name, mode, address, forms] of cases) {
     it(name, () => expect(storedIpForms(address, mode, salt)).to.deep.equal(forms));

@@ -26,7 +26,10 @@ describe('overview series buckets', function () {
 
   it('fills the gaps between stored buckets with zeros, oldest first, the last bucket cut by the window', function () {
     const w = { start: 0, end: 250 };
-    const filled = fillSeries(w, 100, [{ start: 200, events: 1, visitors: 1, sessions: 0 }, { start: 0, events: 4, visitors: 2, sessions: 1 }]);
+    const filled = fillSeries(w, 100, [
+      { start: 200, events: 1, visitors: 1, sessions: 0 },
+      { start: 0, events: 4, visitors: 2, sessions: 1 },
+    ]);
     expect(filled).to.deep.equal([
       { start: 0, events: 4, visitors: 2, sessions: 1 },
       { start: 100, events: 0, visitors: 0, sessions: 0 },
@@ -37,8 +40,21 @@ describe('overview series buckets', function () {
 
 describe('jobWindow', function () {
   const job = (request: Record<string, unknown>, created_at = 10 * D): JobRecord => ({
-    job_id: 'j', account_id: 'a', project_id: 'p', kind: 'aggregation', status: 'running', request, created_at,
-    started_at: null, finished_at: null, progress: null, result: null, error: null, attempts: 1, worker: null, updated_at: created_at,
+    job_id: 'j',
+    account_id: 'a',
+    project_id: 'p',
+    kind: 'aggregation',
+    status: 'running',
+    request,
+    created_at,
+    started_at: null,
+    finished_at: null,
+    progress: null,
+    result: null,
+    error: null,
+    attempts: 1,
+    worker: null,
+    updated_at: created_at,
   });
 
   it('covers the day before the job without a window, and runs a bare start to the job', function () {

@@ -15,8 +15,12 @@ function tree(command: Command): Node {
 
 /** Bash: complete the command, its subcommand, then the subcommand's options (globals included). */
 function bash(root: Node, globals: string[]): string {
-  const cases = [...root.children].map(([name, node]) => `    ${name}) words="${[...node.names, ...node.options].join(' ')}";;`);
-  const deep = [...root.children].flatMap(([name, node]) => [...node.children].map(([sub, leaf]) => `    "${name} ${sub}") words="${leaf.options.join(' ')}";;`));
+  const cases = [...root.children].map(
+    ([name, node]) => `    ${name}) words="${[...node.names, ...node.options].join(' ')}";;`,
+  );
+  const deep = [...root.children].flatMap(([name, node]) =>
+    [...node.children].map(([sub, leaf]) => `    "${name} ${sub}") words="${leaf.options.join(' ')}";;`),
+  );
   return `# spoor completion for bash: source <(spoor completion bash)
 _spoor() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" words=""
@@ -39,8 +43,12 @@ complete -F _spoor spoor
 
 /** Zsh: the same words through compadd (needs compinit, as any completion does). */
 function zsh(root: Node, globals: string[]): string {
-  const cases = [...root.children].map(([name, node]) => `        ${name}) candidates=(${[...node.names, ...node.options].join(' ')});;`);
-  const deep = [...root.children].flatMap(([name, node]) => [...node.children].map(([sub, leaf]) => `        "${name} ${sub}") candidates=(${leaf.options.join(' ')});;`));
+  const cases = [...root.children].map(
+    ([name, node]) => `        ${name}) candidates=(${[...node.names, ...node.options].join(' ')});;`,
+  );
+  const deep = [...root.children].flatMap(([name, node]) =>
+    [...node.children].map(([sub, leaf]) => `        "${name} ${sub}") candidates=(${leaf.options.join(' ')});;`),
+  );
   return `#compdef spoor
 # spoor completion for zsh: source <(spoor completion zsh), after compinit
 _spoor() {

@@ -13,8 +13,11 @@ import { describeLive } from './live-view-text.js';
 const REDRAW = '\x1b[H\x1b[2J';
 
 export function registerLiveCommand(program: Command, make: SessionFactory): void {
-  program.command('live')
-    .description('the live view: visitors of the last 5 minutes, the pages they are on, the latest events (every 2 s; Ctrl-C stops)')
+  program
+    .command('live')
+    .description(
+      'the live view: visitors of the last 5 minutes, the pages they are on, the latest events (every 2 s; Ctrl-C stops)',
+    )
     .option('--once', 'print one snapshot and exit')
     .action(act(make, async (s, o: { once?: boolean }) => follow(s, !!o.once)));
 }
@@ -30,7 +33,10 @@ async function follow(s: CliSession, once: boolean): Promise<void> {
   const write = (text: string) => void s.streams.stdout.write(text);
   try {
     await followLive({
-      baseUrl, token, ...scope, signal: abort.signal,
+      baseUrl,
+      token,
+      ...scope,
+      signal: abort.signal,
       onSnapshot: (snap) => {
         if (once) {
           s.out.result(snap, () => describeLive(s.out, snap));
@@ -39,7 +45,8 @@ async function follow(s: CliSession, once: boolean): Promise<void> {
         write(terminal ? `${REDRAW}${describeLive(s.out, snap)}\n` : `${JSON.stringify(snap)}\n`);
       },
       onState: (state, waitMs) => {
-        if (state === 'reconnecting') s.streams.stderr.write(`the stream dropped; reconnecting in ${Math.round(waitMs / 1000)} s\n`);
+        if (state === 'reconnecting')
+          s.streams.stderr.write(`the stream dropped; reconnecting in ${Math.round(waitMs / 1000)} s\n`);
       },
     });
   } catch (err) {
@@ -52,7 +59,7 @@ async function follow(s: CliSession, once: boolean): Promise<void> {
 function asCliError(err: unknown): unknown {
   if (!(err instanceof LiveStreamError)) return err;
   const text = describeFailure(err.status, { detail: err.detail });
-  if (err.status === 401) return new CliError(`the server refused your credentials (${text}); run \`spoor login <email>\` again`);
+  if (err.status === 401)
+    return new CliError(`the server refused your credentials (${text}); run \`spoor login <email>\` again`);
   return new CliError(text);
 }
-

@@ -25,7 +25,9 @@ async function revokeOnServer(login: StoredLogin, now: number): Promise<Revocati
   }
   if (result.response.ok) return { revoked: true, note: 'the server revoked the token' };
   if (result.response.status === 401) return { revoked: false, note: 'the server no longer accepted the token' };
-  throw new Error(`${login.url} answered ${result.response.status}: ${describeFailure(result.response.status, result.error ?? null)}`);
+  throw new Error(
+    `${login.url} answered ${result.response.status}: ${describeFailure(result.response.status, result.error ?? null)}`,
+  );
 }
 
 /** The stored login, or why it cannot be read (a damaged file is still removed). */
@@ -44,8 +46,12 @@ export async function logout(s: CliSession): Promise<void> {
   const had = await s.store.clearLogin();
   if (outcome instanceof Error) {
     const until = login!.expires_at === null ? '' : ` until ${s.out.time(login!.expires_at)}`;
-    throw new CliError(`removed the stored login, but the server did not revoke the token: ${outcome.message}; the token stays valid${until}`);
+    throw new CliError(
+      `removed the stored login, but the server did not revoke the token: ${outcome.message}; the token stays valid${until}`,
+    );
   }
   const revoked = outcome?.revoked ?? false;
-  s.out.result({ logged_out: had, revoked }, () => (had ? `logged out${outcome ? `; ${outcome.note}` : ''}` : 'not logged in'));
+  s.out.result({ logged_out: had, revoked }, () =>
+    had ? `logged out${outcome ? `; ${outcome.note}` : ''}` : 'not logged in',
+  );
 }

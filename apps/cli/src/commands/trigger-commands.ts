@@ -22,7 +22,9 @@ interface TriggerOptions extends WindowOptions {
 function progressLine(job: Job): string {
   const p = job.progress;
   if (!p) return job.status;
-  return p.total ? `${job.status} ${p.done.toLocaleString('en')}/${p.total.toLocaleString('en')} (${Math.floor((p.done / p.total) * 100)}%)` : `${job.status} ${p.done.toLocaleString('en')}`;
+  return p.total
+    ? `${job.status} ${p.done.toLocaleString('en')}/${p.total.toLocaleString('en')} (${Math.floor((p.done / p.total) * 100)}%)`
+    : `${job.status} ${p.done.toLocaleString('en')}`;
 }
 
 /**
@@ -52,7 +54,8 @@ function body(kind: Kind, scope: { origin: string; project: string }, o: Trigger
     if (!ids?.length) throw new UsageError('classification needs --sessions <id,id,…>');
     return { ...base, session_ids: ids };
   }
-  if (kind === 'notification') return { ...base, ...(o.kind ? { kind: o.kind } : {}), ...(o.channels ? { channels: commaList(o.channels) } : {}) };
+  if (kind === 'notification')
+    return { ...base, ...(o.kind ? { kind: o.kind } : {}), ...(o.channels ? { channels: commaList(o.channels) } : {}) };
   return base;
 }
 
@@ -60,24 +63,48 @@ async function trigger(s: CliSession, kind: Kind, o: TriggerOptions): Promise<vo
   const client = await s.client();
   const path = `/v1/trigger/${kind}` as const;
   const queued = unwrap(await client.POST(path, { body: body(kind, await s.scope(), o) as never }));
-  if (!o.wait) return s.out.result(queued, () => `queued ${kind} job ${queued.job_id}; follow it with \`spoor jobs get ${queued.job_id}\``);
+  if (!o.wait)
+    return s.out.result(
+      queued,
+      () => `queued ${kind} job ${queued.job_id}; follow it with \`spoor jobs get ${queued.job_id}\``,
+    );
   const job = await followJob(s, client, queued.job_id, o.pollMs);
-  s.out.result(job, () => s.out.record(job as unknown as Record<string, unknown>, ['job_id', 'kind', 'status', 'started_at', 'finished_at', 'result', 'error']));
+  s.out.result(job, () =>
+    s.out.record(job as unknown as Record<string, unknown>, [
+      'job_id',
+      'kind',
+      'status',
+      'started_at',
+      'finished_at',
+      'result',
+      'error',
+    ]),
+  );
   if (job.status === 'failed') throw new CliError(`the ${kind} job failed: ${job.error ?? 'no reason given'}`);
 }
 
 export function registerTriggerCommands(program: Command, make: SessionFactory): void {
-  const triggers = program.command('trigger').description('start a job: aggregation, notification, transitions, classification or backfill');
+  const triggers = program
+    .command('trigger')
+    .description('start a job: aggregation, notification, transitions, classification or backfill');
   for (const kind of KINDS) {
-    const c = withWindow(triggers.command(kind).description(`start a ${kind} job for the project (default window: the last 24 hours)`))
+    const c = withWindow(
+      triggers.command(kind).description(`start a ${kind} job for the project (default window: the last 24 hours)`),
+    )
       .option('--wait', 'follow the job with its progress until it ends; exit 1 if it failed')
       .option('--poll-ms <ms>', 'how often --wait asks', intOption('--poll-ms'), 500);
     if (kind === 'classification') c.option('--sessions <ids>', 'comma-separated session ids to reclassify (required)');
-    if (kind === 'notification') c.option('--kind <kind>', 'digest (default) or alert').option('--channels <ids>', 'comma-separated channel ids (default: every channel of the project)');
-    c.action(act(make, async (s, o: TriggerOptions) => {
-      if (o.kind && !['digest', 'alert'].includes(o.kind)) throw new UsageError('--kind is digest or alert');
-      await trigger(s, kind, o);
-    }));
+    if (kind === 'notification')
+      c.option('--kind <kind>', 'digest (default) or alert').option(
+        '--channels <ids>',
+        'comma-separated channel ids (default: every channel of the project)',
+      );
+    c.action(
+      act(make, async (s, o: TriggerOptions) => {
+        if (o.kind && !['digest', 'alert'].includes(o.kind)) throw new UsageError('--kind is digest or alert');
+        await trigger(s, kind, o);
+      }),
+    );
   }
 
   const jobs = program.command('jobs').description('jobs you started: one by id, or the most recent');
@@ -87,18 +114,29 @@ export function registerTriggerCommands(program: Command, make: SessionFactory):
     .argument('<job_id>')
     .option('--wait', 'follow it until it ends; exit 1 if it failed')
     .option('--poll-ms <ms>', 'how often --wait asks', intOption('--poll-ms'), 500)
-    .action(act(make, async (s, id: string, o: { wait?: boolean; pollMs: number }) => {
-      const client = await s.client();
-      const job = o.wait ? await followJob(s, client, id, o.pollMs) : unwrap(await client.GET('/v1/jobs/{job_id}', { params: { path: { job_id: id } } }));
-      s.out.result(job, () => s.out.record(job as unknown as Record<string, unknown>));
-      if (o.wait && job.status === 'failed') throw new CliError(`the job failed: ${job.error ?? 'no reason given'}`);
-    }));
+    .action(
+      act(make, async (s, id: string, o: { wait?: boolean; pollMs: number }) => {
+        const client = await s.client();
+        const job = o.wait
+          ? await followJob(s, client, id, o.pollMs)
+          : unwrap(await client.GET('/v1/jobs/{job_id}', { params: { path: { job_id: id } } }));
+        s.out.result(job, () => s.out.record(job as unknown as Record<string, unknown>));
+        if (o.wait && job.status === 'failed') throw new CliError(`the job failed: ${job.error ?? 'no reason given'}`);
+      }),
+    );
   jobs
     .command('list', { isDefault: true })
     .description('your most recent jobs, newest first')
     .option('--limit <n>', 'how many (1-100)', intOption('--limit'), 20)
-    .action(act(make, async (s, o: { limit: number }) => {
-      const data = unwrap(await (await s.client()).GET('/v1/jobs', { params: { query: { limit: o.limit } } }));
-      s.out.result(data, () => s.out.table(data.jobs, fields<Job>('job_id', 'kind', 'status', 'project', 'created_at', 'finished_at', 'error')));
-    }));
+    .action(
+      act(make, async (s, o: { limit: number }) => {
+        const data = unwrap(await (await s.client()).GET('/v1/jobs', { params: { query: { limit: o.limit } } }));
+        s.out.result(data, () =>
+          s.out.table(
+            data.jobs,
+            fields<Job>('job_id', 'kind', 'status', 'project', 'created_at', 'finished_at', 'error'),
+          ),
+        );
+      }),
+    );
 }

@@ -22,20 +22,40 @@ export const actionsPage: Page = async (ctx) => {
   const now = Date.now();
   const sorted = [...actions].sort((a, b) => b.last_seen - a.last_seen);
   const stopped = sorted.filter((a) => now - a.last_seen > quiet[2]);
-  const select = h('select', { name: 'quiet', onchange: () => ctx.navigate(`/actions?quiet=${select.value}`) },
-    QUIET.map(([k, label]) => h('option', { value: k, selected: k === quiet[0] }, `more than ${label}`)));
+  const select = h(
+    'select',
+    { name: 'quiet', onchange: () => ctx.navigate(`/actions?quiet=${select.value}`) },
+    QUIET.map(([k, label]) => h('option', { value: k, selected: k === quiet[0] }, `more than ${label}`)),
+  );
   const list = sorted.length
-    ? h('ul', { class: 'action-list' }, sorted.map((a) => {
-        const silent = now - a.last_seen > quiet[2];
-        return h('li', { class: silent ? 'stopped' : '' },
-          h('strong', {}, a.action),
-          h('span', { title: formatTime(a.last_seen) }, `last seen ${formatAgo(a.last_seen, now)}`),
-          silent ? h('span', { class: 'chip warn' }, 'stopped arriving') : h('span', { class: 'chip ok' }, 'arriving'));
-      }))
+    ? h(
+        'ul',
+        { class: 'action-list' },
+        sorted.map((a) => {
+          const silent = now - a.last_seen > quiet[2];
+          return h(
+            'li',
+            { class: silent ? 'stopped' : '' },
+            h('strong', {}, a.action),
+            h('span', { title: formatTime(a.last_seen) }, `last seen ${formatAgo(a.last_seen, now)}`),
+            silent
+              ? h('span', { class: 'chip warn' }, 'stopped arriving')
+              : h('span', { class: 'chip ok' }, 'arriving'),
+          );
+        }),
+      )
     : h('p', { class: 'empty' }, 'No action seen yet.');
-  replace(ctx.main,
+  replace(
+    ctx.main,
     h('h1', { tabindex: -1 }, 'Actions'),
     h('div', { class: 'toolbar' }, field('Flag actions silent for', select)),
-    h('p', { class: stopped.length ? 'status error' : 'status info' }, stopped.length ? `${stopped.length} of ${sorted.length} actions stopped arriving.` : `All ${sorted.length} actions are arriving.`),
-    list);
+    h(
+      'p',
+      { class: stopped.length ? 'status error' : 'status info' },
+      stopped.length
+        ? `${stopped.length} of ${sorted.length} actions stopped arriving.`
+        : `All ${sorted.length} actions are arriving.`,
+    ),
+    list,
+  );
 };

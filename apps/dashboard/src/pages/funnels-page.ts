@@ -19,20 +19,53 @@ function definition(builder: FunnelBuilder, status: HTMLElement): FunnelDefiniti
 }
 
 /** The saved funnels, each with Open (into the builder, then run) and Delete. */
-function savedList(ctx: PageContext, funnels: SavedFunnel[], open: (f: SavedFunnel) => void, changed: () => void, status: HTMLElement): HTMLElement {
+function savedList(
+  ctx: PageContext,
+  funnels: SavedFunnel[],
+  open: (f: SavedFunnel) => void,
+  changed: () => void,
+  status: HTMLElement,
+): HTMLElement {
   if (!funnels.length) return h('p', { class: 'empty' }, 'No saved funnel yet.');
-  return h('ul', { class: 'saved-funnels' }, funnels.map((f) => h('li', {},
-    h('strong', {}, f.name), h('span', { class: 'muted' }, `${f.steps.length} steps, saved ${formatTime(f.created_at)}`),
-    h('button', { type: 'button', class: 'secondary small', 'aria-label': `Open ${f.name}`, onclick: () => open(f) }, 'Open'),
-    h('button', { type: 'button', class: 'secondary small', 'aria-label': `Delete ${f.name}`, onclick: async () => {
-      try {
-        await ok(api().DELETE('/v1/funnels/{funnel_id}', { params: { path: { funnel_id: f.funnel_id }, query: ctx.scope } }));
-        showInfo(status, `Deleted ${f.name}.`);
-        changed();
-      } catch (err) {
-        showError(status, (err as Error).message);
-      }
-    } }, 'Delete'))));
+  return h(
+    'ul',
+    { class: 'saved-funnels' },
+    funnels.map((f) =>
+      h(
+        'li',
+        {},
+        h('strong', {}, f.name),
+        h('span', { class: 'muted' }, `${f.steps.length} steps, saved ${formatTime(f.created_at)}`),
+        h(
+          'button',
+          { type: 'button', class: 'secondary small', 'aria-label': `Open ${f.name}`, onclick: () => open(f) },
+          'Open',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small',
+            'aria-label': `Delete ${f.name}`,
+            onclick: async () => {
+              try {
+                await ok(
+                  api().DELETE('/v1/funnels/{funnel_id}', {
+                    params: { path: { funnel_id: f.funnel_id }, query: ctx.scope },
+                  }),
+                );
+                showInfo(status, `Deleted ${f.name}.`);
+                changed();
+              } catch (err) {
+                showError(status, (err as Error).message);
+              }
+            },
+          },
+          'Delete',
+        ),
+      ),
+    ),
+  );
 }
 
 /** What the page's buttons work on: the builder, its status and messages, the result and the name box. */
@@ -53,7 +86,12 @@ async function run(f: FunnelForm): Promise<void> {
   showInfo(f.status, 'Counting…');
   try {
     const r = await ok(api().POST('/v1/funnels/query', { body: { ...f.ctx.scope, ...def } }));
-    replace(f.result, funnelChart(r), funnelTable(r.steps, `Per step, ${formatTime(r.window_start)} – ${formatTime(r.window_end)}`), breakdownTable(r));
+    replace(
+      f.result,
+      funnelChart(r),
+      funnelTable(r.steps, `Per step, ${formatTime(r.window_start)} – ${formatTime(r.window_end)}`),
+      breakdownTable(r),
+    );
     showInfo(f.status, `Counted ${r.unit}s (evaluated in ${r.evaluated_in === 'sql' ? 'SQL' : 'TypeScript'}).`);
   } catch (err) {
     // No answer for this definition: an older one's figures below would be misread as its.
@@ -87,7 +125,9 @@ async function save(f: FunnelForm): Promise<boolean> {
 export const funnelsPage: Page = async (ctx) => {
   const { actions } = await ok(api().GET('/v1/events/actions', { params: { query: ctx.scope } }));
   const f: FunnelForm = {
-    ctx, builder: funnelBuilder(actions.map((a) => a.action).sort()), status: statusLine(),
+    ctx,
+    builder: funnelBuilder(actions.map((a) => a.action).sort()),
+    status: statusLine(),
     messages: h('div', { class: 'funnel-messages', 'aria-live': 'polite' }),
     result: h('section', { class: 'funnel-result', 'aria-label': 'Funnel result' }),
     name: h('input', { name: 'funnel_name', placeholder: 'Checkout' }),
@@ -95,20 +135,51 @@ export const funnelsPage: Page = async (ctx) => {
   const saved = h('div', {});
   async function list(): Promise<void> {
     const { funnels } = await ok(api().GET('/v1/funnels', { params: { query: ctx.scope } }));
-    replace(saved, savedList(ctx, funnels, (one) => {
-      f.builder.load(one);
-      f.name.value = one.name;
-      void run(f);
-    }, () => void list(), f.status));
+    replace(
+      saved,
+      savedList(
+        ctx,
+        funnels,
+        (one) => {
+          f.builder.load(one);
+          f.name.value = one.name;
+          void run(f);
+        },
+        () => void list(),
+        f.status,
+      ),
+    );
   }
   await list();
-  replace(ctx.main,
+  replace(
+    ctx.main,
     h('h1', { tabindex: -1 }, 'Funnels'),
-    h('form', { class: 'card', 'aria-label': 'Funnel builder', onsubmit: (ev: SubmitEvent) => { ev.preventDefault(); void run(f); } },
+    h(
+      'form',
+      {
+        class: 'card',
+        'aria-label': 'Funnel builder',
+        onsubmit: (ev: SubmitEvent) => {
+          ev.preventDefault();
+          void run(f);
+        },
+      },
       f.builder.el,
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Run'), field('Name', f.name),
-        h('button', { type: 'button', class: 'secondary', onclick: async () => (await save(f)) && (await list()) }, 'Save funnel')),
-      f.messages, f.status),
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit' }, 'Run'),
+        field('Name', f.name),
+        h(
+          'button',
+          { type: 'button', class: 'secondary', onclick: async () => (await save(f)) && (await list()) },
+          'Save funnel',
+        ),
+      ),
+      f.messages,
+      f.status,
+    ),
     f.result,
-    h('section', { class: 'card', 'aria-label': 'Saved funnels' }, h('h2', {}, 'Saved funnels'), saved));
+    h('section', { class: 'card', 'aria-label': 'Saved funnels' }, h('h2', {}, 'Saved funnels'), saved),
+  );
 };

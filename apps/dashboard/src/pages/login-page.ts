@@ -8,29 +8,54 @@ import { field, h, replace, showError, statusLine } from '../dom-builder.js';
  */
 export function renderLoginPage(root: HTMLElement, notice: string | null, done: () => void): void {
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true });
-  const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true, minlength: 8 });
+  const password = h('input', {
+    type: 'password',
+    name: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    minlength: 8,
+  });
   const status = statusLine();
   if (notice) status.textContent = notice;
   async function submit(mode: 'login' | 'signup'): Promise<void> {
     if (!form.reportValidity()) return;
     const body = { email: email.value.trim(), password: password.value };
     try {
-      const token = await ok(mode === 'login' ? api().POST('/v1/auth/login', { body }) : api().POST('/v1/auth/signup', { body }));
+      const token = await ok(
+        mode === 'login' ? api().POST('/v1/auth/login', { body }) : api().POST('/v1/auth/signup', { body }),
+      );
       saveToken({ ...token, email: body.email });
       done();
     } catch (err) {
-      showError(status, mode === 'login' && err instanceof ApiError && err.status === 401 ? 'Wrong email or password.' : (err as Error).message);
+      showError(
+        status,
+        mode === 'login' && err instanceof ApiError && err.status === 401
+          ? 'Wrong email or password.'
+          : (err as Error).message,
+      );
     }
   }
-  const form = h('form', { class: 'card login', onsubmit: (ev: SubmitEvent) => { ev.preventDefault(); void submit('login'); } },
+  const form = h(
+    'form',
+    {
+      class: 'card login',
+      onsubmit: (ev: SubmitEvent) => {
+        ev.preventDefault();
+        void submit('login');
+      },
+    },
     h('h1', { tabindex: -1 }, 'Spoor'),
     h('p', {}, 'Sign in to see your sites’ traffic, sessions, rules and digests.'),
     field('Email', email),
     field('Password', password, 'At least 8 characters.'),
-    h('div', { class: 'actions' },
+    h(
+      'div',
+      { class: 'actions' },
       h('button', { type: 'submit' }, 'Sign in'),
-      h('button', { type: 'button', class: 'secondary', onclick: () => void submit('signup') }, 'Create account')),
-    status);
+      h('button', { type: 'button', class: 'secondary', onclick: () => void submit('signup') }, 'Create account'),
+    ),
+    status,
+  );
   replace(root, h('main', { id: 'main', class: 'login-main' }, form));
   document.title = 'Sign in · Spoor';
   email.focus();

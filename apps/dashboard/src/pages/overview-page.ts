@@ -23,8 +23,14 @@ function pickOverview(overviews: Overview[], rangeMs: number): Overview | null {
 
 function renderOverview(o: Overview): HTMLElement {
   const times = o.series.map((p) => p.start);
-  return h('div', { class: 'overview' },
-    h('p', { class: 'muted' }, `Window ${formatTime(o.window_start)} – ${formatTime(o.window_end)}, aggregated ${formatTime(o.created_at)}.`),
+  return h(
+    'div',
+    { class: 'overview' },
+    h(
+      'p',
+      { class: 'muted' },
+      `Window ${formatTime(o.window_start)} – ${formatTime(o.window_end)}, aggregated ${formatTime(o.created_at)}.`,
+    ),
     figures([
       ['Events', formatCount(o.events)],
       ['Sessions', formatCount(o.sessions)],
@@ -32,13 +38,20 @@ function renderOverview(o: Overview): HTMLElement {
       ['Bounce rate', formatPercent(o.bounce_rate)],
       ['Median duration', formatDuration(o.duration_ms.p50)],
     ]),
-    h('div', { class: 'charts' },
-      timeSeriesChart('Events over time', times, [{ label: 'Events', values: o.series.map((p) => p.events), color: color(0) }]),
+    h(
+      'div',
+      { class: 'charts' },
+      timeSeriesChart('Events over time', times, [
+        { label: 'Events', values: o.series.map((p) => p.events), color: color(0) },
+      ]),
       timeSeriesChart('Sessions and visitors over time', times, [
         { label: 'Sessions', values: o.series.map((p) => p.sessions), color: color(1) },
         { label: 'Visitors', values: o.series.map((p) => p.visitors), color: color(2) },
-      ])),
-    h('div', { class: 'grid' },
+      ]),
+    ),
+    h(
+      'div',
+      { class: 'grid' },
       rankedList('Top pages', o.pages),
       rankedList('Referrers', o.referrers),
       rankedList('UTM sources', o.utm_sources),
@@ -46,32 +59,56 @@ function renderOverview(o: Overview): HTMLElement {
       rankedList('Browsers', o.browsers),
       rankedList('Devices', o.devices),
       rankedList('Tags', o.tags),
-      rankedList('Actions', o.actions.slice(0, 10))));
+      rankedList('Actions', o.actions.slice(0, 10)),
+    ),
+  );
 }
 
 /** Traffic at a glance: the stored overview of the chosen window, and a button to make a fresh one. */
 export const overviewPage: Page = async (ctx: PageContext) => {
   const rangeKey = ctx.query.get('range') ?? '24h';
   const range = RANGES.find(([k]) => k === rangeKey) ?? RANGES[1]!;
-  const select = h('select', { name: 'range', onchange: () => ctx.navigate(`/overview?range=${select.value}`) },
-    RANGES.map(([k, label]) => h('option', { value: k, selected: k === range[0] }, label)));
+  const select = h(
+    'select',
+    { name: 'range', onchange: () => ctx.navigate(`/overview?range=${select.value}`) },
+    RANGES.map(([k, label]) => h('option', { value: k, selected: k === range[0] }, label)),
+  );
   const status = statusLine();
   const body = h('div', {});
   const aggregate = h('button', { type: 'button', onclick: () => void run() }, 'Aggregate now');
   async function load(): Promise<void> {
-    const { overviews } = await ok(api().GET('/v1/projects/overview', { params: { query: { ...ctx.scope, limit: 100 } } }));
+    const { overviews } = await ok(
+      api().GET('/v1/projects/overview', { params: { query: { ...ctx.scope, limit: 100 } } }),
+    );
     const chosen = pickOverview(overviews, range[2]);
-    replace(body, chosen ? renderOverview(chosen) : h('p', { class: 'empty' }, `No overview of the ${range[1].toLowerCase()} yet. Press “Aggregate now”, or add a schedule in Settings.`));
+    replace(
+      body,
+      chosen
+        ? renderOverview(chosen)
+        : h(
+            'p',
+            { class: 'empty' },
+            `No overview of the ${range[1].toLowerCase()} yet. Press “Aggregate now”, or add a schedule in Settings.`,
+          ),
+    );
   }
-  const run = () => whileBusy(aggregate, status, 'Aggregating…', 'Aggregated.', async () => {
-    const now = Date.now();
-    const { job_id } = await ok(api().POST('/v1/trigger/aggregation', { body: { ...ctx.scope, window_start: now - range[2], window_end: now } }));
-    await waitForJob(job_id, 'Aggregation');
-    await load();
-  });
+  const run = () =>
+    whileBusy(aggregate, status, 'Aggregating…', 'Aggregated.', async () => {
+      const now = Date.now();
+      const { job_id } = await ok(
+        api().POST('/v1/trigger/aggregation', {
+          body: { ...ctx.scope, window_start: now - range[2], window_end: now },
+        }),
+      );
+      await waitForJob(job_id, 'Aggregation');
+      await load();
+    });
   await load();
-  replace(ctx.main,
+  replace(
+    ctx.main,
     h('h1', { tabindex: -1 }, `Overview of ${ctx.scope.project}`),
     h('div', { class: 'toolbar' }, field('Time range', select), aggregate),
-    status, body);
+    status,
+    body,
+  );
 };

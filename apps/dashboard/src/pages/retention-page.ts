@@ -21,22 +21,47 @@ export const retentionPage: Page = async (ctx) => {
   const windowStart = Date.now() - (cohorts - 1) * periodMs;
   const [{ actions }, r] = await Promise.all([
     ok(api().GET('/v1/events/actions', { params: { query: ctx.scope } })),
-    ok(api().GET('/v1/retention', { params: { query: { ...ctx.scope, period, window_start: windowStart, ...(action ? { action } : {}) } } })),
+    ok(
+      api().GET('/v1/retention', {
+        params: { query: { ...ctx.scope, period, window_start: windowStart, ...(action ? { action } : {}) } },
+      }),
+    ),
   ]);
   const go = (next: Record<string, string>) => {
     const q = new URLSearchParams({ period, cohorts: String(cohorts), action, ...next });
     if (!q.get('action')) q.delete('action');
     ctx.navigate(`/retention?${q}`);
   };
-  const periodPick = h('select', { name: 'period', onchange: () => go({ period: periodPick.value, cohorts: '' }) },
-    [['day', 'Day'], ['week', 'Week (from Monday, UTC)']].map(([v, l]) => h('option', { value: v, selected: v === period }, l)));
-  const countPick = h('select', { name: 'cohorts', onchange: () => go({ cohorts: countPick.value }) },
-    counts.map((n) => h('option', { value: n, selected: n === cohorts }, `${n} ${period}s`)));
-  const actionPick = h('select', { name: 'action', onchange: () => go({ action: actionPick.value }) },
-    h('option', { value: '' }, 'any event'), actions.map((a) => h('option', { value: a.action, selected: a.action === action }, a.action)));
+  const periodPick = h(
+    'select',
+    { name: 'period', onchange: () => go({ period: periodPick.value, cohorts: '' }) },
+    [
+      ['day', 'Day'],
+      ['week', 'Week (from Monday, UTC)'],
+    ].map(([v, l]) => h('option', { value: v, selected: v === period }, l)),
+  );
+  const countPick = h(
+    'select',
+    { name: 'cohorts', onchange: () => go({ cohorts: countPick.value }) },
+    counts.map((n) => h('option', { value: n, selected: n === cohorts }, `${n} ${period}s`)),
+  );
+  const actionPick = h(
+    'select',
+    { name: 'action', onchange: () => go({ action: actionPick.value }) },
+    h('option', { value: '' }, 'any event'),
+    actions.map((a) => h('option', { value: a.action, selected: a.action === action }, a.action)),
+  );
   const empty = r.cohorts.every((c) => c.size === 0);
-  replace(ctx.main,
+  replace(
+    ctx.main,
     h('h1', { tabindex: -1 }, 'Retention'),
-    h('div', { class: 'toolbar' }, field('Cohorts by', periodPick), field('Show the last', countPick), field('Back with', actionPick)),
-    empty ? h('p', { class: 'empty' }, 'No new visitors in these periods.') : retentionTable(r));
+    h(
+      'div',
+      { class: 'toolbar' },
+      field('Cohorts by', periodPick),
+      field('Show the last', countPick),
+      field('Back with', actionPick),
+    ),
+    empty ? h('p', { class: 'empty' }, 'No new visitors in these periods.') : retentionTable(r),
+  );
 };

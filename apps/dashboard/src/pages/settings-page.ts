@@ -10,7 +10,20 @@ import { webhooksSection } from '../settings/webhooks-section.js';
 
 /** API keys (the account's), then the project's webhooks, channels, schedules, alerts and data retention; last the danger zone. */
 export const settingsPage: Page = async (ctx) => {
-  const sections = [apiKeysSection(), webhooksSection(ctx.scope), channelsSection(ctx.scope), schedulesSection(ctx.scope), alertsSection(ctx.scope), dataRetentionSection(ctx.scope), dangerZoneSection(ctx)];
+  const sections = [
+    apiKeysSection(),
+    webhooksSection(ctx.scope),
+    channelsSection(ctx.scope),
+    schedulesSection(ctx.scope),
+    alertsSection(ctx.scope),
+    dataRetentionSection(ctx.scope),
+    dangerZoneSection(ctx),
+  ];
   await Promise.all(sections.map((s) => s.reload()));
-  replace(ctx.main, h('h1', { tabindex: -1 }, 'Settings'), h('p', { class: 'muted' }, `Webhooks, channels, schedules, alerts and data retention of ${ctx.scope.project}.`), sections.map((s) => s.element));
+  replace(
+    ctx.main,
+    h('h1', { tabindex: -1 }, 'Settings'),
+    h('p', { class: 'muted' }, `Webhooks, channels, schedules, alerts and data retention of ${ctx.scope.project}.`),
+    sections.map((s) => s.element),
+  );
 };

@@ -9,19 +9,46 @@ export const tagsPage: Page = async (ctx) => {
   const chosen = ctx.query.get('tag');
   let detail: HTMLElement | null = null;
   if (chosen) {
-    const tagged = await ok(api().GET('/v1/tags/{tag}', { params: { path: { tag: chosen }, query: { ...ctx.scope, limit: 100 } } }));
-    detail = h('section', { class: 'card', 'aria-label': `Sessions tagged ${chosen}` },
+    const tagged = await ok(
+      api().GET('/v1/tags/{tag}', { params: { path: { tag: chosen }, query: { ...ctx.scope, limit: 100 } } }),
+    );
+    detail = h(
+      'section',
+      { class: 'card', 'aria-label': `Sessions tagged ${chosen}` },
       h('h2', {}, `Sessions tagged “${chosen}”`),
       tagged.sessions.length
-        ? h('ul', {}, tagged.sessions.map((s) => h('li', {}, h('a', { href: `/sessions/${encodeURIComponent(s.session_id)}` }, s.session_id), ` tagged ${formatTime(s.tagged_at)}`)))
-        : h('p', { class: 'muted' }, 'No session carries it now.'));
+        ? h(
+            'ul',
+            {},
+            tagged.sessions.map((s) =>
+              h(
+                'li',
+                {},
+                h('a', { href: `/sessions/${encodeURIComponent(s.session_id)}` }, s.session_id),
+                ` tagged ${formatTime(s.tagged_at)}`,
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No session carries it now.'),
+    );
   }
-  replace(ctx.main,
+  replace(
+    ctx.main,
     h('h1', { tabindex: -1 }, 'Tags'),
     tags.length
-      ? h('ul', { class: 'action-list' }, tags.map((t) => h('li', {},
-          h('a', { href: `/tags?tag=${encodeURIComponent(t.tag)}` }, t.tag),
-          h('span', { title: formatTime(t.last_seen) }, `last given ${formatAgo(t.last_seen)}`))))
+      ? h(
+          'ul',
+          { class: 'action-list' },
+          tags.map((t) =>
+            h(
+              'li',
+              {},
+              h('a', { href: `/tags?tag=${encodeURIComponent(t.tag)}` }, t.tag),
+              h('span', { title: formatTime(t.last_seen) }, `last given ${formatAgo(t.last_seen)}`),
+            ),
+          ),
+        )
       : h('p', { class: 'empty' }, 'No tags yet: rules add them, and you can tag a session by hand.'),
-    detail);
+    detail,
+  );
 };

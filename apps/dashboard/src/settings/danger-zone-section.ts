@@ -11,23 +11,47 @@ const DELETION_TIMEOUT_MS = 10 * 60_000;
  * confirmation GitHub uses for deleting a repository, so that a slip of the mouse deletes nothing.
  * The server checks the same text again (`confirm`).
  */
-function typedConfirmation(title: string, warning: string, label: string, expected: string, buttonLabel: string, run: (typed: string, status: HTMLElement) => Promise<void>): HTMLElement {
-  const input = h('input', { name: `confirm-${buttonLabel.toLowerCase().replace(/\W+/g, '-')}`, autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off', oninput: () => sync() });
+function typedConfirmation(
+  title: string,
+  warning: string,
+  label: string,
+  expected: string,
+  buttonLabel: string,
+  run: (typed: string, status: HTMLElement) => Promise<void>,
+): HTMLElement {
+  const input = h('input', {
+    name: `confirm-${buttonLabel.toLowerCase().replace(/\W+/g, '-')}`,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    autocapitalize: 'off',
+    oninput: () => sync(),
+  });
   const button = h('button', { type: 'submit', class: 'danger', disabled: true }, buttonLabel);
   const status = statusLine();
   const sync = (): void => void (button.disabled = input.value !== expected);
-  const form = h('form', { class: 'danger-action', onsubmit: async (ev: SubmitEvent) => {
-    ev.preventDefault();
-    if (input.value !== expected) return;
-    button.disabled = input.disabled = true;
-    try {
-      await run(input.value, status);
-    } catch (err) {
-      showError(status, (err as Error).message);
-      input.disabled = false;
-      sync();
-    }
-  } }, h('h3', {}, title), h('p', {}, warning), field(label, input), button, status);
+  const form = h(
+    'form',
+    {
+      class: 'danger-action',
+      onsubmit: async (ev: SubmitEvent) => {
+        ev.preventDefault();
+        if (input.value !== expected) return;
+        button.disabled = input.disabled = true;
+        try {
+          await run(input.value, status);
+        } catch (err) {
+          showError(status, (err as Error).message);
+          input.disabled = false;
+          sync();
+        }
+      },
+    },
+    h('h3', {}, title),
+    h('p', {}, warning),
+    field(label, input),
+    button,
+    status,
+  );
   return form;
 }
 
@@ -40,13 +64,16 @@ function deleteProject(ctx: PageContext): HTMLElement {
     project,
     'Delete project',
     async (typed, status) => {
-      const { job_id } = await ok(api().DELETE('/v1/projects', { params: { query: { origin, project, confirm: typed } } }));
+      const { job_id } = await ok(
+        api().DELETE('/v1/projects', { params: { query: { origin, project, confirm: typed } } }),
+      );
       showInfo(status, `Deleting ${project}…`);
       await waitForJob(job_id, `Deleting ${project}`, DELETION_TIMEOUT_MS);
       // The project is gone: the picker moves to another one, and the user to the list.
       await ctx.refreshProjects();
       ctx.navigate(`/projects?deleted=${encodeURIComponent(project)}`);
-    });
+    },
+  );
 }
 
 function deleteAccount(ctx: PageContext, identity: string, isEmail: boolean): HTMLElement {
@@ -60,14 +87,21 @@ function deleteAccount(ctx: PageContext, identity: string, isEmail: boolean): HT
       await ok(api().DELETE('/v1/users/account', { params: { query: { confirm: typed } } }));
       // No polling: the token stops working as the account goes, so the dashboard leaves at once.
       ctx.signOut('Your account is being deleted. You are signed out.');
-    });
+    },
+  );
 }
 
 /** Deleting the project shown, or the whole account: each behind a typed confirmation. */
 export function dangerZoneSection(ctx: PageContext): Section {
   const body = h('div', {});
   const status = statusLine();
-  const element = h('section', { class: 'card settings danger-zone', 'aria-label': 'Danger zone' }, h('h2', {}, 'Danger zone'), body, status);
+  const element = h(
+    'section',
+    { class: 'card settings danger-zone', 'aria-label': 'Danger zone' },
+    h('h2', {}, 'Danger zone'),
+    body,
+    status,
+  );
   return {
     element,
     status,

@@ -8,7 +8,11 @@ export interface Section {
 }
 
 /** A settings card: a heading, a list that reloads after each change, and a form to add one. */
-export function settingsSection(title: string, list: () => Promise<HTMLElement>, form: (s: Section) => HTMLElement): Section {
+export function settingsSection(
+  title: string,
+  list: () => Promise<HTMLElement>,
+  form: (s: Section) => HTMLElement,
+): Section {
   const body = h('div', {});
   const status = statusLine();
   const element = h('section', { class: 'card settings', 'aria-label': title }, h('h2', {}, title), body);
@@ -43,9 +47,18 @@ export async function change(section: Section, run: () => Promise<string | HTMLE
 
 /** A secret the server answers once: shown with that warning, selectable for copying. */
 export function secretOnce(what: string, secret: string): HTMLElement {
-  return h('div', { class: 'secret', role: 'alert' },
+  return h(
+    'div',
+    { class: 'secret', role: 'alert' },
     h('p', {}, `${what}: copy it now, it is not shown again.`),
-    h('input', { class: 'mono', readonly: true, value: secret, 'aria-label': what, onfocus: (ev: FocusEvent) => (ev.target as HTMLInputElement).select() }));
+    h('input', {
+      class: 'mono',
+      readonly: true,
+      value: secret,
+      'aria-label': what,
+      onfocus: (ev: FocusEvent) => (ev.target as HTMLInputElement).select(),
+    }),
+  );
 }
 
 export const removeButton = (label: string, onclick: () => void): HTMLButtonElement =>

@@ -43,20 +43,31 @@ export class EmbeddedBus implements Bus {
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     for (const s of this.subscriptions) {
-      if (s.topic === opts.topic && s.group === opts.group) throw new Error(`group ${opts.group} already consumes ${opts.topic} in this process`);
+      if (s.topic === opts.topic && s.group === opts.group)
+        throw new Error(`group ${opts.group} already consumes ${opts.topic} in this process`);
     }
     const log = await this.log(opts.topic);
     let start = (await this.offsets.committed(opts.group, opts.topic)) ?? log.start;
     if (start > log.end) {
       // A power loss took the log's unsynced tail but not the offsets file written after it
       // (SPOOR_BUS_FSYNC=interval|never): what was lost had been consumed; go on from the end.
-      this.opts.logger.warn('committed offset beyond the end of the log; resuming at its end', { topic: opts.topic, group: opts.group, committed: start, end: log.end });
+      this.opts.logger.warn('committed offset beyond the end of the log; resuming at its end', {
+        topic: opts.topic,
+        group: opts.group,
+        committed: start,
+        end: log.end,
+      });
       start = log.end;
     }
     const sub = new EmbeddedSubscription(opts, log, this.offsets, start, this.opts.logger);
     this.subscriptions.add(sub);
     sub.run();
-    return { stop: async () => { await sub.stop(); this.subscriptions.delete(sub); } };
+    return {
+      stop: async () => {
+        await sub.stop();
+        this.subscriptions.delete(sub);
+      },
+    };
   }
 
   async lag(topic: string, group: string): Promise<number> {
@@ -107,7 +118,9 @@ class EmbeddedSubscription {
   }
 
   run(): void {
-    this.loop = this.consume().catch((err) => this.logger.error('embedded consumer stopped', { err, topic: this.topic, group: this.group }));
+    this.loop = this.consume().catch((err) =>
+      this.logger.error('embedded consumer stopped', { err, topic: this.topic, group: this.group }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -131,7 +144,11 @@ class EmbeddedSubscription {
         if (inFlight.length < depth) {
           const batch = await this.readBatch(readAt, inFlight.length === 0);
           if (batch) {
-            inFlight.push({ next: batch.next, messages: batch.messages, outcome: settle(async () => this.opts.handler(batch.messages, NO_HEARTBEAT)) });
+            inFlight.push({
+              next: batch.next,
+              messages: batch.messages,
+              outcome: settle(async () => this.opts.handler(batch.messages, NO_HEARTBEAT)),
+            });
             readAt = batch.next;
             continue;
           }
@@ -144,7 +161,12 @@ class EmbeddedSubscription {
         const outcome = await head.outcome;
         if (outcome.ok) {
           failures = 0;
-          this.logger.debug('batch handled', { topic: this.topic, group: this.group, messages: head.messages.length, trace_ids: traceIdsOf(head.messages) });
+          this.logger.debug('batch handled', {
+            topic: this.topic,
+            group: this.group,
+            messages: head.messages.length,
+            trace_ids: traceIdsOf(head.messages),
+          });
           await this.committed(head.next);
           continue;
         }
@@ -152,7 +174,13 @@ class EmbeddedSubscription {
         await Promise.all(inFlight.map((b) => b.outcome));
         inFlight.length = 0;
         readAt = this.offset;
-        this.logger.warn('handler failed; retrying the batch', { err: outcome.err, topic: this.topic, group: this.group, attempt: failures, trace_ids: traceIdsOf(head.messages) });
+        this.logger.warn('handler failed; retrying the batch', {
+          err: outcome.err,
+          topic: this.topic,
+          group: this.group,
+          attempt: failures,
+          trace_ids: traceIdsOf(head.messages),
+        });
         await sleep(backoffDelay(failures++));
       }
     } finally {
@@ -165,7 +193,10 @@ class EmbeddedSubscription {
   }
 
   /** The next batch from `offset`, or null when none is waiting. Lingers only when nothing else is in flight. */
-  private async readBatch(offset: number, mayLinger: boolean): Promise<{ messages: DeliveredMessage[]; next: number } | null> {
+  private async readBatch(
+    offset: number,
+    mayLinger: boolean,
+  ): Promise<{ messages: DeliveredMessage[]; next: number } | null> {
     const max = this.opts.maxBatch ?? 1000;
     let { records, next } = await this.log.read(offset, max);
     if (records.length === 0) return null;
@@ -173,7 +204,17 @@ class EmbeddedSubscription {
       await sleep(this.opts.lingerMs!);
       ({ records, next } = await this.log.read(offset, max));
     }
-    return { messages: records.map((r) => ({ topic: this.topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value, headers: r.headers })), next };
+    return {
+      messages: records.map((r) => ({
+        topic: this.topic,
+        partition: 0,
+        offset: String(r.offset),
+        key: r.key,
+        value: r.value,
+        headers: r.headers,
+      })),
+      next,
+    };
   }
 
   private async committed(next: number): Promise<void> {

@@ -34,9 +34,11 @@ const encodeHeaders = (headers: Record<string, string>): Buffer => {
 
 export function encodeRecord(key: string, value: string, headers?: Record<string, string>): Buffer {
   const keyBytes = Buffer.from(key, 'utf8');
-  if (keyBytes.length > MAX_KEY_BYTES) throw new RangeError(`message key of ${keyBytes.length} bytes; at most ${MAX_KEY_BYTES}`);
+  if (keyBytes.length > MAX_KEY_BYTES)
+    throw new RangeError(`message key of ${keyBytes.length} bytes; at most ${MAX_KEY_BYTES}`);
   const headerBytes = headers ? encodeHeaders(headers) : null;
-  if (headerBytes && headerBytes.length > 0xffff) throw new RangeError(`message headers of ${headerBytes.length} bytes; at most 65535`);
+  if (headerBytes && headerBytes.length > 0xffff)
+    throw new RangeError(`message headers of ${headerBytes.length} bytes; at most 65535`);
   const valueBytes = Buffer.from(value, 'utf8');
   const headerPart = headerBytes ? 2 + headerBytes.length : 0;
   const bodyLength = 2 + keyBytes.length + headerPart + valueBytes.length;
@@ -54,9 +56,7 @@ export function encodeRecord(key: string, value: string, headers?: Record<string
 }
 
 export type DecodeOutcome =
-  | { kind: 'record'; record: DecodedRecord }
-  | { kind: 'incomplete'; needBytes: number }
-  | { kind: 'corrupt' };
+  { kind: 'record'; record: DecodedRecord } | { kind: 'incomplete'; needBytes: number } | { kind: 'corrupt' };
 
 /** Decodes the record starting at `at`, or says how many bytes a complete one needs. */
 export function decodeRecord(buf: Buffer, at: number): DecodeOutcome {
@@ -72,7 +72,8 @@ export function decodeRecord(buf: Buffer, at: number): DecodeOutcome {
   let valueAt = 2 + keyLength;
   if (valueAt > body.length) return { kind: 'corrupt' };
   const key = body.toString('utf8', 2, valueAt);
-  if (!(lengthField & HAS_HEADERS)) return { kind: 'record', record: { at, size, key, value: body.toString('utf8', valueAt) } };
+  if (!(lengthField & HAS_HEADERS))
+    return { kind: 'record', record: { at, size, key, value: body.toString('utf8', valueAt) } };
   if (valueAt + 2 > body.length) return { kind: 'corrupt' };
   const headersLength = body.readUInt16BE(valueAt);
   const headersEnd = valueAt + 2 + headersLength;

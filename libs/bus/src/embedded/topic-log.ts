@@ -119,10 +119,13 @@ export class TopicLog {
     const fh = this.active;
     const target = this.end;
     if (!fh || target <= this.syncedTo) return Promise.resolve();
-    this.syncing = fh.datasync().then(
-      () => void (this.syncedTo = Math.max(this.syncedTo, target)),
-      () => undefined, // closed meanwhile: roll() and close() sync themselves
-    ).finally(() => (this.syncing = null));
+    this.syncing = fh
+      .datasync()
+      .then(
+        () => void (this.syncedTo = Math.max(this.syncedTo, target)),
+        () => undefined, // closed meanwhile: roll() and close() sync themselves
+      )
+      .finally(() => (this.syncing = null));
     return this.syncing;
   }
 
@@ -175,9 +178,12 @@ export class TopicLog {
     if (indexed !== null) return indexed;
     const c = this.counted;
     // Reuse the last count while what it counted from is still on disk (consumed segments go).
-    const n = c && c.from >= this.start && from >= c.from && from <= c.to && to >= c.to
-      ? c.n - (await this.countFromFiles(c.from, from)) + (this.countIndexed(c.to, to) ?? (await this.countFromFiles(c.to, to)))
-      : await this.countFromFiles(from, to);
+    const n =
+      c && c.from >= this.start && from >= c.from && from <= c.to && to >= c.to
+        ? c.n -
+          (await this.countFromFiles(c.from, from)) +
+          (this.countIndexed(c.to, to) ?? (await this.countFromFiles(c.to, to)))
+        : await this.countFromFiles(from, to);
     this.counted = { from, to, n };
     return n;
   }
@@ -192,7 +198,7 @@ export class TopicLog {
 
   private async countFromFiles(from: number, to: number): Promise<number> {
     let count = 0;
-    for (let at = from; at < to; ) {
+    for (let at = from; at < to;) {
       const { records, next } = await this.read(at, 10_000);
       if (records.length === 0) break;
       // A read returns whole chunks: count only what lies before `to`.
@@ -276,9 +282,13 @@ export class TopicLog {
       this.valueBytes += sizes[i]! + m.value.length;
     });
     if (this.offsets.length - this.indexHead > INDEX_RECORDS) this.indexHead = this.offsets.length - INDEX_RECORDS;
-    while ((this.valueBytes > this.tailBytes || this.valuesHead < this.indexHead) && this.valuesHead < this.values.length) {
+    while (
+      (this.valueBytes > this.tailBytes || this.valuesHead < this.indexHead) &&
+      this.valuesHead < this.values.length
+    ) {
       const r = this.values[this.valuesHead]!;
-      this.valueBytes -= (this.offsets[this.valuesHead + 1] ?? offset) - this.offsets[this.valuesHead]! + r.value.length;
+      this.valueBytes -=
+        (this.offsets[this.valuesHead + 1] ?? offset) - this.offsets[this.valuesHead]! + r.value.length;
       this.values[this.valuesHead++] = undefined;
     }
     // Compact now and then rather than shift() at every drop.
@@ -314,7 +324,11 @@ export class TopicLog {
       written += bytesWritten;
     }
     if (this.fsync === 'always') await fh.datasync();
-    this.remember(seg.base + seg.size, messages, encoded.map((b) => b.length));
+    this.remember(
+      seg.base + seg.size,
+      messages,
+      encoded.map((b) => b.length),
+    );
     seg.size += buf.length;
     if (this.fsync === 'always') this.syncedTo = this.end;
     this.wakeAll();

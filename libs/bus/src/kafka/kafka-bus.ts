@@ -39,7 +39,10 @@ export class KafkaBus implements Bus {
       logLevel: logLevel.WARN,
       // kafkajs logs retriable conditions (a coordinator still loading, a rebalance) as errors
       // and retries them itself; what it cannot recover from surfaces as a rejected call.
-      logCreator: () => ({ log }) => opts.logger.warn(String(log.message), { ...log, namespace: log.namespace }),
+      logCreator:
+        () =>
+        ({ log }) =>
+          opts.logger.warn(String(log.message), { ...log, namespace: log.namespace }),
       retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5000 },
     });
     this.admin = this.kafka.admin();
@@ -63,7 +66,10 @@ export class KafkaBus implements Bus {
     // The topic is created once per process; only a first publish during an outage waits here.
     await (timeoutMs === undefined ? this.ensureTopic(topic) : withTimeout(this.ensureTopic(topic), timeoutMs));
     const left = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - started));
-    await this.writer.add(messages.map((m) => ({ ...m, topic })), left);
+    await this.writer.add(
+      messages.map((m) => ({ ...m, topic })),
+      left,
+    );
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
@@ -159,15 +165,18 @@ export class KafkaBus implements Bus {
     let done = this.ensured.get(topic);
     if (!done) {
       const numPartitions = this.opts.partitions ?? 4;
-      done = this.createTopic(topic, numPartitions)
-        .then(async (created) => {
-          if (created) return;
-          const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
-          const actual = meta.topics[0]?.partitions.length ?? 0;
-          if (actual !== numPartitions) {
-            this.opts.logger.warn('topic exists with another partition count; it is kept', { topic, partitions: actual, configured: numPartitions });
-          }
-        });
+      done = this.createTopic(topic, numPartitions).then(async (created) => {
+        if (created) return;
+        const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
+        const actual = meta.topics[0]?.partitions.length ?? 0;
+        if (actual !== numPartitions) {
+          this.opts.logger.warn('topic exists with another partition count; it is kept', {
+            topic,
+            partitions: actual,
+            configured: numPartitions,
+          });
+        }
+      });
       done.catch(() => this.ensured.delete(topic));
       this.ensured.set(topic, done);
     }
@@ -184,7 +193,10 @@ export class KafkaBus implements Bus {
   private async createTopic(topic: string, numPartitions: number): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.opts.replicationFactor ?? -1 }], waitForLeaders: true });
+        return await this.admin.createTopics({
+          topics: [{ topic, numPartitions, replicationFactor: this.opts.replicationFactor ?? -1 }],
+          waitForLeaders: true,
+        });
       } catch (err) {
         if (attempt >= CREATE_TOPIC_ATTEMPTS - 1) throw err;
         this.opts.logger.warn('creating a topic failed; trying again', { topic, attempt, err });

@@ -21,7 +21,12 @@ export async function runKafkaConsumer(consumer: Consumer, opts: SubscribeOption
   });
 }
 
-async function handleBatch(payload: EachBatchPayload, opts: SubscribeOptions, maxBatch: number, logger: Logger): Promise<void> {
+async function handleBatch(
+  payload: EachBatchPayload,
+  opts: SubscribeOptions,
+  maxBatch: number,
+  logger: Logger,
+): Promise<void> {
   const { batch, heartbeat, isRunning, isStale, resolveOffset, commitOffsetsIfNecessary } = payload;
   // kafkajs has no background heartbeat: a handler that runs long (a job) calls this, throttled.
   let lastBeat = Date.now();
@@ -46,10 +51,22 @@ async function handleBatch(payload: EachBatchPayload, opts: SubscribeOptions, ma
       if (!isRunning() || isStale()) return;
       try {
         await opts.handler(messages, ctx);
-        logger.debug('batch handled', { topic: batch.topic, group: opts.group, partition: batch.partition, messages: messages.length, trace_ids: traceIdsOf(messages) });
+        logger.debug('batch handled', {
+          topic: batch.topic,
+          group: opts.group,
+          partition: batch.partition,
+          messages: messages.length,
+          trace_ids: traceIdsOf(messages),
+        });
         break;
       } catch (err) {
-        logger.warn('handler failed; retrying the batch', { err, topic: batch.topic, partition: batch.partition, attempt, trace_ids: traceIdsOf(messages) });
+        logger.warn('handler failed; retrying the batch', {
+          err,
+          topic: batch.topic,
+          partition: batch.partition,
+          attempt,
+          trace_ids: traceIdsOf(messages),
+        });
         await sleep(backoffDelay(attempt));
         await heartbeat();
       }
@@ -59,13 +76,17 @@ async function handleBatch(payload: EachBatchPayload, opts: SubscribeOptions, ma
     // The batch's own commit, not consumer.commitOffsets: that one returns without committing once
     // the consumer is stopping, so a slice handled during a graceful stop was handled again after
     // the restart (issue 16, test/faults/graceful-shutdown.test.ts).
-    await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }] }] });
+    await commitOffsetsIfNecessary({
+      topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }] }],
+    });
     await heartbeat();
   }
 }
 
 /** kafkajs hands header values as Buffers (or arrays of them for a repeated name): the first, as text. */
-function textHeaders(headers: NonNullable<EachBatchPayload['batch']['messages'][number]['headers']>): Record<string, string> {
+function textHeaders(
+  headers: NonNullable<EachBatchPayload['batch']['messages'][number]['headers']>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const first = Array.isArray(value) ? value[0] : value;

@@ -24,7 +24,9 @@ export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { csv: 'csv', ndj
 export const ExportRequest = ScopeQuery.extend(WindowQuery.shape)
   .extend({
     what: z.enum(EXPORT_WHATS).openapi({ description: 'Raw events, enriched events or session summaries' }),
-    format: z.enum(EXPORT_FORMATS).openapi({ description: 'CSV with a header row, newline-delimited JSON, or Parquet' }),
+    format: z
+      .enum(EXPORT_FORMATS)
+      .openapi({ description: 'CSV with a header row, newline-delimited JSON, or Parquet' }),
   })
   .openapi('ExportRequest');
 
@@ -51,13 +53,21 @@ export interface ExportResult {
 export const DeleteProjectQuery = ScopeQuery.extend({
   // Checked after the project is found (a 422 without it), so that a project of nobody answers
   // 404 as every scoped operation does, whatever else the request holds.
-  confirm: z.string().max(200).optional().openapi({ description: 'Required: the project identifier again, to confirm the deletion' }),
+  confirm: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ description: 'Required: the project identifier again, to confirm the deletion' }),
 }).openapi('DeleteProjectQuery');
 
 /** DELETE /v1/users/account: `confirm` repeats the account's email (its id when it has none). */
-export const DeleteAccountQuery = z.object({
-  confirm: z.string().max(320).optional().openapi({ description: "Required: the account's email again (its account_id when it has no email), to confirm the deletion" }),
-}).openapi('DeleteAccountQuery');
+export const DeleteAccountQuery = z
+  .object({
+    confirm: z.string().max(320).optional().openapi({
+      description: "Required: the account's email again (its account_id when it has no email), to confirm the deletion",
+    }),
+  })
+  .openapi('DeleteAccountQuery');
 
 /** The three ways to name the person an erasure removes (docs/data.md, Erasing a visitor). */
 export const ERASURE_SELECTORS = ['session_id', 'visitor_id', 'ip'] as const;
@@ -70,17 +80,37 @@ const isIpAddress = (v: string) => z.ipv4().safeParse(v).success || z.ipv6().saf
  * SPOOR_IP_MODE to it first (truncated, an erasure by IP takes everyone of the /24 or /48).
  */
 export const ErasureRequest = ScopeQuery.extend({
-  session_id: z.string().min(1).max(200).optional().openapi({ description: 'Erase this session: its events, summary, tags and classification' }),
-  visitor_id: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits').optional()
-    .openapi({ description: 'Erase this visitor (an IP as stored and user agent pair, as the overview counts visitors): hex SHA-256 of the IP as stored, a line feed and the user agent; every session of theirs goes' }),
-  ip: z.string().max(64).refine(isIpAddress, 'must be an IPv4 or IPv6 address').optional()
-    .openapi({ description: 'Erase every event stored with this IP address (after SPOOR_IP_MODE) and every session they belong to' }),
+  session_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'Erase this session: its events, summary, tags and classification' }),
+  visitor_id: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits')
+    .optional()
+    .openapi({
+      description:
+        'Erase this visitor (an IP as stored and user agent pair, as the overview counts visitors): hex SHA-256 of the IP as stored, a line feed and the user agent; every session of theirs goes',
+    }),
+  ip: z.string().max(64).refine(isIpAddress, 'must be an IPv4 or IPv6 address').optional().openapi({
+    description: 'Erase every event stored with this IP address (after SPOOR_IP_MODE) and every session they belong to',
+  }),
 })
   .superRefine((r, ctx) => {
     const given = ERASURE_SELECTORS.filter((k) => r[k] !== undefined);
     if (given.length === 1) return;
-    const message = given.length === 0 ? 'Give one of session_id, visitor_id, ip' : `Give only one of session_id, visitor_id, ip (got ${given.join(', ')})`;
-    ctx.addIssue({ code: 'custom', message, path: given.length === 0 ? [] : [given[1]!], params: { type: 'value_error' } });
+    const message =
+      given.length === 0
+        ? 'Give one of session_id, visitor_id, ip'
+        : `Give only one of session_id, visitor_id, ip (got ${given.join(', ')})`;
+    ctx.addIssue({
+      code: 'custom',
+      message,
+      path: given.length === 0 ? [] : [given[1]!],
+      params: { type: 'value_error' },
+    });
   })
   .openapi('ErasureRequest');
 export type ErasureRequestInput = z.infer<typeof ErasureRequest>;

@@ -21,7 +21,11 @@ export interface ErrorEntry {
 
 export const ERROR_CATALOGUE = {
   malformed_json: { status: 400, message: 'Malformed JSON: %s', description: 'Malformed JSON' },
-  malformed_path: { status: 400, message: 'Malformed percent-encoding in the path', description: 'Malformed percent-encoding in the path' },
+  malformed_path: {
+    status: 400,
+    message: 'Malformed percent-encoding in the path',
+    description: 'Malformed percent-encoding in the path',
+  },
   malformed_request: { status: 400, message: 'Malformed HTTP request', description: 'Malformed HTTP request' },
   request_aborted: { status: 400, message: 'Request aborted', description: 'The client stopped sending the body' },
   api_key_logout: {
@@ -30,7 +34,12 @@ export const ERROR_CATALOGUE = {
     description: 'The credential is an API key, which DELETE /v1/users/apikey/{api_key_name} revokes',
   },
   // RFC 6750 §3: the header is exactly `Bearer` (DESIGN.md, HTTP conventions).
-  unauthorized: { status: 401, message: '%s', description: 'Missing or invalid credentials', headers: { 'WWW-Authenticate': 'Bearer' } },
+  unauthorized: {
+    status: 401,
+    message: '%s',
+    description: 'Missing or invalid credentials',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  },
   domain_unverified: {
     status: 403,
     message: 'Domain of %s is not verified; create the TXT record and call POST /v1/users/projects/verify',
@@ -43,7 +52,8 @@ export const ERROR_CATALOGUE = {
   },
   operators_only: {
     status: 403,
-    message: 'Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS, or an API key with scope "operator"',
+    message:
+      'Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS, or an API key with scope "operator"',
     description: 'Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator")',
   },
   account_deletion_needs_token: {
@@ -56,25 +66,76 @@ export const ERROR_CATALOGUE = {
     message: 'Only an operator may create an API key with scope "operator" (SPOOR_ADMIN_EMAILS)',
     description: 'An API key with scope "operator" asked by a non-operator',
   },
-  origin_mismatch: { status: 403, message: "Origin %s does not match the project's origin", description: "Browser Origin differs from the project's origin" },
+  origin_mismatch: {
+    status: 403,
+    message: "Origin %s does not match the project's origin",
+    description: "Browser Origin differs from the project's origin",
+  },
   not_found: { status: 404, message: '%s', description: 'Unknown, or belongs to another account' },
-  unknown_project: { status: 404, message: '%s', description: 'Unknown project (or one registered at several origins, sent without origin)' },
+  unknown_project: {
+    status: 404,
+    message: '%s',
+    description: 'Unknown project (or one registered at several origins, sent without origin)',
+  },
   route_not_found: { status: 404, message: 'Not Found', description: 'No such path' },
-  export_expired: { status: 404, message: 'Export expired; start a new one', description: 'The export expired (24 hours after it was written)' },
-  method_not_allowed: { status: 405, message: 'Method Not Allowed', description: 'The path has no such method (see Allow)', headers: { Allow: null } },
-  conflict: { status: 409, message: '%s', description: 'Conflict with the current state (changed concurrently, or registered to another account)' },
-  export_not_ready: { status: 409, message: '%s', description: 'The export has not succeeded (queued, running or failed)' },
-  email_taken: { status: 409, message: 'An account with this email already exists', description: 'An account with this email already exists' },
-  api_key_name_taken: { status: 409, message: 'An API key named %s already exists', description: 'The account has a live API key of that name' },
+  export_expired: {
+    status: 404,
+    message: 'Export expired; start a new one',
+    description: 'The export expired (24 hours after it was written)',
+  },
+  method_not_allowed: {
+    status: 405,
+    message: 'Method Not Allowed',
+    description: 'The path has no such method (see Allow)',
+    headers: { Allow: null },
+  },
+  conflict: {
+    status: 409,
+    message: '%s',
+    description: 'Conflict with the current state (changed concurrently, or registered to another account)',
+  },
+  export_not_ready: {
+    status: 409,
+    message: '%s',
+    description: 'The export has not succeeded (queued, running or failed)',
+  },
+  email_taken: {
+    status: 409,
+    message: 'An account with this email already exists',
+    description: 'An account with this email already exists',
+  },
+  api_key_name_taken: {
+    status: 409,
+    message: 'An API key named %s already exists',
+    description: 'The account has a live API key of that name',
+  },
   body_too_large: { status: 413, message: 'Request body exceeds %s bytes', description: 'Body over its size limit' },
   event_too_large: { status: 413, message: 'Event %s exceeds %s bytes', description: 'An event over 32 KiB' },
-  unsupported_media_type: { status: 415, message: 'Unsupported content type %s; send %s', description: 'Unsupported content type (see the request body types)' },
+  unsupported_media_type: {
+    status: 415,
+    message: 'Unsupported content type %s; send %s',
+    description: 'Unsupported content type (see the request body types)',
+  },
   unsupported_encoding: { status: 415, message: '%s', description: 'Unsupported charset or content encoding' },
   validation_error: { status: 422, message: null, description: 'Validation error' },
-  rate_limited: { status: 429, message: 'Too many requests', description: 'Too many requests; retry after the Retry-After seconds', headers: { 'Retry-After': null } },
-  headers_too_large: { status: 431, message: 'Request line or headers exceed 16 KB', description: 'Request line or headers over 16 KB' },
+  rate_limited: {
+    status: 429,
+    message: 'Too many requests',
+    description: 'Too many requests; retry after the Retry-After seconds',
+    headers: { 'Retry-After': null },
+  },
+  headers_too_large: {
+    status: 431,
+    message: 'Request line or headers exceed 16 KB',
+    description: 'Request line or headers over 16 KB',
+  },
   internal: { status: 500, message: 'Internal Server Error', description: 'Internal Server Error' },
-  unavailable: { status: 503, message: '%s', description: 'Temporarily unavailable; retry after the Retry-After seconds', headers: { 'Retry-After': null } },
+  unavailable: {
+    status: 503,
+    message: '%s',
+    description: 'Temporarily unavailable; retry after the Retry-After seconds',
+    headers: { 'Retry-After': null },
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCatalogue = typeof ERROR_CATALOGUE;
@@ -96,5 +157,10 @@ export function describeFailures(codes: Iterable<ErrorCode>): Map<number, { desc
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const sorted = [...byStatus.entries()].sort(([a], [b]) => a - b);
-  return new Map(sorted.map(([status, list]) => [status, { description: list.map((c) => ERROR_CATALOGUE[c].description).join('; or '), codes: list }]));
+  return new Map(
+    sorted.map(([status, list]) => [
+      status,
+      { description: list.map((c) => ERROR_CATALOGUE[c].description).join('; or '), codes: list },
+    ]),
+  );
 }

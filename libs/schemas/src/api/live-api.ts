@@ -43,8 +43,12 @@ export const LiveSnapshotSchema = z
     window_ms: z.number().int().openapi({ description: 'Active means an event within this many ms before `at`' }),
     interval_ms: z.number().int().openapi({ description: 'The next snapshot follows after about this many ms' }),
     visitors: z.number().int().openapi({ description: 'Sessions with an event in the window (bots left out)' }),
-    pages: z.array(z.object({ path: z.string(), visitors: z.number().int() })).openapi({ description: 'Active sessions by the path of their newest event, most first (top 10)' }),
-    events: z.array(LiveEventSchema).openapi({ description: 'The newest events of the window, newest first (20 at most)' }),
+    pages: z
+      .array(z.object({ path: z.string(), visitors: z.number().int() }))
+      .openapi({ description: 'Active sessions by the path of their newest event, most first (top 10)' }),
+    events: z
+      .array(LiveEventSchema)
+      .openapi({ description: 'The newest events of the window, newest first (20 at most)' }),
   })
   .openapi('LiveSnapshot');
 export type LiveSnapshot = z.infer<typeof LiveSnapshotSchema>;

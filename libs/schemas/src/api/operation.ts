@@ -60,10 +60,16 @@ export function accessOf(op: { method: string; access?: Access | undefined }): A
   return op.access ?? (op.method === 'get' ? 'read' : 'write');
 }
 
-const ACCESS_FAILURE: Record<Access, ErrorCode | null> = { read: null, write: 'read_only_key', operator: 'operators_only' };
+const ACCESS_FAILURE: Record<Access, ErrorCode | null> = {
+  read: null,
+  write: 'read_only_key',
+  operator: 'operators_only',
+};
 
 /** Every catalogued error an operation may answer: what its declaration implies, then its own. */
-export function failuresOf(op: Pick<Operation, 'method' | 'auth' | 'access' | 'params' | 'body' | 'failures'>): ErrorCode[] {
+export function failuresOf(
+  op: Pick<Operation, 'method' | 'auth' | 'access' | 'params' | 'body' | 'failures'>,
+): ErrorCode[] {
   const implied: ErrorCode[] = ['validation_error'];
   if (op.auth) implied.push('unauthorized');
   const byAccess = op.auth ? ACCESS_FAILURE[accessOf(op)] : null;
@@ -75,5 +81,9 @@ export function failuresOf(op: Pick<Operation, 'method' | 'auth' | 'access' | 'p
 
 /** A stable operation id from method and path: `get_sessions_session_id_events`. */
 export function operationId(method: string, path: string): string {
-  return `${method}_${path.replace(/^\/v1\//, '').replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/_+$/, '')}`;
+  return `${method}_${path
+    .replace(/^\/v1\//, '')
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/_+$/, '')}`;
 }

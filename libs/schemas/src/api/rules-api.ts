@@ -3,15 +3,28 @@ import { ruleLogicIssues } from '../rule-logic.js';
 import { Origin, ProjectName, ScopeQuery, WindowQuery } from './common.js';
 
 /** Names users choose: rule ids, tags, labels, attribute names. */
-const Name = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
-export const RuleId = Name(128).openapi({ description: 'Identifier of the rule, chosen by the user', example: 'engaged-visitor' });
+const Name = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000-\u001f]+$/, 'must not contain control characters');
+export const RuleId = Name(128).openapi({
+  description: 'Identifier of the rule, chosen by the user',
+  example: 'engaged-visitor',
+});
 
 /** Refines a JSONLogic field: unknown operators, malformed, over-deep or oversized logic. */
 const logicField = (description: string) =>
-  z.unknown().superRefine((logic, ctx) => {
-    if (logic === undefined) return void ctx.addIssue({ code: 'custom', message: 'Field required', params: { type: 'missing' } });
-    for (const i of ruleLogicIssues(logic)) ctx.addIssue({ code: 'custom', message: i.msg, path: i.path, params: { type: i.type } });
-  }).openapi({ description });
+  z
+    .unknown()
+    .superRefine((logic, ctx) => {
+      if (logic === undefined)
+        return void ctx.addIssue({ code: 'custom', message: 'Field required', params: { type: 'missing' } });
+      for (const i of ruleLogicIssues(logic))
+        ctx.addIssue({ code: 'custom', message: i.msg, path: i.path, params: { type: i.type } });
+    })
+    .openapi({ description });
 
 /**
  * A rule's definition: the fields of POST /v1/rules, and of each entry of a YAML rules
@@ -24,18 +37,40 @@ const RuleFields = {
   tags: z.array(Name(200)).max(32).default([]),
   label: Name(200).nullable().optional(),
   attribute: Name(128).nullable().optional().openapi({ description: 'Attribute rules: the attribute to set' }),
-  value: z.unknown().optional().openapi({ description: 'Attribute rules: JSONLogic for the value, evaluated on the event' }),
+  value: z
+    .unknown()
+    .optional()
+    .openapi({ description: 'Attribute rules: JSONLogic for the value, evaluated on the event' }),
   description: z.string().max(2000).nullable().optional(),
   enabled: z.boolean().default(true),
 };
 
 function checkKind(r: { kind: string; attribute?: string | null | undefined; value?: unknown }, ctx: z.RefinementCtx) {
   if (r.kind === 'attribute') {
-    if (!r.attribute) ctx.addIssue({ code: 'custom', message: 'Field required for attribute rules', path: ['attribute'], params: { type: 'missing' } });
-    if (r.value === undefined) ctx.addIssue({ code: 'custom', message: 'Field required for attribute rules', path: ['value'], params: { type: 'missing' } });
-    else for (const i of ruleLogicIssues(r.value)) ctx.addIssue({ code: 'custom', message: i.msg, path: ['value', ...i.path], params: { type: i.type } });
+    if (!r.attribute)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Field required for attribute rules',
+        path: ['attribute'],
+        params: { type: 'missing' },
+      });
+    if (r.value === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Field required for attribute rules',
+        path: ['value'],
+        params: { type: 'missing' },
+      });
+    else
+      for (const i of ruleLogicIssues(r.value))
+        ctx.addIssue({ code: 'custom', message: i.msg, path: ['value', ...i.path], params: { type: i.type } });
   } else if (r.attribute != null || r.value !== undefined) {
-    ctx.addIssue({ code: 'custom', message: 'attribute and value belong to attribute rules', path: [r.attribute != null ? 'attribute' : 'value'], params: { type: 'value_error' } });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'attribute and value belong to attribute rules',
+      path: [r.attribute != null ? 'attribute' : 'value'],
+      params: { type: 'value_error' },
+    });
   }
 }
 
@@ -76,8 +111,14 @@ export const RULE_TEST_LIMITS = { sessions: 1000, yamlBytes: 256 * 1024 } as con
 
 export const RuleTestRequest = z
   .object({
-    sessions: z.array(z.record(z.string(), z.unknown())).max(RULE_TEST_LIMITS.sessions).openapi({ description: 'Session objects, shaped like GET /v1/sessions/{id}' }),
-    rules: z.string().max(RULE_TEST_LIMITS.yamlBytes).openapi({ description: 'YAML: a list of rule definitions, or a mapping with a `rules:` list' }),
+    sessions: z
+      .array(z.record(z.string(), z.unknown()))
+      .max(RULE_TEST_LIMITS.sessions)
+      .openapi({ description: 'Session objects, shaped like GET /v1/sessions/{id}' }),
+    rules: z
+      .string()
+      .max(RULE_TEST_LIMITS.yamlBytes)
+      .openapi({ description: 'YAML: a list of rule definitions, or a mapping with a `rules:` list' }),
   })
   .openapi('RuleTestRequest');
 
@@ -95,7 +136,9 @@ export const RuleTestResult = z
   })
   .openapi('RuleTestResult');
 
-export const AddTagRequest = z.object({ origin: Origin, project: ProjectName, tag: Name(200) }).openapi('AddTagRequest');
+export const AddTagRequest = z
+  .object({ origin: Origin, project: ProjectName, tag: Name(200) })
+  .openapi('AddTagRequest');
 export const TagChange = z.object({ session_id: z.string(), tag: z.string(), tagged_at: EpochMs }).openapi('TagChange');
 
 // Triggers (spec: Triggers). Field lists are DESIGN.md's choices; the spec names only the schemas.
@@ -106,7 +149,11 @@ export const ClassificationRequest = RequestBase.extend({
 export const BackfillRequest = RequestBase.openapi('BackfillRequest');
 export const NotificationRequest = RequestBase.extend({
   kind: z.enum(['digest', 'alert']).default('digest'),
-  channels: z.array(z.string().min(1).max(128)).max(20).optional().openapi({ description: 'Channel ids; all of the account\'s channels when left out' }),
+  channels: z
+    .array(z.string().min(1).max(128))
+    .max(20)
+    .optional()
+    .openapi({ description: "Channel ids; all of the account's channels when left out" }),
 }).openapi('NotificationRequest');
 export const TransitionsRequest = RequestBase.openapi('TransitionsRequest');
 
@@ -115,7 +162,17 @@ export const JobPath = z.object({ job_id: z.string().min(1).max(64) });
 export const JobSchema = z
   .object({
     job_id: z.string(),
-    kind: z.enum(['aggregation', 'notification', 'transitions', 'classification', 'backfill', 'export', 'project_deletion', 'account_deletion', 'erasure']),
+    kind: z.enum([
+      'aggregation',
+      'notification',
+      'transitions',
+      'classification',
+      'backfill',
+      'export',
+      'project_deletion',
+      'account_deletion',
+      'erasure',
+    ]),
     status: z.enum(['queued', 'running', 'succeeded', 'failed']),
     origin: z.string(),
     project: z.string(),

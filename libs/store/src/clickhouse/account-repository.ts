@@ -2,7 +2,12 @@ import type { AccountRecord } from '@spoor/schemas';
 import { StoreConflictError, type AccountRepository } from '../store.js';
 import { toStr } from '../column-values.js';
 import {
-  ACCOUNT_COLUMNS, BUILT_IN_ISSUER, builtInEmail, normalizeAccount, normalizeEmail, rowToAccount,
+  ACCOUNT_COLUMNS,
+  BUILT_IN_ISSUER,
+  builtInEmail,
+  normalizeAccount,
+  normalizeEmail,
+  rowToAccount,
 } from '../account-row.js';
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 
@@ -33,10 +38,16 @@ export class ClickHouseAccountRepository implements AccountRepository {
       await this.ch.insert('account_emails', [{ email, account_id: a.account_id }]);
       if ((await this.emailOwner(email)) !== a.account_id) throw conflict();
     }
-    await this.ch.insert('accounts', [{
-      account_id: a.account_id, email: a.email, password_hash: a.password_hash,
-      issuer: a.issuer, subject: a.subject, created_at: a.created_at,
-    }]);
+    await this.ch.insert('accounts', [
+      {
+        account_id: a.account_id,
+        email: a.email,
+        password_hash: a.password_hash,
+        issuer: a.issuer,
+        subject: a.subject,
+        created_at: a.created_at,
+      },
+    ]);
     const survivor = await this.findBySubject(a.issuer, a.subject);
     if (survivor?.account_id !== a.account_id) throw conflict();
   }

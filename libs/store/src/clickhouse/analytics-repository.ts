@@ -1,6 +1,17 @@
 import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
 import { checkLimit } from '../column-values.js';
-import { END_STATE, MAX_ACTIONS, PAGE_VIEW_SQL, START_STATE, checkBucket, toHeadline, toRanked, toSeries, toTransitions, type SessionDimension } from '../analytics-row.js';
+import {
+  END_STATE,
+  MAX_ACTIONS,
+  PAGE_VIEW_SQL,
+  START_STATE,
+  checkBucket,
+  toHeadline,
+  toRanked,
+  toSeries,
+  toTransitions,
+  type SessionDimension,
+} from '../analytics-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 
 const WINDOW = 'project_id = {project_id:String} AND {start:Int64} <= %c AND %c < {end:Int64}';
@@ -30,7 +41,10 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
 
   async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
     const p = { project_id: projectId, start: w.start, end: w.end, top: checkLimit(topN) };
-    const [events] = await this.ch.rows(`SELECT count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()}`, p);
+    const [events] = await this.ch.rows(
+      `SELECT count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()}`,
+      p,
+    );
     const [sessions] = await this.ch.rows(
       `SELECT count() AS sessions, countIf(page_count <= 1) AS bounces,
               quantileExactInclusive(0.5)(toFloat64(duration_ms)) AS p50, quantileExactInclusive(0.9)(toFloat64(duration_ms)) AS p90,
@@ -38,7 +52,10 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
        ${this.sessionsIn()}`,
       p,
     );
-    const actions = await this.ch.rows(`SELECT toString(action) AS name, count() AS count ${this.eventsIn()} GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`, p);
+    const actions = await this.ch.rows(
+      `SELECT toString(action) AS name, count() AS count ${this.eventsIn()} GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
+      p,
+    );
     const pages = await this.ch.rows(
       `SELECT assumeNotNull(path) AS name, count() AS count ${this.eventsIn()} AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL
        GROUP BY name ORDER BY count DESC, name LIMIT {top:UInt64}`,
@@ -46,11 +63,13 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     );
     const dims = {} as Record<SessionDimension, Array<{ name: string; count: number }>>;
     for (const [key, expr] of Object.entries(DIMENSIONS) as Array<[SessionDimension, string]>) {
-      dims[key] = toRanked(await this.ch.rows(
-        `SELECT toString(assumeNotNull(${expr})) AS name, count() AS count ${this.sessionsIn()} AND (${expr}) IS NOT NULL
+      dims[key] = toRanked(
+        await this.ch.rows(
+          `SELECT toString(assumeNotNull(${expr})) AS name, count() AS count ${this.sessionsIn()} AND (${expr}) IS NOT NULL
          GROUP BY name HAVING name <> '' ORDER BY count DESC, name LIMIT {top:UInt64}`,
-        p,
-      ));
+          p,
+        ),
+      );
     }
     const tags = await this.ch.rows(
       `SELECT tag AS name, uniqExact(session_id) AS count FROM (
@@ -60,7 +79,13 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
        GROUP BY tag ORDER BY count DESC, name LIMIT {top:UInt64}`,
       p,
     );
-    return { ...toHeadline(events!, sessions!), actions: toRanked(actions), pages: toRanked(pages), ...dims, tags: toRanked(tags) };
+    return {
+      ...toHeadline(events!, sessions!),
+      actions: toRanked(actions),
+      pages: toRanked(pages),
+      ...dims,
+      tags: toRanked(tags),
+    };
   }
 
   async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
@@ -69,7 +94,10 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
       `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
       p,
     );
-    const sessions = await this.ch.rows(`SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`, p);
+    const sessions = await this.ch.rows(
+      `SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`,
+      p,
+    );
     return toSeries(w.start, bucketMs, events, sessions);
   }
 

@@ -49,7 +49,8 @@ export class ClickHouseApiKeyRepository implements ApiKeyRepository {
   /** Writes the live row again with revoked_at and version + 1, which outranks it under FINAL. */
   async revoke(accountId: string, apiKeyName: string, at: number): Promise<boolean> {
     const [live] = await this.select(`${NAME} AND revoked_at IS NULL ORDER BY generation DESC LIMIT 1`, {
-      account_id: accountId, api_key_name: apiKeyName,
+      account_id: accountId,
+      api_key_name: apiKeyName,
     });
     if (!live) return false;
     await this.ch.insert('api_keys', [{ ...live, revoked_at: at, version: toInt(live.version) + 1 }]);

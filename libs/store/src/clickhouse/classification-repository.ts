@@ -1,7 +1,10 @@
 import type { SessionClassification } from '@spoor/schemas';
 import type { ClassificationRepository } from '../store.js';
 import {
-  CLASSIFICATION_COLUMNS, classificationToRow, latestPerClassification, rowToClassification,
+  CLASSIFICATION_COLUMNS,
+  classificationToRow,
+  latestPerClassification,
+  rowToClassification,
 } from '../rule-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 

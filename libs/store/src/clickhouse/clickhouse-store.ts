@@ -97,7 +97,9 @@ export class ClickHouseStore implements Store {
     const db = this.ch.database;
     for (const sql of clickhouseBootstrap(db)) await this.ddl(sql);
     const applied = new Set(
-      (await this.ch.rows(`SELECT version FROM ${this.ch.table('schema_migrations')} FINAL`)).map((r) => Number(r.version)),
+      (await this.ch.rows(`SELECT version FROM ${this.ch.table('schema_migrations')} FINAL`)).map((r) =>
+        Number(r.version),
+      ),
     );
     for (const m of clickhouseMigrations) {
       if (applied.has(m.version)) continue;
@@ -107,7 +109,10 @@ export class ClickHouseStore implements Store {
   }
 
   async sizeBytes(): Promise<number> {
-    const [row] = await this.ch.rows('SELECT sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = {db:String} AND active', { db: this.ch.database });
+    const [row] = await this.ch.rows(
+      'SELECT sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = {db:String} AND active',
+      { db: this.ch.database },
+    );
     return Number(row?.bytes ?? 0);
   }
 

@@ -11,14 +11,23 @@ export class ClickHouseDataExpiry implements DataExpiry {
   async expire(projectId: string, before: number): Promise<void> {
     const params = { p: projectId, before };
     for (const table of ['raw_events', 'enriched_events', 'enriched_events_by_session']) {
-      await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String} AND timestamp < {before:Int64}`, params);
+      await this.ch.command(
+        `DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String} AND timestamp < {before:Int64}`,
+        params,
+      );
     }
     // last_event_at only grows from one version of a session to the next, so a version past the
     // cut is never newer than one inside it: deleting every matching version keeps FINAL right.
     const expired = `SELECT session_id FROM ${this.ch.table('sessions')} FINAL WHERE project_id = {p:String} AND last_event_at < {before:Int64}`;
     for (const table of ['session_tag_facts', 'session_classifications']) {
-      await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String} AND session_id IN (${expired})`, params);
+      await this.ch.command(
+        `DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String} AND session_id IN (${expired})`,
+        params,
+      );
     }
-    await this.ch.command(`DELETE FROM ${this.ch.table('sessions')} WHERE project_id = {p:String} AND last_event_at < {before:Int64}`, params);
+    await this.ch.command(
+      `DELETE FROM ${this.ch.table('sessions')} WHERE project_id = {p:String} AND last_event_at < {before:Int64}`,
+      params,
+    );
   }
 }

@@ -2,8 +2,13 @@ import type { ActionSeen, EnrichedEvent, RawEvent } from '@spoor/schemas';
 import type { EventPair, EventRepository, ListQuery } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt, toStr } from '../column-values.js';
 import {
-  ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, firstPerEvent, rawEventToRow,
-  rowToEnrichedEvent, rowToRawEvent,
+  ENRICHED_EVENT_COLUMNS,
+  RAW_EVENT_COLUMNS,
+  enrichedEventToRow,
+  firstPerEvent,
+  rawEventToRow,
+  rowToEnrichedEvent,
+  rowToRawEvent,
 } from '../event-row.js';
 import type { ClickHouseConnection, Params, Row } from './clickhouse-connection.js';
 
@@ -21,11 +26,17 @@ export class ClickHouseEventRepository implements EventRepository {
 
   insertRaw(events: RawEvent[]): Promise<void> {
     // First occurrence wins inside a batch too: rows of one insert share one _version.
-    return this.ch.insert('raw_events', firstPerEvent(events).map((e) => encodePayload(rawEventToRow(e))));
+    return this.ch.insert(
+      'raw_events',
+      firstPerEvent(events).map((e) => encodePayload(rawEventToRow(e))),
+    );
   }
 
   insertEnriched(events: EnrichedEvent[]): Promise<void> {
-    return this.ch.insert('enriched_events', firstPerEvent(events).map((e) => encodePayload(enrichedEventToRow(e))));
+    return this.ch.insert(
+      'enriched_events',
+      firstPerEvent(events).map((e) => encodePayload(enrichedEventToRow(e))),
+    );
   }
 
   async insertEvents(events: EventPair[]): Promise<void> {
@@ -35,19 +46,25 @@ export class ClickHouseEventRepository implements EventRepository {
 
   async listRaw(projectId: string, q: ListQuery): Promise<RawEvent[]> {
     const rows = await this.ch.rows(
-      `SELECT ${RAW_LIST} FROM ${this.ch.table('raw_events')} FINAL ${WINDOW}`, windowParams(projectId, q),
+      `SELECT ${RAW_LIST} FROM ${this.ch.table('raw_events')} FINAL ${WINDOW}`,
+      windowParams(projectId, q),
     );
     return rows.map(rowToRawEvent);
   }
 
   async listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]> {
     const rows = await this.ch.rows(
-      `SELECT ${ENRICHED_LIST} FROM ${this.ch.table('enriched_events')} FINAL ${WINDOW}`, windowParams(projectId, q),
+      `SELECT ${ENRICHED_LIST} FROM ${this.ch.table('enriched_events')} FINAL ${WINDOW}`,
+      windowParams(projectId, q),
     );
     return rows.map(rowToEnrichedEvent);
   }
 
-  async sessionEvents(projectId: string, sessionId: string, within?: { from: number; to: number }): Promise<EnrichedEvent[]> {
+  async sessionEvents(
+    projectId: string,
+    sessionId: string,
+    within?: { from: number; to: number },
+  ): Promise<EnrichedEvent[]> {
     // The index table narrows to this session's event ids (a primary-key range); the final
     // session_id check drops index entries left by a duplicate that lost to an earlier copy.
     const rows = await this.ch.rows(
@@ -90,7 +107,10 @@ export class ClickHouseEventRepository implements EventRepository {
 
   async touchActions(items: Array<{ project_id: string; action: string; last_seen: number }>): Promise<void> {
     // ReplacingMergeTree(last_seen) keeps the greatest last_seen per key, whatever the order.
-    await this.ch.insert('actions', items.map((a) => ({ project_id: a.project_id, action: a.action, last_seen: a.last_seen })));
+    await this.ch.insert(
+      'actions',
+      items.map((a) => ({ project_id: a.project_id, action: a.action, last_seen: a.last_seen })),
+    );
   }
 
   async listActions(projectId: string): Promise<ActionSeen[]> {

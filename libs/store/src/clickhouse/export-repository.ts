@@ -4,7 +4,14 @@
 import { Readable } from 'node:stream';
 import type { ExportFormat } from '@spoor/schemas';
 import { MAX_MS, MIN_MS, toInt } from '../column-values.js';
-import { checkExportId, EXPORT_COLUMNS, EXPORT_SOURCES, type ExportedFile, type ExportRepository, type ExportSpec } from '../data-ownership.js';
+import {
+  checkExportId,
+  EXPORT_COLUMNS,
+  EXPORT_SOURCES,
+  type ExportedFile,
+  type ExportRepository,
+  type ExportSpec,
+} from '../data-ownership.js';
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -24,14 +31,22 @@ export class ClickHouseExportRepository implements ExportRepository {
     const source = EXPORT_SOURCES[spec.what];
     const where = `FROM ${this.ch.table(source.table)} FINAL
       WHERE project_id = {project_id:String} AND ${source.time} >= {start:Int64} AND ${source.time} < {end:Int64}`;
-    const params: Params = { project_id: spec.project_id, start: spec.window_start ?? MIN_MS, end: spec.window_end ?? MAX_MS };
+    const params: Params = {
+      project_id: spec.project_id,
+      start: spec.window_start ?? MIN_MS,
+      end: spec.window_end ?? MAX_MS,
+    };
     const [counted] = await this.ch.rows(`SELECT count() AS n ${where}`, params);
     const body = await this.ch.exec(
       `SELECT ${EXPORT_COLUMNS[spec.what].map(column).join(', ')} ${where} ORDER BY ${source.order.join(', ')} FORMAT ${FORMATS[spec.format]}`,
       params,
       // As DuckDB writes them: Snappy (every Parquet reader has it; zstd is an extra for some),
       // and NULL as an empty CSV field rather than \N.
-      { output_format_parquet_string_as_string: 1, output_format_parquet_compression_method: 'snappy', format_csv_null_representation: '' },
+      {
+        output_format_parquet_string_as_string: 1,
+        output_format_parquet_compression_method: 'snappy',
+        format_csv_null_representation: '',
+      },
     );
     let seq = 0;
     let bytes = 0;
@@ -41,7 +56,16 @@ export class ClickHouseExportRepository implements ExportRepository {
       const data = Buffer.concat(pending);
       for (let at = 0; at < data.length; at += CHUNK_BYTES) {
         const piece = data.subarray(at, at + CHUNK_BYTES);
-        await this.ch.insert('export_chunks', [{ export_id: id, seq: seq++, project_id: spec.project_id, bytes: piece.length, data: piece.toString('base64'), written_at: spec.written_at }]);
+        await this.ch.insert('export_chunks', [
+          {
+            export_id: id,
+            seq: seq++,
+            project_id: spec.project_id,
+            bytes: piece.length,
+            data: piece.toString('base64'),
+            written_at: spec.written_at,
+          },
+        ]);
         bytes += piece.length;
       }
       pending = [];
@@ -54,7 +78,10 @@ export class ClickHouseExportRepository implements ExportRepository {
     }
     await flush();
     // An empty file (no rows in NDJSON) is still a file: one chunk of no bytes records it.
-    if (seq === 0) await this.ch.insert('export_chunks', [{ export_id: id, seq: seq++, project_id: spec.project_id, bytes: 0, data: '', written_at: spec.written_at }]);
+    if (seq === 0)
+      await this.ch.insert('export_chunks', [
+        { export_id: id, seq: seq++, project_id: spec.project_id, bytes: 0, data: '', written_at: spec.written_at },
+      ]);
     return { rows: toInt(counted?.n ?? 0), bytes };
   }
 
@@ -87,12 +114,17 @@ export class ClickHouseExportRepository implements ExportRepository {
       { before },
     );
     const n = toInt(found?.n ?? 0);
-    if (n > 0) await this.ch.command(`DELETE FROM ${this.ch.table('export_chunks')} WHERE written_at < {before:Int64}`, { before });
+    if (n > 0)
+      await this.ch.command(`DELETE FROM ${this.ch.table('export_chunks')} WHERE written_at < {before:Int64}`, {
+        before,
+      });
     return n;
   }
 
   /** Lightweight delete: the chunks vanish from reads at once and from disk at the next merge. */
   async remove(exportId: string): Promise<void> {
-    await this.ch.command(`DELETE FROM ${this.ch.table('export_chunks')} WHERE export_id = {id:String}`, { id: checkExportId(exportId) });
+    await this.ch.command(`DELETE FROM ${this.ch.table('export_chunks')} WHERE export_id = {id:String}`, {
+      id: checkExportId(exportId),
+    });
   }
 }

@@ -12,7 +12,12 @@ import { FUNNEL_LIMITS, type EventPredicate, type FunnelBreakdown } from '@spoor
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 import { ChParams, chPredicate } from './event-predicate-sql.js';
 
-const BREAKDOWN_COLUMN: Record<FunnelBreakdown, string> = { browser: 'browser_name', country: 'geo_country', utm_source: 'utm_source', entry_page: 'path' };
+const BREAKDOWN_COLUMN: Record<FunnelBreakdown, string> = {
+  browser: 'browser_name',
+  country: 'geo_country',
+  utm_source: 'utm_source',
+  entry_page: 'path',
+};
 const UNIT_KEY = { session: 'assumeNotNull(session_id)', visitor: 'cityHash64(ip, user_agent)' } as const;
 const UNIT_TEXT = { session: 'assumeNotNull(session_id)', visitor: `concat(ip, char(31), user_agent)` } as const;
 const ENRICHED_LIST = ENRICHED_EVENT_COLUMNS.join(', ');
@@ -32,7 +37,9 @@ export class ClickHouseFunnelRepository implements FunnelRepository {
 
   query(projectId: string, spec: FunnelSpec): Promise<FunnelCounts> {
     const predicates = spec.steps.map((s) => s.predicate);
-    return predicates.every((p): p is EventPredicate => p !== null) ? this.inSql(projectId, spec, predicates) : this.inTypeScript(projectId, spec);
+    return predicates.every((p): p is EventPredicate => p !== null)
+      ? this.inSql(projectId, spec, predicates)
+      : this.inTypeScript(projectId, spec);
   }
 
   private base(projectId: string, spec: FunnelSpec): Params {
@@ -46,9 +53,16 @@ export class ClickHouseFunnelRepository implements FunnelRepository {
     const steps = predicates.map((e, k) => `toUInt8(${chPredicate(e, p)}) AS s${k + 1}`).join(', ');
     const prop = spec.breakdown ? `, event_id, ${BREAKDOWN_COLUMN[spec.breakdown]} AS prop` : '';
     const firsts = ks.map((k) => `min(if(b${k} IS NOT NULL, t, NULL)) AS t${k}`).join(', ');
-    const counts = ks.map((k) => `count(t${k}) AS e${k}`).concat(ks.slice(1).map((k) => `quantileExactInclusive(0.5)(toFloat64(t${k} - t${k - 1})) AS m${k - 1}`)).join(', ');
+    const counts = ks
+      .map((k) => `count(t${k}) AS e${k}`)
+      .concat(ks.slice(1).map((k) => `quantileExactInclusive(0.5)(toFloat64(t${k} - t${k - 1})) AS m${k - 1}`))
+      .join(', ');
     const group = spec.breakdown
-      ? { join: 'LEFT JOIN firsts USING (u)', select: 'g, grouping(g) AS total,', by: 'GROUP BY GROUPING SETS ((), (g))' }
+      ? {
+          join: 'LEFT JOIN firsts USING (u)',
+          select: 'g, grouping(g) AS total,',
+          by: 'GROUP BY GROUPING SETS ((), (g))',
+        }
       : { join: '', select: '1 AS total,', by: '' };
     const sql = `WITH ev AS (SELECT ${UNIT_KEY[spec.unit]} AS u, timestamp AS t, ${steps}${prop} ${this.eventsIn()}),
       m AS (SELECT * FROM ev WHERE ${ks.map((k) => `s${k}`).join(' OR ')}),
@@ -62,7 +76,14 @@ export class ClickHouseFunnelRepository implements FunnelRepository {
     return {
       evaluatedIn: 'sql',
       total: total ? stepCountsOfRow(total, n) : emptyCounts(n),
-      groups: spec.breakdown ? rankGroups(rows.filter((r) => Number(r.total) === 0).map((r) => ({ value: toStrOrNull(r.g), steps: stepCountsOfRow(r, n) })), FUNNEL_LIMITS.maxGroups) : [],
+      groups: spec.breakdown
+        ? rankGroups(
+            rows
+              .filter((r) => Number(r.total) === 0)
+              .map((r) => ({ value: toStrOrNull(r.g), steps: stepCountsOfRow(r, n) })),
+            FUNNEL_LIMITS.maxGroups,
+          )
+        : [],
     };
   }
 
@@ -70,7 +91,10 @@ export class ClickHouseFunnelRepository implements FunnelRepository {
     const w = msLiteral(spec.conversionWindowMs);
     if (spec.order === 'any') {
       const present = Array.from({ length: n }, (_, k) => `max(s${k + 1}) OVER w AS p${k + 1}`).join(', ');
-      const reach = Array.from({ length: n }, (_, k) => `if(${Array.from({ length: k + 1 }, (_, j) => `p${j + 1} = 1`).join(' AND ')}, t, NULL) AS b${k + 1}`).join(', ');
+      const reach = Array.from(
+        { length: n },
+        (_, k) => `if(${Array.from({ length: k + 1 }, (_, j) => `p${j + 1} = 1`).join(' AND ')}, t, NULL) AS b${k + 1}`,
+      ).join(', ');
       return `pr AS (SELECT u, t, ${present} FROM m WINDOW w AS (PARTITION BY u ORDER BY t RANGE BETWEEN ${w} PRECEDING AND CURRENT ROW)),
         lv AS (SELECT u, t, ${reach} FROM pr)`;
     }

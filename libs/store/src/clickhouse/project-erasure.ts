@@ -8,8 +8,16 @@ import { eraseVisitorClickHouse } from './visitor-erasure.js';
 
 /** Every table with a project_id column (migrations.ts), the projects row last. */
 const PROJECT_TABLES = [
-  'raw_events', 'enriched_events', 'enriched_events_by_session', 'sessions', 'actions',
-  'session_tag_facts', 'rules', 'session_classifications', 'records', 'export_chunks',
+  'raw_events',
+  'enriched_events',
+  'enriched_events_by_session',
+  'sessions',
+  'actions',
+  'session_tag_facts',
+  'rules',
+  'session_classifications',
+  'records',
+  'export_chunks',
 ] as const;
 
 export class ClickHouseProjectErasure implements ProjectErasure {
@@ -19,7 +27,10 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     for (const table of PROJECT_TABLES) {
       await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String}`, { p: projectId });
     }
-    await this.ch.command(`DELETE FROM ${this.ch.table('jobs')} WHERE project_id = {p:String} AND job_id != {keep:String}`, { p: projectId, keep: keepJobId });
+    await this.ch.command(
+      `DELETE FROM ${this.ch.table('jobs')} WHERE project_id = {p:String} AND job_id != {keep:String}`,
+      { p: projectId, keep: keepJobId },
+    );
     await this.ch.command(`DELETE FROM ${this.ch.table('projects')} WHERE project_id = {p:String}`, { p: projectId });
   }
 
@@ -28,7 +39,10 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     for (const table of ['api_keys', 'api_keys_by_hash', 'account_emails']) {
       await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE account_id = {a:String}`, { a: accountId });
     }
-    await this.ch.command(`DELETE FROM ${this.ch.table('jobs')} WHERE account_id = {a:String} AND job_id != {keep:String}`, { a: accountId, keep: keepJobId });
+    await this.ch.command(
+      `DELETE FROM ${this.ch.table('jobs')} WHERE account_id = {a:String} AND job_id != {keep:String}`,
+      { a: accountId, keep: keepJobId },
+    );
     await this.ch.command(`DELETE FROM ${this.ch.table('accounts')} WHERE account_id = {a:String}`, { a: accountId });
   }
 

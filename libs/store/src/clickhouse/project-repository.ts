@@ -4,7 +4,8 @@ import { toBool, toInt, toStr } from '../column-values.js';
 import { mergeSettings, settingsOf } from '../project-settings-row.js';
 import type { ClickHouseConnection, Params, Row } from './clickhouse-connection.js';
 
-const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at, retention_days, ip_policy';
+const COLUMNS =
+  'project_id, origin, project, account_id, verified, verification_token, created_at, retention_days, ip_policy';
 
 export class ClickHouseProjectRepository implements ProjectRepository {
   constructor(private readonly ch: ClickHouseConnection) {}
@@ -20,11 +21,19 @@ export class ClickHouseProjectRepository implements ProjectRepository {
   async create(p: ProjectRecord): Promise<void> {
     const conflict = () => new StoreConflictError(`project ${p.project} at ${p.origin} exists`);
     if (await this.find(p.origin, p.project)) throw conflict();
-    await this.ch.insert('projects', [{
-      project_id: p.project_id, origin: p.origin, project: p.project, account_id: p.account_id,
-      verified: p.verified, verification_token: p.verification_token, created_at: p.created_at,
-      retention_days: p.retention_days ?? null, ip_policy: p.ip_policy ?? null,
-    }]);
+    await this.ch.insert('projects', [
+      {
+        project_id: p.project_id,
+        origin: p.origin,
+        project: p.project,
+        account_id: p.account_id,
+        verified: p.verified,
+        verification_token: p.verification_token,
+        created_at: p.created_at,
+        retention_days: p.retention_days ?? null,
+        ip_policy: p.ip_policy ?? null,
+      },
+    ]);
     const survivor = await this.find(p.origin, p.project);
     if (survivor?.project_id !== p.project_id) throw conflict();
   }
@@ -44,7 +53,11 @@ export class ClickHouseProjectRepository implements ProjectRepository {
   }
 
   async listByAccount(accountId: string): Promise<ProjectRecord[]> {
-    const rows = await this.select('account_id = {account_id:String}', { account_id: accountId }, 'created_at, origin, project');
+    const rows = await this.select(
+      'account_id = {account_id:String}',
+      { account_id: accountId },
+      'created_at, origin, project',
+    );
     return rows.map(rowToProject);
   }
 
@@ -85,8 +98,13 @@ export class ClickHouseProjectRepository implements ProjectRepository {
 
 function rowToProject(r: Row): ProjectRecord {
   return {
-    project_id: toStr(r.project_id), origin: toStr(r.origin), project: toStr(r.project),
-    account_id: toStr(r.account_id), verified: toBool(r.verified),
-    verification_token: toStr(r.verification_token), created_at: toInt(r.created_at), ...settingsOf(r),
+    project_id: toStr(r.project_id),
+    origin: toStr(r.origin),
+    project: toStr(r.project),
+    account_id: toStr(r.account_id),
+    verified: toBool(r.verified),
+    verification_token: toStr(r.verification_token),
+    created_at: toInt(r.created_at),
+    ...settingsOf(r),
   };
 }

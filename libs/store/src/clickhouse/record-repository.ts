@@ -33,7 +33,14 @@ export class ClickHouseRecordRepository implements RecordRepository {
          AND ({parent_id:String} = '' OR parent_id = {parent_id:String})
          AND sort_key >= {from:Int64} AND sort_key < {to:Int64}
        ORDER BY sort_key DESC, id LIMIT {limit:UInt64}`,
-      { kind, project_id: projectId, parent_id: q.parent_id ?? '', from: q.from ?? MIN_MS, to: q.to ?? MAX_MS, limit: checkLimit(q.limit) },
+      {
+        kind,
+        project_id: projectId,
+        parent_id: q.parent_id ?? '',
+        from: q.from ?? MIN_MS,
+        to: q.to ?? MAX_MS,
+        limit: checkLimit(q.limit),
+      },
     );
     return rows.map((r) => rowToRecord<T>(r));
   }

@@ -20,7 +20,13 @@ export class ClickHouseRetentionRepository implements RetentionRepository {
        SELECT c, 0 AS k, count() AS n FROM v GROUP BY c
        UNION ALL
        SELECT v.c AS c, a.p - v.c AS k, count() AS n FROM v INNER JOIN a USING (u) WHERE a.p > v.c GROUP BY c, k`,
-      { project_id: projectId, start: spec.window.start, end: spec.window.end, period: spec.periodMs, ...(spec.action === null ? {} : { action: spec.action }) },
+      {
+        project_id: projectId,
+        start: spec.window.start,
+        end: spec.window.end,
+        period: spec.periodMs,
+        ...(spec.action === null ? {} : { action: spec.action }),
+      },
     );
     return toCohorts(spec, rows);
   }

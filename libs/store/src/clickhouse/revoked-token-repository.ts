@@ -7,7 +7,9 @@ export class ClickHouseRevokedTokenRepository implements TokenRevocationReposito
   constructor(private readonly ch: ClickHouseConnection) {}
 
   async revoke(t: RevokedToken): Promise<void> {
-    await this.ch.insert('revoked_tokens', [{ token_id: t.token_id, expires_at: t.expires_at, revoked_at: t.revoked_at }]);
+    await this.ch.insert('revoked_tokens', [
+      { token_id: t.token_id, expires_at: t.expires_at, revoked_at: t.revoked_at },
+    ]);
   }
 
   /** Any row of the token answers, merged or not: no FINAL needed. */

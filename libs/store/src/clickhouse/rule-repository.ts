@@ -29,7 +29,10 @@ export class ClickHouseRuleRepository implements RuleRepository {
   }
 
   async get(projectId: string, ruleId: string): Promise<RuleRecord | null> {
-    const [row] = await this.select(`${RULE} ORDER BY version DESC LIMIT 1`, { project_id: projectId, rule_id: ruleId });
+    const [row] = await this.select(`${RULE} ORDER BY version DESC LIMIT 1`, {
+      project_id: projectId,
+      rule_id: ruleId,
+    });
     return row ? rowToRule(row) : null;
   }
 

@@ -1,9 +1,7 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
 import type { ListQuery, SessionRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
-import {
-  SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
-} from '../session-row.js';
+import { SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow } from '../session-row.js';
 import type { ClickHouseConnection, Row } from './clickhouse-connection.js';
 
 const LIST = SESSION_COLUMNS.join(', ');
@@ -22,7 +20,10 @@ export class ClickHouseSessionRepository implements SessionRepository {
 
   async upsert(sessions: SessionState[]): Promise<void> {
     // Rows of one insert tie on updated_at in arbitrary ways, so pick the winner here.
-    await this.ch.insert('sessions', latestPerSession(sessions).map((s) => encode(sessionToRow(s))));
+    await this.ch.insert(
+      'sessions',
+      latestPerSession(sessions).map((s) => encode(sessionToRow(s))),
+    );
   }
 
   async get(projectId: string, sessionId: string): Promise<SessionState | null> {
@@ -51,7 +52,12 @@ export class ClickHouseSessionRepository implements SessionRepository {
        WHERE project_id = {project_id:String}
          AND last_event_at >= {start:Int64} AND last_event_at < {end:Int64}
        ORDER BY last_event_at DESC, session_id LIMIT {limit:UInt64}`,
-      { project_id: projectId, start: q.window_start ?? MIN_MS, end: q.window_end ?? MAX_MS, limit: checkLimit(q.limit) },
+      {
+        project_id: projectId,
+        start: q.window_start ?? MIN_MS,
+        end: q.window_end ?? MAX_MS,
+        limit: checkLimit(q.limit),
+      },
     );
     return rows.map(rowToSessionListItem);
   }
@@ -62,7 +68,11 @@ export class ClickHouseSessionRepository implements SessionRepository {
       `SELECT ${LIST} FROM ${this.ch.table('sessions')} FINAL
        WHERE project_id = {project_id:String} ${after}
        ORDER BY session_id LIMIT {limit:UInt64}`,
-      { project_id: projectId, limit: checkLimit(limit), ...(afterSessionId === null ? {} : { after: afterSessionId }) },
+      {
+        project_id: projectId,
+        limit: checkLimit(limit),
+        ...(afterSessionId === null ? {} : { after: afterSessionId }),
+      },
     );
     return rows.map(rowToSession);
   }

@@ -26,25 +26,37 @@ export class ClickHouseTagRepository implements TagRepository {
 
   async list(projectId: string): Promise<Array<{ tag: string; last_seen: number }>> {
     const rows = await this.standing(
-      'tag, max(fact.2) AS last_seen', 'project_id = {project_id:String}', 'tag',
-      'last_seen DESC, tag', { project_id: projectId },
+      'tag, max(fact.2) AS last_seen',
+      'project_id = {project_id:String}',
+      'tag',
+      'last_seen DESC, tag',
+      { project_id: projectId },
     );
     return rows.map(rowToTagSeen);
   }
 
   async ofSession(projectId: string, sessionId: string): Promise<Array<{ tag: string; last_seen: number }>> {
     const rows = await this.standing(
-      'tag, max(fact.2) AS last_seen', 'project_id = {project_id:String} AND session_id = {session_id:String}',
-      'tag', 'last_seen DESC, tag', { project_id: projectId, session_id: sessionId },
+      'tag, max(fact.2) AS last_seen',
+      'project_id = {project_id:String} AND session_id = {session_id:String}',
+      'tag',
+      'last_seen DESC, tag',
+      { project_id: projectId, session_id: sessionId },
     );
     return rows.map(rowToTagSeen);
   }
 
-  async ofSessions(projectId: string, sessionIds: string[]): Promise<Array<{ session_id: string; tag: string; last_seen: number }>> {
+  async ofSessions(
+    projectId: string,
+    sessionIds: string[],
+  ): Promise<Array<{ session_id: string; tag: string; last_seen: number }>> {
     if (sessionIds.length === 0) return [];
     const rows = await this.standing(
-      'session_id, tag, max(fact.2) AS last_seen', 'project_id = {project_id:String} AND session_id IN {session_ids:Array(String)}',
-      'session_id, tag', 'session_id, last_seen DESC, tag', { project_id: projectId, session_ids: sessionIds },
+      'session_id, tag, max(fact.2) AS last_seen',
+      'project_id = {project_id:String} AND session_id IN {session_ids:Array(String)}',
+      'session_id, tag',
+      'session_id, last_seen DESC, tag',
+      { project_id: projectId, session_ids: sessionIds },
     );
     return rows.map(rowToSessionTag);
   }
@@ -54,12 +66,23 @@ export class ClickHouseTagRepository implements TagRepository {
    * pruned on tagged_at before the pick: a fact's latest version can carry an older tagged_at
    * (or a removal) than a version it replaced.
    */
-  async sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>> {
+  async sessions(
+    projectId: string,
+    tag: string,
+    q: ListQuery,
+  ): Promise<Array<{ session_id: string; tagged_at: number }>> {
     const rows = await this.standing(
-      'session_id, max(fact.2) AS latest', 'project_id = {project_id:String} AND tag = {tag:String}',
+      'session_id, max(fact.2) AS latest',
+      'project_id = {project_id:String} AND tag = {tag:String}',
       'session_id HAVING latest >= {start:Int64} AND latest < {end:Int64}',
       'latest DESC, session_id LIMIT {limit:UInt64}',
-      { project_id: projectId, tag, start: q.window_start ?? MIN_MS, end: q.window_end ?? MAX_MS, limit: checkLimit(q.limit) },
+      {
+        project_id: projectId,
+        tag,
+        start: q.window_start ?? MIN_MS,
+        end: q.window_end ?? MAX_MS,
+        limit: checkLimit(q.limit),
+      },
     );
     return rows.map((r) => rowToTaggedSession({ session_id: r.session_id, tagged_at: r.latest }));
   }

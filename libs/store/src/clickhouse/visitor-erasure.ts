@@ -13,26 +13,45 @@ import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 /** The selector as a predicate on an events table, over the parameter `v`. */
 function matchOf(selector: VisitorSelector): { sql: string; v: unknown } {
   if ('session_id' in selector) return { sql: 'session_id = {v:String}', v: selector.session_id };
-  if ('visitor_id' in selector) return { sql: `lower(hex(SHA256(concat(ip, '\\n', user_agent)))) = {v:String}`, v: selector.visitor_id };
+  if ('visitor_id' in selector)
+    return { sql: `lower(hex(SHA256(concat(ip, '\\n', user_agent)))) = {v:String}`, v: selector.visitor_id };
   return { sql: 'ip IN {v:Array(String)}', v: selector.ips };
 }
 
-export async function eraseVisitorClickHouse(ch: ClickHouseConnection, projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
+export async function eraseVisitorClickHouse(
+  ch: ClickHouseConnection,
+  projectId: string,
+  selector: VisitorSelector,
+): Promise<VisitorErasure> {
   const enriched = ch.table('enriched_events');
   const m = matchOf(selector);
   const params: Params = { p: projectId, v: m.v };
   const sessionIds = await sessionsOf(ch, selector, params, m.sql);
   params.s = sessionIds;
   const erased = `project_id = {p:String} AND (session_id IN {s:Array(String)} OR ${m.sql})`;
-  const [span] = await ch.rows(`SELECT count() AS n, min(timestamp) AS lo, max(timestamp) AS hi FROM ${enriched} FINAL WHERE ${erased}`, params);
-  const actions = (await ch.rows(`SELECT DISTINCT action FROM ${enriched} WHERE ${erased}`, params)).map((r) => toStr(r.action));
+  const [span] = await ch.rows(
+    `SELECT count() AS n, min(timestamp) AS lo, max(timestamp) AS hi FROM ${enriched} FINAL WHERE ${erased}`,
+    params,
+  );
+  const actions = (await ch.rows(`SELECT DISTINCT action FROM ${enriched} WHERE ${erased}`, params)).map((r) =>
+    toStr(r.action),
+  );
   const ids = `event_id IN (SELECT event_id FROM ${enriched} WHERE ${erased})`;
   for (const table of ['sessions', 'session_tag_facts', 'session_classifications']) {
-    await ch.command(`DELETE FROM ${ch.table(table)} WHERE project_id = {p:String} AND session_id IN {s:Array(String)}`, params);
+    await ch.command(
+      `DELETE FROM ${ch.table(table)} WHERE project_id = {p:String} AND session_id IN {s:Array(String)}`,
+      params,
+    );
   }
-  await ch.command(`DELETE FROM ${ch.table('enriched_events_by_session')} WHERE project_id = {p:String} AND (session_id IN {s:Array(String)} OR ${ids})`, params);
+  await ch.command(
+    `DELETE FROM ${ch.table('enriched_events_by_session')} WHERE project_id = {p:String} AND (session_id IN {s:Array(String)} OR ${ids})`,
+    params,
+  );
   // Raw rows of derived sessions carry no session id: their enriched twins name them.
-  await ch.command(`DELETE FROM ${ch.table('raw_events')} WHERE project_id = {p:String} AND (session_id IN {s:Array(String)} OR ${m.sql} OR ${ids})`, params);
+  await ch.command(
+    `DELETE FROM ${ch.table('raw_events')} WHERE project_id = {p:String} AND (session_id IN {s:Array(String)} OR ${m.sql} OR ${ids})`,
+    params,
+  );
   await ch.command(`DELETE FROM ${enriched} WHERE ${erased}`, params);
   await recomputeActions(ch, projectId, actions);
   const events = toInt(span?.n ?? 0);
@@ -41,7 +60,12 @@ export async function eraseVisitorClickHouse(ch: ClickHouseConnection, projectId
 }
 
 /** The sessions of the person: those their events belong to (and the named one). */
-async function sessionsOf(ch: ClickHouseConnection, selector: VisitorSelector, params: Params, match: string): Promise<string[]> {
+async function sessionsOf(
+  ch: ClickHouseConnection,
+  selector: VisitorSelector,
+  params: Params,
+  match: string,
+): Promise<string[]> {
   if ('session_id' in selector) return [selector.session_id];
   const rows = await ch.rows(
     `SELECT DISTINCT session_id FROM ${ch.table('enriched_events')} WHERE project_id = {p:String} AND ${match}
@@ -60,7 +84,10 @@ async function sessionsOf(ch: ClickHouseConnection, selector: VisitorSelector, p
 async function recomputeActions(ch: ClickHouseConnection, projectId: string, actions: string[]): Promise<void> {
   if (actions.length === 0) return;
   const params = { p: projectId, a: actions };
-  await ch.command(`DELETE FROM ${ch.table('actions')} WHERE project_id = {p:String} AND action IN {a:Array(String)}`, params);
+  await ch.command(
+    `DELETE FROM ${ch.table('actions')} WHERE project_id = {p:String} AND action IN {a:Array(String)}`,
+    params,
+  );
   await ch.command(
     `INSERT INTO ${ch.table('actions')} (project_id, action, last_seen)
      SELECT project_id, action, toUInt64(max(timestamp)) FROM ${ch.table('enriched_events')}

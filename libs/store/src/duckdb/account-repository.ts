@@ -11,15 +11,23 @@ const COLUMNS = ACCOUNT_COLUMNS.join(', ');
  * so of two concurrent creates the second meets the first's row and fails on the constraint.
  */
 export class DuckDbAccountRepository implements AccountRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async create(account: AccountRecord): Promise<void> {
     const a = normalizeAccount(account);
     try {
-      await this.writer.run(
-        `INSERT INTO accounts (${COLUMNS}, builtin_email) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [a.account_id, a.email, a.password_hash, a.issuer, a.subject, a.created_at, builtInEmail(a)],
-      );
+      await this.writer.run(`INSERT INTO accounts (${COLUMNS}, builtin_email) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+        a.account_id,
+        a.email,
+        a.password_hash,
+        a.issuer,
+        a.subject,
+        a.created_at,
+        builtInEmail(a),
+      ]);
     } catch (err) {
       if (isConstraintViolation(err)) {
         throw new StoreConflictError(`account ${a.account_id} (email or ${a.issuer} subject) exists`);
@@ -33,14 +41,15 @@ export class DuckDbAccountRepository implements AccountRepository {
   }
 
   async findByEmail(email: string): Promise<AccountRecord | null> {
-    return first(await this.reader.all(`SELECT ${COLUMNS} FROM accounts WHERE builtin_email = $1`, [normalizeEmail(email)]));
+    return first(
+      await this.reader.all(`SELECT ${COLUMNS} FROM accounts WHERE builtin_email = $1`, [normalizeEmail(email)]),
+    );
   }
 
   async findBySubject(issuer: string, subject: string): Promise<AccountRecord | null> {
-    return first(await this.reader.all(
-      `SELECT ${COLUMNS} FROM accounts WHERE issuer = $1 AND subject = $2`,
-      [issuer, subject],
-    ));
+    return first(
+      await this.reader.all(`SELECT ${COLUMNS} FROM accounts WHERE issuer = $1 AND subject = $2`, [issuer, subject]),
+    );
   }
 }
 

@@ -1,6 +1,17 @@
 import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
 import { checkLimit } from '../column-values.js';
-import { END_STATE, MAX_ACTIONS, PAGE_VIEW_SQL, START_STATE, checkBucket, toHeadline, toRanked, toSeries, toTransitions, type SessionDimension } from '../analytics-row.js';
+import {
+  END_STATE,
+  MAX_ACTIONS,
+  PAGE_VIEW_SQL,
+  START_STATE,
+  checkBucket,
+  toHeadline,
+  toRanked,
+  toSeries,
+  toTransitions,
+  type SessionDimension,
+} from '../analytics-row.js';
 import type { DuckReader } from './duckdb-connection.js';
 
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
@@ -26,14 +37,20 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
   async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
     const p = [projectId, w.start, w.end];
     const top = [...p, checkLimit(topN)];
-    const [events] = await this.reader.all(`SELECT count(*) AS events, count(DISTINCT hash(ip, user_agent)) AS visitors ${EVENTS_IN}`, p);
+    const [events] = await this.reader.all(
+      `SELECT count(*) AS events, count(DISTINCT hash(ip, user_agent)) AS visitors ${EVENTS_IN}`,
+      p,
+    );
     const [sessions] = await this.reader.all(
       `SELECT count(*) AS sessions, count(*) FILTER (WHERE page_count <= 1) AS bounces,
               quantile_cont(duration_ms, 0.5) AS p50, quantile_cont(duration_ms, 0.9) AS p90, quantile_cont(duration_ms, 0.99) AS p99
        ${SESSIONS_IN}`,
       p,
     );
-    const actions = await this.reader.all(`SELECT action AS name, count(*) AS count ${EVENTS_IN} GROUP BY action ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`, p);
+    const actions = await this.reader.all(
+      `SELECT action AS name, count(*) AS count ${EVENTS_IN} GROUP BY action ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
+      p,
+    );
     const pages = await this.reader.all(
       `SELECT path AS name, count(*) AS count ${EVENTS_IN} AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL
        GROUP BY path ORDER BY count DESC, name LIMIT $4`,
@@ -41,11 +58,13 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     );
     const dims = {} as Record<SessionDimension, Array<{ name: string; count: number }>>;
     for (const [key, expr] of Object.entries(DIMENSIONS) as Array<[SessionDimension, string]>) {
-      dims[key] = toRanked(await this.reader.all(
-        `SELECT name, count(*) AS count FROM (SELECT ${expr} AS name ${SESSIONS_IN})
+      dims[key] = toRanked(
+        await this.reader.all(
+          `SELECT name, count(*) AS count FROM (SELECT ${expr} AS name ${SESSIONS_IN})
          WHERE name IS NOT NULL AND name <> '' GROUP BY name ORDER BY count DESC, name LIMIT $4`,
-        top,
-      ));
+          top,
+        ),
+      );
     }
     const tags = await this.reader.all(
       `SELECT f.tag AS name, count(DISTINCT f.session_id) AS count
@@ -54,7 +73,13 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
        GROUP BY f.tag ORDER BY count DESC, name LIMIT $4`,
       top,
     );
-    return { ...toHeadline(events!, sessions!), actions: toRanked(actions), pages: toRanked(pages), ...dims, tags: toRanked(tags) };
+    return {
+      ...toHeadline(events!, sessions!),
+      actions: toRanked(actions),
+      pages: toRanked(pages),
+      ...dims,
+      tags: toRanked(tags),
+    };
   }
 
   async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
@@ -63,7 +88,10 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
       `SELECT ("timestamp" - $2) // $4 AS b, count(*) AS events, count(DISTINCT hash(ip, user_agent)) AS visitors ${EVENTS_IN} GROUP BY b`,
       p,
     );
-    const sessions = await this.reader.all(`SELECT (last_event_at - $2) // $4 AS b, count(*) AS sessions ${SESSIONS_IN} GROUP BY b`, p);
+    const sessions = await this.reader.all(
+      `SELECT (last_event_at - $2) // $4 AS b, count(*) AS sessions ${SESSIONS_IN} GROUP BY b`,
+      p,
+    );
     return toSeries(w.start, bucketMs, events, sessions);
   }
 

@@ -12,14 +12,22 @@ const COLUMNS = API_KEY_COLUMNS.join(', ');
  * a revoke is visible to the next read on any connection once its statement has returned.
  */
 export class DuckDbApiKeyRepository implements ApiKeyRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async create(k: ApiKeyRecord): Promise<void> {
     try {
-      await this.writer.run(
-        `INSERT INTO api_keys (${COLUMNS}, live_name) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [k.account_id, k.api_key_name, k.key_hash, k.scope, k.created_at, k.revoked_at, k.revoked_at === null ? k.api_key_name : null],
-      );
+      await this.writer.run(`INSERT INTO api_keys (${COLUMNS}, live_name) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+        k.account_id,
+        k.api_key_name,
+        k.key_hash,
+        k.scope,
+        k.created_at,
+        k.revoked_at,
+        k.revoked_at === null ? k.api_key_name : null,
+      ]);
     } catch (err) {
       if (isConstraintViolation(err)) throw new StoreConflictError(`API key ${k.api_key_name} exists`);
       throw err;
@@ -36,10 +44,9 @@ export class DuckDbApiKeyRepository implements ApiKeyRepository {
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const [row] = await this.reader.all(
-      `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
-      [keyHash],
-    );
+    const [row] = await this.reader.all(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`, [
+      keyHash,
+    ]);
     return row ? rowToApiKey(row) : null;
   }
 

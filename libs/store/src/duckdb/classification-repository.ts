@@ -1,21 +1,31 @@
 import type { SessionClassification } from '@spoor/schemas';
 import type { ClassificationRepository } from '../store.js';
 import {
-  CLASSIFICATION_COLUMNS, classificationToRow, latestPerClassification, rowToClassification,
+  CLASSIFICATION_COLUMNS,
+  classificationToRow,
+  latestPerClassification,
+  rowToClassification,
 } from '../rule-row.js';
 import type { DuckColumnType, DuckColumns, DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const TYPES: Record<string, DuckColumnType> = {
-  rule_ids: 'JSON', labels: 'JSON', classified_at: 'BIGINT', session_last_event_at: 'BIGINT',
+  rule_ids: 'JSON',
+  labels: 'JSON',
+  classified_at: 'BIGINT',
+  session_last_event_at: 'BIGINT',
 };
 const COLUMNS: DuckColumns = CLASSIFICATION_COLUMNS.map((n) => [n, TYPES[n] ?? 'VARCHAR'] as const);
 const LIST = CLASSIFICATION_COLUMNS.join(', ');
 const SET = CLASSIFICATION_COLUMNS.filter((n) => n !== 'project_id' && n !== 'session_id')
-  .map((n) => `${n} = excluded.${n}`).join(', ');
+  .map((n) => `${n} = excluded.${n}`)
+  .join(', ');
 
 /** PRIMARY KEY (project_id, session_id); an upsert keeps the greatest classified_at (ties: the later write). */
 export class DuckDbClassificationRepository implements ClassificationRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async put(items: SessionClassification[]): Promise<void> {
     // One row per key first, for the DuckDB 1.5 ON CONFLICT quirk noted in touchActions.

@@ -9,13 +9,21 @@ export class DuckDbDataExpiry implements DataExpiry {
   constructor(private readonly writer: DuckDbConnection) {}
 
   async expire(projectId: string, before: number): Promise<void> {
-    await this.writer.exclusive((x) => x.transaction(async () => {
-      // `events` holds the raw and the enriched half of each event in one row (migration step 7).
-      await x.run('DELETE FROM events WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);
-      // A session's tags and verdict go before the session that names them.
-      await x.run(`DELETE FROM session_tag_facts WHERE project_id = $1 AND session_id IN (${EXPIRED_SESSIONS})`, [projectId, before]);
-      await x.run(`DELETE FROM session_classifications WHERE project_id = $1 AND session_id IN (${EXPIRED_SESSIONS})`, [projectId, before]);
-      await x.run('DELETE FROM sessions WHERE project_id = $1 AND last_event_at < $2', [projectId, before]);
-    }));
+    await this.writer.exclusive((x) =>
+      x.transaction(async () => {
+        // `events` holds the raw and the enriched half of each event in one row (migration step 7).
+        await x.run('DELETE FROM events WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);
+        // A session's tags and verdict go before the session that names them.
+        await x.run(`DELETE FROM session_tag_facts WHERE project_id = $1 AND session_id IN (${EXPIRED_SESSIONS})`, [
+          projectId,
+          before,
+        ]);
+        await x.run(
+          `DELETE FROM session_classifications WHERE project_id = $1 AND session_id IN (${EXPIRED_SESSIONS})`,
+          [projectId, before],
+        );
+        await x.run('DELETE FROM sessions WHERE project_id = $1 AND last_event_at < $2', [projectId, before]);
+      }),
+    );
   }
 }

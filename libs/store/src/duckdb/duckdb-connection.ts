@@ -1,7 +1,12 @@
 import {
-  LIST, VARCHAR,
+  LIST,
+  VARCHAR,
   listValue,
-  type DuckDBAppender, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBType,
+  type DuckDBValue,
 } from '@duckdb/node-api';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
@@ -27,12 +32,21 @@ export interface DuckExecutor {
    * item straight from the caller's object in the stage's column order (endRow included), with
    * no row object in between.
    */
-  stageWith<T>(stage: string, create: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void>;
+  stageWith<T>(
+    stage: string,
+    create: string,
+    items: readonly T[],
+    appendRow: (appender: DuckDBAppender, item: T) => void,
+  ): Promise<void>;
   /**
    * Appends straight into `table` (inside the caller's transaction, if any). Throws on a
    * constraint violation, after which the transaction is aborted: the caller rolls back.
    */
-  appendTo<T>(table: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void>;
+  appendTo<T>(
+    table: string,
+    items: readonly T[],
+    appendRow: (appender: DuckDBAppender, item: T) => void,
+  ): Promise<void>;
   /** BEGIN … COMMIT around fn, ROLLBACK when it throws. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -54,12 +68,19 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
   pending = 0;
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
 
-  constructor(private readonly conn: DuckDBConnection, private readonly cacheStatements = false) {}
+  constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly cacheStatements = false,
+  ) {}
 
   /** Runs fn alone on this connection (statements of one transaction must not interleave). */
   exclusive<T>(fn: (x: DuckExecutor) => Promise<T>): Promise<T> {
     this.pending++;
-    const result = this.tail.then(() => fn(this.executor)).finally(() => { this.pending--; });
+    const result = this.tail
+      .then(() => fn(this.executor))
+      .finally(() => {
+        this.pending--;
+      });
     this.tail = result.catch(() => undefined);
     return result;
   }
@@ -76,11 +97,20 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
     return this.exclusive((x) => x.stage(stage, source, columns, rows));
   }
 
-  stageWith<T>(stage: string, create: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void> {
+  stageWith<T>(
+    stage: string,
+    create: string,
+    items: readonly T[],
+    appendRow: (appender: DuckDBAppender, item: T) => void,
+  ): Promise<void> {
     return this.exclusive((x) => x.stageWith(stage, create, items, appendRow));
   }
 
-  appendTo<T>(table: string, items: readonly T[], appendRow: (appender: DuckDBAppender, item: T) => void): Promise<void> {
+  appendTo<T>(
+    table: string,
+    items: readonly T[],
+    appendRow: (appender: DuckDBAppender, item: T) => void,
+  ): Promise<void> {
     return this.exclusive((x) => x.appendTo(table, items, appendRow));
   }
 
@@ -156,17 +186,27 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
    * multi-row VALUES with bound parameters and ~40k rows/s for unnest() over bound lists.
    * Stage and source names are constants of this package, never input.
    */
-  private async appendToStage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void> {
+  private async appendToStage(
+    stage: string,
+    source: string,
+    columns: DuckColumns,
+    rows: readonly Row[],
+  ): Promise<void> {
     // A new empty stage for every batch. `DELETE FROM` (and TRUNCATE) only mark rows deleted in
     // DuckDB 1.5.6: a stage reused that way kept every row group it ever held, grew from 5 to 33
     // row groups and 400 MiB over 4M staged rows, spilled to disk, slowed each batch threefold
     // and ran a 10M-event load out of memory (bench/aggregate, docs/performance.md). Replacing
     // the table keeps it at one row group.
     const names = columns.map(([n]) => quote(n)).join(', ');
-    await this.fillStage(stage, `CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`, rows, (a, row) => {
-      for (const [name, type] of columns) appendValue(a, type, row[name]);
-      a.endRow();
-    });
+    await this.fillStage(
+      stage,
+      `CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT ${names} FROM ${source} LIMIT 0`,
+      rows,
+      (a, row) => {
+        for (const [name, type] of columns) appendValue(a, type, row[name]);
+        a.endRow();
+      },
+    );
   }
 
   /**
@@ -175,12 +215,21 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
    * answers for over 100 ms (p99, issue 14), so other work gets a turn every 64 rows (every 256
    * left event-loop stalls of 23–26 ms at p99 under single events).
    */
-  private async fillStage<T>(stage: string, create: string, items: readonly T[], appendRow: (a: DuckDBAppender, item: T) => void): Promise<void> {
+  private async fillStage<T>(
+    stage: string,
+    create: string,
+    items: readonly T[],
+    appendRow: (a: DuckDBAppender, item: T) => void,
+  ): Promise<void> {
     await this.conn.run(create);
     await this.append(stage, items, appendRow);
   }
 
-  private async append<T>(table: string, items: readonly T[], appendRow: (a: DuckDBAppender, item: T) => void): Promise<void> {
+  private async append<T>(
+    table: string,
+    items: readonly T[],
+    appendRow: (a: DuckDBAppender, item: T) => void,
+  ): Promise<void> {
     const appender = await this.conn.createAppender(table);
     let appended = false;
     try {
@@ -225,11 +274,16 @@ function toTypes(params: readonly Param[]): DuckDBType[] | undefined {
 function appendValue(a: DuckDBAppender, type: DuckColumnType, v: unknown): void {
   if (v === null || v === undefined) return a.appendNull();
   switch (type) {
-    case 'VARCHAR': return a.appendVarchar(String(v));
-    case 'JSON': return a.appendVarchar(JSON.stringify(v));
-    case 'BIGINT': return a.appendBigInt(BigInt(v as number));
-    case 'DOUBLE': return a.appendDouble(Number(v));
-    case 'BOOLEAN': return a.appendBoolean(Boolean(v));
+    case 'VARCHAR':
+      return a.appendVarchar(String(v));
+    case 'JSON':
+      return a.appendVarchar(JSON.stringify(v));
+    case 'BIGINT':
+      return a.appendBigInt(BigInt(v as number));
+    case 'DOUBLE':
+      return a.appendDouble(Number(v));
+    case 'BOOLEAN':
+      return a.appendBoolean(Boolean(v));
   }
 }
 

@@ -122,13 +122,22 @@ export class DuckDbStore implements Store {
     // primary-key indexes, and at the pipeline's write rate they took a third of its CPU
     // (200,000 event pairs: 94 → 64 µs each, the final checkpoint included; issue 14). A crash
     // replays at most that much WAL on the next open.
-    const instance = await DuckDBInstance.create(key ?? ':memory:', { memory_limit: opts.memoryLimit ?? '1GB', checkpoint_threshold: '64MB' });
+    const instance = await DuckDBInstance.create(key ?? ':memory:', {
+      memory_limit: opts.memoryLimit ?? '1GB',
+      checkpoint_threshold: '64MB',
+    });
     if (key !== null) openPaths.add(key);
     try {
       const writer = new DuckDbConnection(await instance.connect());
-      const readers = await Promise.all(Array.from({ length: Math.max(1, opts.readers ?? 2) }, async () => new DuckDbConnection(await instance.connect(), true)));
+      const readers = await Promise.all(
+        Array.from(
+          { length: Math.max(1, opts.readers ?? 2) },
+          async () => new DuckDbConnection(await instance.connect(), true),
+        ),
+      );
       const jobReader = new DuckDbConnection(await instance.connect(), true);
-      const exportDir = opts.exportDir ?? (key !== null ? exportDirBeside(key) : join(tmpdir(), `spoor-exports-${randomUUID()}`));
+      const exportDir =
+        opts.exportDir ?? (key !== null ? exportDirBeside(key) : join(tmpdir(), `spoor-exports-${randomUUID()}`));
       return new DuckDbStore(instance, writer, new DuckDbReaderPool(readers), jobReader, key, exportDir);
     } catch (err) {
       if (key !== null) openPaths.delete(key);
@@ -145,10 +154,11 @@ export class DuckDbStore implements Store {
         if (applied.has(m.version)) continue;
         await x.transaction(async () => {
           for (const sql of m.statements) await x.run(sql);
-          await x.run(
-            'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
-            [m.version, m.name, Date.now()],
-          );
+          await x.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+            m.version,
+            m.name,
+            Date.now(),
+          ]);
         });
       }
     });
@@ -156,7 +166,14 @@ export class DuckDbStore implements Store {
 
   async sizeBytes(): Promise<number> {
     if (this.key === null) return 0;
-    const sizes = await Promise.all([this.key, `${this.key}.wal`].map((f) => stat(f).then((s) => s.size, () => 0)));
+    const sizes = await Promise.all(
+      [this.key, `${this.key}.wal`].map((f) =>
+        stat(f).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      ),
+    );
     return sizes[0]! + sizes[1]!;
   }
 

@@ -32,27 +32,36 @@ function payloadIs(path: string[], value: string | number | boolean | null, p: D
   const at = p.bind(pointer(path));
   const type = `json_type(payload, ${at})`;
   if (value === null) return `(coalesce(${type}, 'NULL') = 'NULL')`;
-  if (typeof value === 'string') return `coalesce(${type} = 'VARCHAR' AND json_extract_string(payload, ${at}) = ${p.bind(value)}, false)`;
-  if (typeof value === 'number') return `coalesce(${type} IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE') AND TRY_CAST(json_extract(payload, ${at}) AS DOUBLE) = ${p.bind(value)}::DOUBLE, false)`;
+  if (typeof value === 'string')
+    return `coalesce(${type} = 'VARCHAR' AND json_extract_string(payload, ${at}) = ${p.bind(value)}, false)`;
+  if (typeof value === 'number')
+    return `coalesce(${type} IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE') AND TRY_CAST(json_extract(payload, ${at}) AS DOUBLE) = ${p.bind(value)}::DOUBLE, false)`;
   return `coalesce(${type} = 'BOOLEAN' AND TRY_CAST(json_extract(payload, ${at}) AS BOOLEAN) = ${p.bind(value)}, false)`;
 }
 
 /** A boolean SQL expression, never NULL. */
 export function duckPredicate(e: EventPredicate, p: DuckParams): string {
   switch (e.op) {
-    case 'const': return e.value ? 'true' : 'false';
-    case 'and': case 'or': return `(${e.args.map((a) => duckPredicate(a, p)).join(` ${e.op.toUpperCase()} `)})`;
-    case 'not': return `(NOT ${duckPredicate(e.arg, p)})`;
-    case 'column_in': return oneOf(column(e.column), e.values, e.orNull, p);
+    case 'const':
+      return e.value ? 'true' : 'false';
+    case 'and':
+    case 'or':
+      return `(${e.args.map((a) => duckPredicate(a, p)).join(` ${e.op.toUpperCase()} `)})`;
+    case 'not':
+      return `(NOT ${duckPredicate(e.arg, p)})`;
+    case 'column_in':
+      return oneOf(column(e.column), e.values, e.orNull, p);
     case 'column_contains': {
       const c = column(e.column);
       return `coalesce(${c} <> '' AND contains(${c}, ${p.bind(e.value)}), false)`;
     }
-    case 'query_in': return oneOf(`json_extract_string(query, ${p.bind(pointer([e.name]))})`, e.values, e.orNull, p);
+    case 'query_in':
+      return oneOf(`json_extract_string(query, ${p.bind(pointer([e.name]))})`, e.values, e.orNull, p);
     case 'query_contains': {
       const q = `json_extract_string(query, ${p.bind(pointer([e.name]))})`;
       return `coalesce(${q} <> '' AND contains(${q}, ${p.bind(e.value)}), false)`;
     }
-    case 'payload_is': return payloadIs(e.path, e.value, p);
+    case 'payload_is':
+      return payloadIs(e.path, e.value, p);
   }
 }

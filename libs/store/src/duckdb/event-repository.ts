@@ -2,16 +2,35 @@ import type { ActionSeen, EnrichedEvent, RawEvent } from '@spoor/schemas';
 import type { EventPair, EventRepository, ListQuery } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt, toStr } from '../column-values.js';
 import {
-  ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, firstPerEvent, latestPerAction, rowToEnrichedEvent, rowToRawEvent,
+  ENRICHED_EVENT_COLUMNS,
+  RAW_EVENT_COLUMNS,
+  firstPerEvent,
+  latestPerAction,
+  rowToEnrichedEvent,
+  rowToRawEvent,
 } from '../event-row.js';
 import {
-  isConstraintViolation, quote, type DuckColumns, type DuckDbConnection, type DuckExecutor, type DuckReader,
+  isConstraintViolation,
+  quote,
+  type DuckColumns,
+  type DuckDbConnection,
+  type DuckExecutor,
+  type DuckReader,
 } from './duckdb-connection.js';
 import {
-  appendEventRow, CREATE_EVENTS_STAGE, eventHalves, EVENTS_STAGE, UPSERT_FROM_STAGE, type EventHalves,
+  appendEventRow,
+  CREATE_EVENTS_STAGE,
+  eventHalves,
+  EVENTS_STAGE,
+  UPSERT_FROM_STAGE,
+  type EventHalves,
 } from './events-table.js';
 
-const ACTIONS: DuckColumns = [['project_id', 'VARCHAR'], ['action', 'VARCHAR'], ['last_seen', 'BIGINT']];
+const ACTIONS: DuckColumns = [
+  ['project_id', 'VARCHAR'],
+  ['action', 'VARCHAR'],
+  ['last_seen', 'BIGINT'],
+];
 
 const list = (names: readonly string[]) => names.map(quote).join(', ');
 const RAW_LIST = list(RAW_EVENT_COLUMNS);
@@ -25,7 +44,10 @@ const WINDOW = `WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3
   ORDER BY "timestamp", event_id LIMIT $4`;
 
 export class DuckDbEventRepository implements EventRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   insertRaw(events: RawEvent[]): Promise<void> {
     return this.merge(firstPerEvent(events).map((raw) => eventHalves(raw, null)));
@@ -42,8 +64,9 @@ export class DuckDbEventRepository implements EventRepository {
    * what is stored and adds the rest.
    */
   async insertEvents(events: EventPair[]): Promise<void> {
-    const rows = firstPerEvent(events.map((p) => ({ project_id: p.enriched.project_id, event_id: p.enriched.event_id, pair: p })))
-      .map(({ pair }) => eventHalves(pair.raw, pair.enriched));
+    const rows = firstPerEvent(
+      events.map((p) => ({ project_id: p.enriched.project_id, event_id: p.enriched.event_id, pair: p })),
+    ).map(({ pair }) => eventHalves(pair.raw, pair.enriched));
     if (rows.length === 0) return;
     await this.writer.exclusive(async (x) => {
       try {
@@ -61,11 +84,18 @@ export class DuckDbEventRepository implements EventRepository {
   }
 
   async listEnriched(projectId: string, q: ListQuery): Promise<EnrichedEvent[]> {
-    const rows = await this.reader.all(`SELECT ${ENRICHED_LIST} FROM enriched_events ${WINDOW}`, windowParams(projectId, q));
+    const rows = await this.reader.all(
+      `SELECT ${ENRICHED_LIST} FROM enriched_events ${WINDOW}`,
+      windowParams(projectId, q),
+    );
     return rows.map(rowToEnrichedEvent);
   }
 
-  async sessionEvents(projectId: string, sessionId: string, within?: { from: number; to: number }): Promise<EnrichedEvent[]> {
+  async sessionEvents(
+    projectId: string,
+    sessionId: string,
+    within?: { from: number; to: number },
+  ): Promise<EnrichedEvent[]> {
     // Without an index on the session (it would slow every append), a session's rows are found
     // by a scan; the time range prunes it to the row groups of the session's minutes (1 M events:
     // one row group of ~8).
@@ -101,12 +131,16 @@ export class DuckDbEventRepository implements EventRepository {
     // the first row in DuckDB 1.5 instead of applying the update expression.
     const rows = latestPerAction(items);
     if (rows.length === 0) return;
-    const upsert = 'ON CONFLICT (project_id, action) DO UPDATE SET last_seen = greatest(actions.last_seen, excluded.last_seen)';
+    const upsert =
+      'ON CONFLICT (project_id, action) DO UPDATE SET last_seen = greatest(actions.last_seen, excluded.last_seen)';
     if (rows.length <= FEW_ACTIONS) {
       // The usual batch touches a handful of actions: one statement with bound values costs a
       // fraction of a stage table, its appender and the INSERT … SELECT (issue 14).
       const values = rows.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}, $${3 * i + 3}::BIGINT)`).join(', ');
-      await this.writer.run(`INSERT INTO actions (${ACTION_LIST}) VALUES ${values} ${upsert}`, rows.flatMap((r) => [r.project_id, r.action, r.last_seen]));
+      await this.writer.run(
+        `INSERT INTO actions (${ACTION_LIST}) VALUES ${values} ${upsert}`,
+        rows.flatMap((r) => [r.project_id, r.action, r.last_seen]),
+      );
       return;
     }
     await this.writer.exclusive(async (x) => {

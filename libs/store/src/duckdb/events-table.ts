@@ -23,20 +23,34 @@ type Put = (a: DuckDBAppender, e: EventHalves) => void;
 type Half = 'shared' | 'raw' | 'enriched' | 'flags';
 type Column = readonly [name: string, put: Put, half: Half];
 
-const text = (a: DuckDBAppender, v: string | null | undefined) => (v === null || v === undefined ? a.appendNull() : a.appendVarchar(v));
-const bigint = (a: DuckDBAppender, v: number | null | undefined) => (v === null || v === undefined ? a.appendNull() : a.appendBigInt(BigInt(v)));
-const double = (a: DuckDBAppender, v: number | null | undefined) => (v === null || v === undefined ? a.appendNull() : a.appendDouble(v));
+const text = (a: DuckDBAppender, v: string | null | undefined) =>
+  v === null || v === undefined ? a.appendNull() : a.appendVarchar(v);
+const bigint = (a: DuckDBAppender, v: number | null | undefined) =>
+  v === null || v === undefined ? a.appendNull() : a.appendBigInt(BigInt(v));
+const double = (a: DuckDBAppender, v: number | null | undefined) =>
+  v === null || v === undefined ? a.appendNull() : a.appendDouble(v);
 const json = (a: DuckDBAppender, v: unknown) => a.appendVarchar(JSON.stringify(v ?? {}));
 
 /** The half shared by both: the enriched event when there is one (the same values, per the enricher). */
 const common = (e: EventHalves) => (e.enriched ?? e.raw)!;
-const shared = (name: string, put: (a: DuckDBAppender, v: RawEvent) => void): Column => [name, (a, e) => put(a, common(e)), 'shared'];
+const shared = (name: string, put: (a: DuckDBAppender, v: RawEvent) => void): Column => [
+  name,
+  (a, e) => put(a, common(e)),
+  'shared',
+];
 /** An enriched-only column: null on a raw-only row. */
-const enrichedOnly = (name: string, put: (a: DuckDBAppender, v: EnrichedEvent) => void): Column =>
-  [name, (a, e) => (e.enriched === null ? a.appendNull() : put(a, e.enriched)), 'enriched'];
+const enrichedOnly = (name: string, put: (a: DuckDBAppender, v: EnrichedEvent) => void): Column => [
+  name,
+  (a, e) => (e.enriched === null ? a.appendNull() : put(a, e.enriched)),
+  'enriched',
+];
 /** ip, url, referrer: the enriched value, or the raw one on a raw-only row. */
 const rewritten = (name: 'ip' | 'url' | 'referrer'): Column => [name, (a, e) => text(a, common(e)[name]), 'enriched'];
-const rawOnly = (name: 'ip' | 'url' | 'referrer'): Column => [`raw_${name}`, (a, e) => (e.raw === null ? a.appendNull() : text(a, e.raw[name])), 'raw'];
+const rawOnly = (name: 'ip' | 'url' | 'referrer'): Column => [
+  `raw_${name}`,
+  (a, e) => (e.raw === null ? a.appendNull() : text(a, e.raw[name])),
+  'raw',
+];
 
 /**
  * Every column of `events` in its physical order (migrations.ts, step 7), with how it is appended.

@@ -8,7 +8,14 @@ import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EXPORT_EXTENSIONS, type ExportFormat } from '@spoor/schemas';
 import { MAX_MS, MIN_MS, toInt } from '../column-values.js';
-import { checkExportId, EXPORT_COLUMNS, EXPORT_SOURCES, type ExportedFile, type ExportRepository, type ExportSpec } from '../data-ownership.js';
+import {
+  checkExportId,
+  EXPORT_COLUMNS,
+  EXPORT_SOURCES,
+  type ExportedFile,
+  type ExportRepository,
+  type ExportSpec,
+} from '../data-ownership.js';
 import { DuckDbConnection, quote } from './duckdb-connection.js';
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
@@ -27,7 +34,10 @@ export class DuckDbExportRepository implements ExportRepository {
    * `connect` opens a connection of its own: a COPY of a million rows takes seconds, which the
    * reader connection's queue (every API read) must not wait behind.
    */
-  constructor(readonly dir: string, private readonly connect: () => Promise<DuckDBConnection>) {}
+  constructor(
+    readonly dir: string,
+    private readonly connect: () => Promise<DuckDBConnection>,
+  ) {}
 
   async write(spec: ExportSpec): Promise<ExportedFile> {
     const id = checkExportId(spec.export_id);
@@ -37,7 +47,9 @@ export class DuckDbExportRepository implements ExportRepository {
     const partial = `${file}.partial`;
     const source = EXPORT_SOURCES[spec.what];
     const columns = EXPORT_COLUMNS[spec.what].map(quote).join(', ');
-    const rows = await (await this.connection()).all(
+    const rows = await (
+      await this.connection()
+    ).all(
       `COPY (SELECT ${columns} FROM ${source.table}
              WHERE project_id = $1 AND ${quote(source.time)} >= $2 AND ${quote(source.time)} < $3
              ORDER BY ${source.order.map(quote).join(', ')})
@@ -71,7 +83,11 @@ export class DuckDbExportRepository implements ExportRepository {
   /** Removes every file of an export, complete or partial. */
   async remove(exportId: string): Promise<void> {
     const id = checkExportId(exportId);
-    await Promise.all(Object.values(EXPORT_EXTENSIONS).flatMap((ext) => [`${id}.${ext}`, `${id}.${ext}.partial`].map((n) => rm(join(this.dir, n), { force: true }))));
+    await Promise.all(
+      Object.values(EXPORT_EXTENSIONS).flatMap((ext) =>
+        [`${id}.${ext}`, `${id}.${ext}.partial`].map((n) => rm(join(this.dir, n), { force: true })),
+      ),
+    );
   }
 
   async close(): Promise<void> {
@@ -97,7 +113,10 @@ export function exportDirBeside(dbFile: string): string {
  * An export's file in `dir`, streamed; null when there is none. Needs no connection: the embedded
  * process' HTTP thread serves downloads with it while DuckDB lives on the pipeline thread.
  */
-export async function openExportFile(dir: string, exportId: string): Promise<{ stream: ReturnType<typeof createReadStream>; bytes: number } | null> {
+export async function openExportFile(
+  dir: string,
+  exportId: string,
+): Promise<{ stream: ReturnType<typeof createReadStream>; bytes: number } | null> {
   const id = checkExportId(exportId);
   for (const format of Object.keys(EXPORT_EXTENSIONS) as ExportFormat[]) {
     const file = exportFile(dir, id, format);

@@ -13,7 +13,12 @@ import { quote, type DuckReader } from './duckdb-connection.js';
 import { DuckParams, duckPredicate } from './event-predicate-sql.js';
 import { ENRICHED_EVENT_COLUMNS } from '../event-row.js';
 
-const BREAKDOWN_COLUMN: Record<FunnelBreakdown, string> = { browser: 'browser_name', country: 'geo_country', utm_source: 'utm_source', entry_page: 'path' };
+const BREAKDOWN_COLUMN: Record<FunnelBreakdown, string> = {
+  browser: 'browser_name',
+  country: 'geo_country',
+  utm_source: 'utm_source',
+  entry_page: 'path',
+};
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
 // 64-bit hashes partition faster than text ids (two of ~10^5 units of a window colliding: ~10^-9).
 const UNIT_KEY = { session: 'hash(session_id)', visitor: 'hash(ip, user_agent)' } as const;
@@ -31,7 +36,9 @@ export class DuckDbFunnelRepository implements FunnelRepository {
 
   query(projectId: string, spec: FunnelSpec): Promise<FunnelCounts> {
     const predicates = spec.steps.map((s) => s.predicate);
-    return predicates.every((p): p is EventPredicate => p !== null) ? this.inSql(projectId, spec, predicates) : this.inTypeScript(projectId, spec);
+    return predicates.every((p): p is EventPredicate => p !== null)
+      ? this.inSql(projectId, spec, predicates)
+      : this.inTypeScript(projectId, spec);
   }
 
   private async inSql(projectId: string, spec: FunnelSpec, predicates: EventPredicate[]): Promise<FunnelCounts> {
@@ -41,8 +48,17 @@ export class DuckDbFunnelRepository implements FunnelRepository {
     const prop = spec.breakdown ? `, event_id, ${quote(BREAKDOWN_COLUMN[spec.breakdown])} AS prop` : '';
     const ks = Array.from({ length: n }, (_, k) => k + 1);
     const firsts = ks.map((k) => `min(t) FILTER (WHERE b${k} IS NOT NULL) AS t${k}`).join(', ');
-    const counts = ks.map((k) => `count(t${k}) AS e${k}`).concat(ks.slice(1).map((k) => `quantile_cont(t${k} - t${k - 1}, 0.5) AS m${k - 1}`)).join(', ');
-    const group = spec.breakdown ? { join: 'LEFT JOIN firsts USING (u)', select: 'g, grouping(g) AS total,', by: 'GROUP BY GROUPING SETS ((), (g))' } : { join: '', select: '1 AS total,', by: '' };
+    const counts = ks
+      .map((k) => `count(t${k}) AS e${k}`)
+      .concat(ks.slice(1).map((k) => `quantile_cont(t${k} - t${k - 1}, 0.5) AS m${k - 1}`))
+      .join(', ');
+    const group = spec.breakdown
+      ? {
+          join: 'LEFT JOIN firsts USING (u)',
+          select: 'g, grouping(g) AS total,',
+          by: 'GROUP BY GROUPING SETS ((), (g))',
+        }
+      : { join: '', select: '1 AS total,', by: '' };
     const sql = `WITH ev AS (
         SELECT ${UNIT_KEY[spec.unit]} AS u, "timestamp" AS t, ${steps}${prop} ${EVENTS_IN} AND session_id IS NOT NULL),
       m AS (SELECT * FROM ev WHERE ${ks.map((k) => `s${k}`).join(' OR ')}),
@@ -55,7 +71,14 @@ export class DuckDbFunnelRepository implements FunnelRepository {
     return {
       evaluatedIn: 'sql',
       total: total ? stepCountsOfRow(total, n) : emptyCounts(n),
-      groups: spec.breakdown ? rankGroups(rows.filter((r) => Number(r.total) === 0).map((r) => ({ value: toStrOrNull(r.g), steps: stepCountsOfRow(r, n) })), FUNNEL_LIMITS.maxGroups) : [],
+      groups: spec.breakdown
+        ? rankGroups(
+            rows
+              .filter((r) => Number(r.total) === 0)
+              .map((r) => ({ value: toStrOrNull(r.g), steps: stepCountsOfRow(r, n) })),
+            FUNNEL_LIMITS.maxGroups,
+          )
+        : [],
     };
   }
 
@@ -64,7 +87,11 @@ export class DuckDbFunnelRepository implements FunnelRepository {
     const w = msLiteral(spec.conversionWindowMs);
     if (spec.order === 'any') {
       const present = Array.from({ length: n }, (_, k) => `bool_or(s${k + 1}) OVER w AS p${k + 1}`).join(', ');
-      const reach = Array.from({ length: n }, (_, k) => `CASE WHEN ${Array.from({ length: k + 1 }, (_, j) => `p${j + 1}`).join(' AND ')} THEN t END AS b${k + 1}`).join(', ');
+      const reach = Array.from(
+        { length: n },
+        (_, k) =>
+          `CASE WHEN ${Array.from({ length: k + 1 }, (_, j) => `p${j + 1}`).join(' AND ')} THEN t END AS b${k + 1}`,
+      ).join(', ');
       return `pr AS (SELECT u, t, ${present} FROM m WINDOW w AS (PARTITION BY u ORDER BY t RANGE BETWEEN ${w} PRECEDING AND CURRENT ROW)),
         lv AS (SELECT u, t, ${reach} FROM pr)`;
     }
@@ -101,4 +128,3 @@ export class DuckDbFunnelRepository implements FunnelRepository {
     return new Map(rows.map((r) => [toStr(r.funnel_unit), toStrOrNull(r.g)]));
   }
 }
-

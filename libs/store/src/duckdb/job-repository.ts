@@ -6,11 +6,16 @@ import type { DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 const COLUMNS = JOB_COLUMNS.join(', ');
 const PLACEHOLDERS = JOB_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-const SET = JOB_COLUMNS.filter((n) => n !== 'job_id').map((n) => `${n} = excluded.${n}`).join(', ');
+const SET = JOB_COLUMNS.filter((n) => n !== 'job_id')
+  .map((n) => `${n} = excluded.${n}`)
+  .join(', ');
 
 /** PRIMARY KEY job_id; an upsert keeps the greatest updated_at (ties: the later write). */
 export class DuckDbJobRepository implements JobRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async put(job: JobRecord): Promise<void> {
     const row = jobToRow(job);

@@ -7,12 +7,20 @@ import { eraseVisitorDuckDb } from './visitor-erasure.js';
 
 /** Every table with a project_id column (migrations.ts), the projects row last; `events` holds raw and enriched. */
 const PROJECT_TABLES = [
-  'events', 'sessions', 'actions', 'session_tag_facts', 'rules',
-  'session_classifications', 'records',
+  'events',
+  'sessions',
+  'actions',
+  'session_tag_facts',
+  'rules',
+  'session_classifications',
+  'records',
 ] as const;
 
 export class DuckDbProjectErasure implements ProjectErasure {
-  constructor(private readonly writer: DuckDbConnection, private readonly exports: DuckDbExportRepository) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly exports: DuckDbExportRepository,
+  ) {}
 
   async deleteProject(projectId: string, keepJobId: string): Promise<void> {
     const exportIds = await this.writer.exclusive(async (x) => {
@@ -28,11 +36,13 @@ export class DuckDbProjectErasure implements ProjectErasure {
   }
 
   async deleteAccount(accountId: string, keepJobId: string): Promise<void> {
-    await this.writer.exclusive((x) => x.transaction(async () => {
-      await x.run('DELETE FROM api_keys WHERE account_id = $1', [accountId]);
-      await x.run('DELETE FROM jobs WHERE account_id = $1 AND job_id <> $2', [accountId, keepJobId]);
-      await x.run('DELETE FROM accounts WHERE account_id = $1', [accountId]);
-    }));
+    await this.writer.exclusive((x) =>
+      x.transaction(async () => {
+        await x.run('DELETE FROM api_keys WHERE account_id = $1', [accountId]);
+        await x.run('DELETE FROM jobs WHERE account_id = $1 AND job_id <> $2', [accountId, keepJobId]);
+        await x.run('DELETE FROM accounts WHERE account_id = $1', [accountId]);
+      }),
+    );
   }
 
   eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {

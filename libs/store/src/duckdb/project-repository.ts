@@ -4,17 +4,28 @@ import { toBool, toInt, toStr } from '../column-values.js';
 import { mergeSettings, settingsOf } from '../project-settings-row.js';
 import { isConstraintViolation, type DuckDbConnection, type Row, type DuckReader } from './duckdb-connection.js';
 
-const COLUMNS = 'project_id, origin, project, account_id, verified, verification_token, created_at, retention_days, ip_policy';
+const COLUMNS =
+  'project_id, origin, project, account_id, verified, verification_token, created_at, retention_days, ip_policy';
 
 export class DuckDbProjectRepository implements ProjectRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async create(p: ProjectRecord): Promise<void> {
     try {
-      await this.writer.run(
-        `INSERT INTO projects (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [p.project_id, p.origin, p.project, p.account_id, p.verified, p.verification_token, p.created_at, p.retention_days ?? null, p.ip_policy ?? null],
-      );
+      await this.writer.run(`INSERT INTO projects (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+        p.project_id,
+        p.origin,
+        p.project,
+        p.account_id,
+        p.verified,
+        p.verification_token,
+        p.created_at,
+        p.retention_days ?? null,
+        p.ip_policy ?? null,
+      ]);
     } catch (err) {
       if (isConstraintViolation(err)) {
         throw new StoreConflictError(`project ${p.project} at ${p.origin} (or id ${p.project_id}) exists`);
@@ -24,7 +35,9 @@ export class DuckDbProjectRepository implements ProjectRepository {
   }
 
   async find(origin: string, project: string): Promise<ProjectRecord | null> {
-    return first(await this.reader.all(`SELECT ${COLUMNS} FROM projects WHERE origin = $1 AND project = $2`, [origin, project]));
+    return first(
+      await this.reader.all(`SELECT ${COLUMNS} FROM projects WHERE origin = $1 AND project = $2`, [origin, project]),
+    );
   }
 
   async findByName(project: string): Promise<ProjectRecord[]> {
@@ -54,14 +67,20 @@ export class DuckDbProjectRepository implements ProjectRepository {
       const [row] = await x.all(`SELECT ${COLUMNS} FROM projects WHERE project_id = $1`, [projectId]);
       if (!row) return [];
       const next = mergeSettings(row, settings);
-      await x.run('UPDATE projects SET retention_days = $2, ip_policy = $3 WHERE project_id = $1', [projectId, next.retention_days, next.ip_policy]);
+      await x.run('UPDATE projects SET retention_days = $2, ip_policy = $3 WHERE project_id = $1', [
+        projectId,
+        next.retention_days,
+        next.ip_policy,
+      ]);
       return x.all(`SELECT ${COLUMNS} FROM projects WHERE project_id = $1`, [projectId]);
     });
     return first(rows);
   }
 
   async listWithRetention(): Promise<ProjectRecord[]> {
-    return (await this.reader.all(`SELECT ${COLUMNS} FROM projects WHERE retention_days IS NOT NULL ORDER BY project_id`)).map(rowToProject);
+    return (
+      await this.reader.all(`SELECT ${COLUMNS} FROM projects WHERE retention_days IS NOT NULL ORDER BY project_id`)
+    ).map(rowToProject);
   }
 }
 
@@ -72,8 +91,13 @@ function first(rows: Row[]): ProjectRecord | null {
 
 function rowToProject(r: Row): ProjectRecord {
   return {
-    project_id: toStr(r.project_id), origin: toStr(r.origin), project: toStr(r.project),
-    account_id: toStr(r.account_id), verified: toBool(r.verified),
-    verification_token: toStr(r.verification_token), created_at: toInt(r.created_at), ...settingsOf(r),
+    project_id: toStr(r.project_id),
+    origin: toStr(r.origin),
+    project: toStr(r.project),
+    account_id: toStr(r.account_id),
+    verified: toBool(r.verified),
+    verification_token: toStr(r.verification_token),
+    created_at: toInt(r.created_at),
+    ...settingsOf(r),
   };
 }

@@ -7,18 +7,26 @@ const LIST = RECORD_COLUMNS.join(', ');
 const TYPES: Record<string, DuckColumnType> = { sort_key: 'BIGINT', updated_at: 'BIGINT', deleted: 'BOOLEAN' };
 const COLUMNS: DuckColumns = RECORD_COLUMNS.map((n) => [n, TYPES[n] ?? 'VARCHAR'] as const);
 const PLACEHOLDERS = RECORD_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-const SET = RECORD_COLUMNS.filter((n) => !['kind', 'project_id', 'id'].includes(n)).map((n) => `${n} = excluded.${n}`).join(', ');
+const SET = RECORD_COLUMNS.filter((n) => !['kind', 'project_id', 'id'].includes(n))
+  .map((n) => `${n} = excluded.${n}`)
+  .join(', ');
 
 /** PRIMARY KEY (kind, project_id, id); an upsert keeps the greatest updated_at (ties: the later write). */
 export class DuckDbRecordRepository implements RecordRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async put<T>(records: Array<StoredRecord<T>>): Promise<void> {
     const rows = latestPerRecord(records).map(recordToRow);
     if (rows.length === 0) return;
     const upsert = `ON CONFLICT (kind, project_id, id) DO UPDATE SET ${SET} WHERE excluded.updated_at >= records.updated_at`;
     if (rows.length === 1) {
-      await this.writer.run(`INSERT INTO records (${LIST}) VALUES (${PLACEHOLDERS}) ${upsert}`, RECORD_COLUMNS.map((c) => rows[0]![c]!));
+      await this.writer.run(
+        `INSERT INTO records (${LIST}) VALUES (${PLACEHOLDERS}) ${upsert}`,
+        RECORD_COLUMNS.map((c) => rows[0]![c]!),
+      );
       return;
     }
     // Batches (a burst of deliveries) through the Appender and one statement, as events do.

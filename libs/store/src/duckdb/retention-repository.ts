@@ -10,7 +10,13 @@ export class DuckDbRetentionRepository implements RetentionRepository {
 
   async cohorts(projectId: string, spec: RetentionSpec): Promise<RetentionCohort[]> {
     periodsOf(spec);
-    const params = [projectId, spec.window.start, spec.window.end, spec.periodMs, ...(spec.action === null ? [] : [spec.action])];
+    const params = [
+      projectId,
+      spec.window.start,
+      spec.window.end,
+      spec.periodMs,
+      ...(spec.action === null ? [] : [spec.action]),
+    ];
     const rows = await this.reader.all(
       `WITH v AS (
          SELECT hash(ip, user_agent) AS u, (min("timestamp") - $2) // $4 AS c FROM enriched_events

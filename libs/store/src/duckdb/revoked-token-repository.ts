@@ -4,7 +4,10 @@ import type { DuckDbConnection, DuckReader } from './duckdb-connection.js';
 
 /** PRIMARY KEY token_id: isRevoked is an index lookup (migrations.ts, step 5). */
 export class DuckDbRevokedTokenRepository implements TokenRevocationRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   /** Also forgets lapsed revocations: logouts are rare, so the table stays the size of the live ones. */
   async revoke(t: RevokedToken): Promise<void> {
@@ -16,7 +19,10 @@ export class DuckDbRevokedTokenRepository implements TokenRevocationRepository {
   }
 
   async isRevoked(tokenId: string, now: number): Promise<boolean> {
-    const rows = await this.reader.all('SELECT 1 AS hit FROM revoked_tokens WHERE token_id = $1 AND expires_at >= $2', [tokenId, now]);
+    const rows = await this.reader.all('SELECT 1 AS hit FROM revoked_tokens WHERE token_id = $1 AND expires_at >= $2', [
+      tokenId,
+      now,
+    ]);
     return rows.length > 0;
   }
 }

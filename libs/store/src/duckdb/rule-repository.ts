@@ -12,7 +12,10 @@ const PLACEHOLDERS = RULE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
  * meets the first's row and fails on the key.
  */
 export class DuckDbRuleRepository implements RuleRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async put(rule: RuleRecord): Promise<void> {
     const row = ruleToRow(rule);

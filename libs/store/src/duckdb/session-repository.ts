@@ -1,23 +1,42 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
 import type { ListQuery, SessionRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
+import { SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow } from '../session-row.js';
 import {
-  SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow,
-} from '../session-row.js';
-import { quote, type DuckColumnType, type DuckColumns, type DuckDbConnection, type DuckReader } from './duckdb-connection.js';
+  quote,
+  type DuckColumnType,
+  type DuckColumns,
+  type DuckDbConnection,
+  type DuckReader,
+} from './duckdb-connection.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
-  first_event_at: 'BIGINT', last_event_at: 'BIGINT', duration_ms: 'BIGINT', event_count: 'BIGINT',
-  page_count: 'BIGINT', updated_at: 'BIGINT', geo_latitude: 'DOUBLE', geo_longitude: 'DOUBLE',
-  actions: 'JSON', attributes: 'JSON', tags: 'JSON', classification: 'JSON', seen: 'JSON',
+  first_event_at: 'BIGINT',
+  last_event_at: 'BIGINT',
+  duration_ms: 'BIGINT',
+  event_count: 'BIGINT',
+  page_count: 'BIGINT',
+  updated_at: 'BIGINT',
+  geo_latitude: 'DOUBLE',
+  geo_longitude: 'DOUBLE',
+  actions: 'JSON',
+  attributes: 'JSON',
+  tags: 'JSON',
+  classification: 'JSON',
+  seen: 'JSON',
 };
 const COLUMNS: DuckColumns = SESSION_COLUMNS.map((n) => [n, COLUMN_TYPES[n] ?? 'VARCHAR'] as const);
 const LIST = COLUMNS.map(([n]) => quote(n)).join(', ');
 const KEY = new Set(['project_id', 'session_id']);
-const SET = COLUMNS.filter(([n]) => !KEY.has(n)).map(([n]) => `${quote(n)} = excluded.${quote(n)}`).join(', ');
+const SET = COLUMNS.filter(([n]) => !KEY.has(n))
+  .map(([n]) => `${quote(n)} = excluded.${quote(n)}`)
+  .join(', ');
 
 export class DuckDbSessionRepository implements SessionRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async upsert(sessions: SessionState[]): Promise<void> {
     // Same rule as ClickHouse's ReplacingMergeTree(updated_at): the greatest updated_at wins,
@@ -35,10 +54,10 @@ export class DuckDbSessionRepository implements SessionRepository {
   }
 
   async get(projectId: string, sessionId: string): Promise<SessionState | null> {
-    const [row] = await this.reader.all(
-      `SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id = $2`,
-      [projectId, sessionId],
-    );
+    const [row] = await this.reader.all(`SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id = $2`, [
+      projectId,
+      sessionId,
+    ]);
     return row ? rowToSession(row) : null;
   }
 
@@ -70,15 +89,16 @@ export class DuckDbSessionRepository implements SessionRepository {
   }
 
   async page(projectId: string, afterSessionId: string | null, limit: number): Promise<SessionState[]> {
-    const rows = afterSessionId === null
-      ? await this.reader.all(
-        `SELECT ${LIST} FROM sessions WHERE project_id = $1 ORDER BY session_id LIMIT $2`,
-        [projectId, checkLimit(limit)],
-      )
-      : await this.reader.all(
-        `SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id > $2 ORDER BY session_id LIMIT $3`,
-        [projectId, afterSessionId, checkLimit(limit)],
-      );
+    const rows =
+      afterSessionId === null
+        ? await this.reader.all(`SELECT ${LIST} FROM sessions WHERE project_id = $1 ORDER BY session_id LIMIT $2`, [
+            projectId,
+            checkLimit(limit),
+          ])
+        : await this.reader.all(
+            `SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id > $2 ORDER BY session_id LIMIT $3`,
+            [projectId, afterSessionId, checkLimit(limit)],
+          );
     return rows.map(rowToSession);
   }
 

@@ -13,7 +13,10 @@ const LIST = TAG_COLUMNS.join(', ');
  * Reads take the standing facts (removed = false) and the greatest tagged_at among them.
  */
 export class DuckDbTagRepository implements TagRepository {
-  constructor(private readonly writer: DuckDbConnection, private readonly reader: DuckReader) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly reader: DuckReader,
+  ) {}
 
   async add(tags: SessionTag[]): Promise<void> {
     // One row per key first, for the DuckDB 1.5 ON CONFLICT quirk noted in touchActions.
@@ -50,7 +53,10 @@ export class DuckDbTagRepository implements TagRepository {
     return rows.map(rowToTagSeen);
   }
 
-  async ofSessions(projectId: string, sessionIds: string[]): Promise<Array<{ session_id: string; tag: string; last_seen: number }>> {
+  async ofSessions(
+    projectId: string,
+    sessionIds: string[],
+  ): Promise<Array<{ session_id: string; tag: string; last_seen: number }>> {
     if (sessionIds.length === 0) return [];
     const rows = await this.reader.all(
       `SELECT session_id, tag, max(tagged_at) AS last_seen FROM session_tag_facts
@@ -61,7 +67,11 @@ export class DuckDbTagRepository implements TagRepository {
     return rows.map(rowToSessionTag);
   }
 
-  async sessions(projectId: string, tag: string, q: ListQuery): Promise<Array<{ session_id: string; tagged_at: number }>> {
+  async sessions(
+    projectId: string,
+    tag: string,
+    q: ListQuery,
+  ): Promise<Array<{ session_id: string; tagged_at: number }>> {
     const rows = await this.reader.all(
       `SELECT session_id, max(tagged_at) AS latest FROM session_tag_facts
        WHERE project_id = $1 AND tag = $2 AND NOT removed

@@ -8,35 +8,55 @@ import type { DuckExecutor, Param } from './duckdb-connection.js';
 function matchOf(selector: VisitorSelector, n: number): { sql: string; value: Param } {
   const v = `$${n}`;
   if ('session_id' in selector) return { sql: `session_id = ${v}`, value: selector.session_id };
-  if ('visitor_id' in selector) return { sql: `sha256(coalesce(ip, '') || chr(10) || coalesce(user_agent, '')) = ${v}`, value: selector.visitor_id };
+  if ('visitor_id' in selector)
+    return {
+      sql: `sha256(coalesce(ip, '') || chr(10) || coalesce(user_agent, '')) = ${v}`,
+      value: selector.visitor_id,
+    };
   return { sql: `(list_contains(${v}::VARCHAR[], ip) OR list_contains(${v}::VARCHAR[], raw_ip))`, value: selector.ips };
 }
 
 /** The sessions of the person: those their events belong to (and the named one). */
 async function sessionsOf(x: DuckExecutor, projectId: string, selector: VisitorSelector): Promise<string[]> {
   const m = matchOf(selector, 2);
-  const rows = await x.all(`SELECT DISTINCT session_id FROM events WHERE project_id = $1 AND ${m.sql} AND session_id IS NOT NULL`, [projectId, m.value]);
+  const rows = await x.all(
+    `SELECT DISTINCT session_id FROM events WHERE project_id = $1 AND ${m.sql} AND session_id IS NOT NULL`,
+    [projectId, m.value],
+  );
   const ids = new Set(rows.map((r) => String(r.session_id)));
   if ('session_id' in selector) ids.add(selector.session_id);
   return [...ids].sort();
 }
 
 /** Runs inside the writer's exclusive hold. */
-export async function eraseVisitorDuckDb(x: DuckExecutor, projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
+export async function eraseVisitorDuckDb(
+  x: DuckExecutor,
+  projectId: string,
+  selector: VisitorSelector,
+): Promise<VisitorErasure> {
   return x.transaction(async () => {
     const sessionIds = await sessionsOf(x, projectId, selector);
     const m = matchOf(selector, 3);
     const erased = `project_id = $1 AND (list_contains($2::VARCHAR[], session_id) OR ${m.sql})`;
     const params: Param[] = [projectId, sessionIds, m.value];
-    const [span] = await x.all(`SELECT count(*) FILTER (WHERE has_enriched) AS n, min("timestamp") AS lo, max("timestamp") AS hi FROM events WHERE ${erased}`, params);
-    const actions = (await x.all(`SELECT DISTINCT action FROM events WHERE ${erased}`, params)).map((r) => String(r.action));
+    const [span] = await x.all(
+      `SELECT count(*) FILTER (WHERE has_enriched) AS n, min("timestamp") AS lo, max("timestamp") AS hi FROM events WHERE ${erased}`,
+      params,
+    );
+    const actions = (await x.all(`SELECT DISTINCT action FROM events WHERE ${erased}`, params)).map((r) =>
+      String(r.action),
+    );
     await x.run(`DELETE FROM events WHERE ${erased}`, params);
     for (const table of ['sessions', 'session_tag_facts', 'session_classifications']) {
-      await x.run(`DELETE FROM ${table} WHERE project_id = $1 AND list_contains($2::VARCHAR[], session_id)`, [projectId, sessionIds]);
+      await x.run(`DELETE FROM ${table} WHERE project_id = $1 AND list_contains($2::VARCHAR[], session_id)`, [
+        projectId,
+        sessionIds,
+      ]);
     }
     await recomputeActions(x, projectId, actions);
     const events = Number(span?.n ?? 0);
-    const window = span?.lo === null || span?.lo === undefined ? null : { start: Number(span.lo), end: Number(span.hi) + 1 };
+    const window =
+      span?.lo === null || span?.lo === undefined ? null : { start: Number(span.lo), end: Number(span.hi) + 1 };
     return { session_ids: sessionIds, events, window };
   });
 }
@@ -47,7 +67,10 @@ export async function eraseVisitorDuckDb(x: DuckExecutor, projectId: string, sel
  */
 async function recomputeActions(x: DuckExecutor, projectId: string, actions: string[]): Promise<void> {
   if (actions.length === 0) return;
-  await x.run('DELETE FROM actions WHERE project_id = $1 AND list_contains($2::VARCHAR[], action)', [projectId, actions]);
+  await x.run('DELETE FROM actions WHERE project_id = $1 AND list_contains($2::VARCHAR[], action)', [
+    projectId,
+    actions,
+  ]);
   await x.run(
     `INSERT INTO actions (project_id, action, last_seen)
      SELECT project_id, action, max("timestamp") FROM enriched_events

@@ -33,7 +33,13 @@ export async function ensureChdbVenv(): Promise<string> {
     await rm(venv, { recursive: true, force: true });
     await rm(logFile, { force: true });
     // Debian splits ensurepip out of python3: a failure here means "apt-get install python3-venv".
-    await runToCompletion({ label: 'python3 -m venv', command: 'python3', args: ['-m', 'venv', venv], logFile, timeoutMs: 120_000 });
+    await runToCompletion({
+      label: 'python3 -m venv',
+      command: 'python3',
+      args: ['-m', 'venv', venv],
+      logFile,
+      timeoutMs: 120_000,
+    });
     await runToCompletion({
       label: 'pip install chdb',
       command: python,
@@ -84,7 +90,18 @@ async function launchChdb(dir: string, wantedPort: number): Promise<{ url: strin
   const server = ManagedProcess.start({
     name: 'chdb',
     command: python,
-    args: ['-u', deployLocalPath('chdb', 'chdb_http_server.py'), '--data-dir', join(dir, 'data'), '--host', '127.0.0.1', '--port', String(wantedPort), '--port-file', portFile],
+    args: [
+      '-u',
+      deployLocalPath('chdb', 'chdb_http_server.py'),
+      '--data-dir',
+      join(dir, 'data'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(wantedPort),
+      '--port-file',
+      portFile,
+    ],
     logFile: join(dir, 'chdb.log'),
     // UTC like the clickhouse-server image; no .pyc files written into the repo.
     env: { ...process.env, TZ: 'UTC', PYTHONDONTWRITEBYTECODE: '1' },
@@ -94,14 +111,18 @@ async function launchChdb(dir: string, wantedPort: number): Promise<{ url: strin
   });
   let url = '';
   try {
-    await pollUntil('chdb http server', async () => {
-      if (url === '') {
-        const port = Number.parseInt(await readFile(portFile, 'utf8'), 10);
-        if (!Number.isInteger(port)) return false;
-        url = `http://127.0.0.1:${port}`;
-      }
-      return pingAnswers(url);
-    }, { timeoutMs: 60_000, intervalMs: 100, abortReason: () => server.exitReason() });
+    await pollUntil(
+      'chdb http server',
+      async () => {
+        if (url === '') {
+          const port = Number.parseInt(await readFile(portFile, 'utf8'), 10);
+          if (!Number.isInteger(port)) return false;
+          url = `http://127.0.0.1:${port}`;
+        }
+        return pingAnswers(url);
+      },
+      { timeoutMs: 60_000, intervalMs: 100, abortReason: () => server.exitReason() },
+    );
   } catch (error) {
     const failure = await server.failure((error as Error).message);
     await server.stop();

@@ -45,7 +45,8 @@ function findDnsmasq(): string {
  */
 function configLine(record: TxtRecord): string {
   const chunks = typeof record.value === 'string' ? [record.value] : record.value;
-  if (/[\s,]/.test(record.name) || record.name === '') throw new Error(`not a DNS name: ${JSON.stringify(record.name)}`);
+  if (/[\s,]/.test(record.name) || record.name === '')
+    throw new Error(`not a DNS name: ${JSON.stringify(record.name)}`);
   const quoted = chunks.map((chunk) => {
     if (Buffer.byteLength(chunk) > 255) throw new Error(`a TXT chunk holds at most 255 bytes: ${chunk.slice(0, 40)}…`);
     if (/[\r\n\0]/.test(chunk)) throw new Error('a TXT chunk here cannot hold CR, LF or NUL');
@@ -68,10 +69,18 @@ async function startOnce(binary: string, dir: string, attempt: number): Promise<
     name: 'dnsmasq',
     command: binary,
     args: [
-      '--keep-in-foreground', '--log-facility=-', '--log-queries',
-      `--conf-file=${join(dir, 'dnsmasq.conf')}`, '--pid-file', // no argument: no pid file
-      '--no-resolv', '--no-hosts', '--no-poll', '--local=/#/', // every name is local: NXDOMAIN unless configured
-      '--listen-address=127.0.0.1', '--bind-interfaces', `--port=${port}`,
+      '--keep-in-foreground',
+      '--log-facility=-',
+      '--log-queries',
+      `--conf-file=${join(dir, 'dnsmasq.conf')}`,
+      '--pid-file', // no argument: no pid file
+      '--no-resolv',
+      '--no-hosts',
+      '--no-poll',
+      '--local=/#/', // every name is local: NXDOMAIN unless configured
+      '--listen-address=127.0.0.1',
+      '--bind-interfaces',
+      `--port=${port}`,
       `--user=${userInfo().username}`, // stays who we are; Debian's default user "dnsmasq" may not exist
     ],
     logFile: join(dir, `dnsmasq-${attempt}.log`),

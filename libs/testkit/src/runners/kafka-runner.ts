@@ -35,7 +35,9 @@ export async function ensureKafkaLibs(): Promise<string> {
   const libs = join(home, 'libs');
   const readyFile = join(home, 'READY');
   const pom = deployLocalPath('kafka', 'pom.xml');
-  const pomHash = createHash('sha256').update(await readFile(pom)).digest('hex');
+  const pomHash = createHash('sha256')
+    .update(await readFile(pom))
+    .digest('hex');
   const isReady = async (): Promise<boolean> => (await readFile(readyFile, 'utf8').catch(() => '')) === pomHash;
   if (await isReady()) return libs;
   return withCacheLock(`${home}.lock`, FETCH_TIMEOUT_MS, async () => {
@@ -46,7 +48,15 @@ export async function ensureKafkaLibs(): Promise<string> {
     await runToCompletion({
       label: `Maven fetch of Kafka ${KAFKA_VERSION}`,
       command: 'mvn',
-      args: ['-q', '-B', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${libs}`, `-Dkafka.version=${KAFKA_VERSION}`],
+      args: [
+        '-q',
+        '-B',
+        '-f',
+        pom,
+        'dependency:copy-dependencies',
+        `-DoutputDirectory=${libs}`,
+        `-Dkafka.version=${KAFKA_VERSION}`,
+      ],
       logFile: join(home, 'fetch.log'),
       timeoutMs: FETCH_TIMEOUT_MS,
     });
@@ -112,7 +122,13 @@ async function prepareLocalKafka(): Promise<{ brokers: string; launch: () => Pro
   const [port, controllerPort] = [await freePort(), await freePort()];
   await writeFile(config, brokerProperties(dataDir, port, controllerPort));
   const logFile = join(dir, 'kafka.log');
-  const jvm = [...JVM_OPTIONS, `-Dlog4j.configuration=file:${deployLocalPath('kafka', 'log4j.properties')}`, `-Dkafka.logs.dir=${dir}`, '-cp', join(libs, '*')];
+  const jvm = [
+    ...JVM_OPTIONS,
+    `-Dlog4j.configuration=file:${deployLocalPath('kafka', 'log4j.properties')}`,
+    `-Dkafka.logs.dir=${dir}`,
+    '-cp',
+    join(libs, '*'),
+  ];
 
   await runToCompletion({
     label: 'Kafka storage format',

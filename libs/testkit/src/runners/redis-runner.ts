@@ -60,7 +60,22 @@ async function prepareLocalRedis(): Promise<{ url: string; launch: () => Promise
     const server = ManagedProcess.start({
       name: 'redis',
       command: binary,
-      args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--logfile', ''],
+      args: [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--logfile',
+        '',
+      ],
       logFile: join(dir, 'redis.log'),
       stopGraceMs: 5_000,
     });

@@ -4,7 +4,8 @@
 import type { Request, Response } from 'express';
 import { onServerClosing } from '@spoor/http';
 
-export const eventFrame = (event: string, id: string, data: string): string => `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
+export const eventFrame = (event: string, id: string, data: string): string =>
+  `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 export const commentFrame = (text: string): string => `: ${text}\n\n`;
 
 export interface EventStream {

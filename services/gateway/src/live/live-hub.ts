@@ -65,7 +65,11 @@ class ProjectTicker {
   private lastSent = 0;
   private stopped = false;
 
-  constructor(private readonly project: ProjectRecord, private readonly opts: LiveHubOptions, private readonly counted: () => void) {}
+  constructor(
+    private readonly project: ProjectRecord,
+    private readonly opts: LiveHubOptions,
+    private readonly counted: () => void,
+  ) {}
 
   get size(): number {
     return this.viewers.size;
@@ -114,11 +118,17 @@ class ProjectTicker {
     this.counted();
     const at = this.opts.clock();
     const counts = await this.opts.store.live.snapshot(this.project.project_id, {
-      since: at - LIVE_LIMITS.windowMs, topPages: LIVE_LIMITS.topPages, latest: LIVE_LIMITS.latestEvents,
+      since: at - LIVE_LIMITS.windowMs,
+      topPages: LIVE_LIMITS.topPages,
+      latest: LIVE_LIMITS.latestEvents,
     });
     return {
-      origin: this.project.origin, project: this.project.project, at,
-      window_ms: LIVE_LIMITS.windowMs, interval_ms: this.opts.intervalMs ?? LIVE_LIMITS.intervalMs, ...counts,
+      origin: this.project.origin,
+      project: this.project.project,
+      at,
+      window_ms: LIVE_LIMITS.windowMs,
+      interval_ms: this.opts.intervalMs ?? LIVE_LIMITS.intervalMs,
+      ...counts,
     };
   }
 

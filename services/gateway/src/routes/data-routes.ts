@@ -4,8 +4,15 @@ import type { Response } from 'express';
 import { createError, errors, parseOr422 } from '@spoor/http';
 import { JobDispatchError, type JobDispatcher } from '@spoor/jobs';
 import {
-  DeleteAccountQuery, DeleteProjectQuery, ErasureRequest, ExportPath, ExportRequest, JobQueued, failuresOf,
-  type ExportResult, type JobKind,
+  DeleteAccountQuery,
+  DeleteProjectQuery,
+  ErasureRequest,
+  ExportPath,
+  ExportRequest,
+  JobQueued,
+  failuresOf,
+  type ExportResult,
+  type JobKind,
 } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
@@ -30,26 +37,53 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     }
   };
 
-  defineOperation(ctx, { method: 'post', path: '/v1/exports', summary: 'Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result)', tag: 'data', auth: true, body: ExportRequest, response: JobQueued, failures: ['domain_unverified', 'not_found', 'rate_limited', 'unavailable'] }, async ({ body, principal }) => {
-    await ctx.limits?.spend('triggers_account', principal.account_id);
-    if (body.window_start !== undefined && body.window_end !== undefined && body.window_start >= body.window_end) {
-      throw errors.validation([{ loc: ['body', 'window_end'], msg: 'window_end must be after window_start', type: 'value_error', input: body.window_end }]);
-    }
-    const project = await scopedProject(store, principal, body.origin, body.project);
-    // Event rows carry payloads, IPs and user agents: the DNS gate of every raw read (issue 13).
-    if (body.what !== 'sessions') requireVerified(project);
-    const { origin: _o, project: _p, ...request } = body;
-    return dispatch(principal, project.project_id, 'export', request);
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/exports',
+      summary:
+        'Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result)',
+      tag: 'data',
+      auth: true,
+      body: ExportRequest,
+      response: JobQueued,
+      failures: ['domain_unverified', 'not_found', 'rate_limited', 'unavailable'],
+    },
+    async ({ body, principal }) => {
+      await ctx.limits?.spend('triggers_account', principal.account_id);
+      if (body.window_start !== undefined && body.window_end !== undefined && body.window_start >= body.window_end) {
+        throw errors.validation([
+          {
+            loc: ['body', 'window_end'],
+            msg: 'window_end must be after window_start',
+            type: 'value_error',
+            input: body.window_end,
+          },
+        ]);
+      }
+      const project = await scopedProject(store, principal, body.origin, body.project);
+      // Event rows carry payloads, IPs and user agents: the DNS gate of every raw read (issue 13).
+      if (body.what !== 'sessions') requireVerified(project);
+      const { origin: _o, project: _p, ...request } = body;
+      return dispatch(principal, project.project_id, 'export', request);
+    },
+  );
 
   registerFileOperation(ctx);
   ctx.router.get('/v1/exports/:export_id/file', ctx.authenticate, async (req, res) => {
     const { export_id } = parseOr422(ExportPath, req.params, 'path');
     const principal = res.locals['principal'] as Principal;
     const job = await store.jobs.get(export_id);
-    if (!job || job.kind !== 'export' || job.account_id !== principal.account_id) throw errors.notFound('Export not found');
-    if (job.status === 'failed') throw createError('export_not_ready', `The export failed: ${job.error ?? 'unknown error'}; start a new one`);
-    if (job.status !== 'succeeded') throw createError('export_not_ready', `The export is ${job.status}; GET /v1/jobs/${job.job_id} tells when it has succeeded`);
+    if (!job || job.kind !== 'export' || job.account_id !== principal.account_id)
+      throw errors.notFound('Export not found');
+    if (job.status === 'failed')
+      throw createError('export_not_ready', `The export failed: ${job.error ?? 'unknown error'}; start a new one`);
+    if (job.status !== 'succeeded')
+      throw createError(
+        'export_not_ready',
+        `The export is ${job.status}; GET /v1/jobs/${job.job_id} tells when it has succeeded`,
+      );
     const result = job.result as ExportResult;
     if (deps.clock() >= result.expires_at) throw createError('export_expired');
     const project = await store.projects.get(job.project_id);
@@ -66,40 +100,101 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     await streamOut(file.stream, res);
   });
 
-  defineOperation(ctx, { method: 'delete', path: '/v1/projects', summary: 'Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier.', tag: 'data', auth: true, query: DeleteProjectQuery, response: JobQueued, failures: ['not_found', 'rate_limited', 'unavailable'] }, async ({ query, principal }) => {
-    await ctx.limits?.spend('triggers_account', principal.account_id);
-    const project = await scopedProject(store, principal, query.origin, query.project);
-    if (query.confirm === undefined) throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
-    if (query.confirm !== query.project) {
-      throw errors.validation([{ loc: ['query', 'confirm'], msg: 'confirm must repeat the project identifier exactly', type: 'value_error', input: query.confirm }]);
-    }
-    // The names stay in the job's request: after the job, no project record is left to show them.
-    return dispatch(principal, project.project_id, 'project_deletion', { origin: project.origin, project: project.project });
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'delete',
+      path: '/v1/projects',
+      summary:
+        'Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier.',
+      tag: 'data',
+      auth: true,
+      query: DeleteProjectQuery,
+      response: JobQueued,
+      failures: ['not_found', 'rate_limited', 'unavailable'],
+    },
+    async ({ query, principal }) => {
+      await ctx.limits?.spend('triggers_account', principal.account_id);
+      const project = await scopedProject(store, principal, query.origin, query.project);
+      if (query.confirm === undefined)
+        throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
+      if (query.confirm !== query.project) {
+        throw errors.validation([
+          {
+            loc: ['query', 'confirm'],
+            msg: 'confirm must repeat the project identifier exactly',
+            type: 'value_error',
+            input: query.confirm,
+          },
+        ]);
+      }
+      // The names stay in the job's request: after the job, no project record is left to show them.
+      return dispatch(principal, project.project_id, 'project_deletion', {
+        origin: project.origin,
+        project: project.project,
+      });
+    },
+  );
 
-  defineOperation(ctx, { method: 'delete', path: '/v1/users/account', summary: "Deletes the account, its API keys and all its projects with everything they hold (asynchronous: answers the queued job; the account's tokens stop working as soon as the job starts). `confirm` repeats the account's email (its account_id when it has none). ID tokens only.", tag: 'account', auth: true, query: DeleteAccountQuery, response: JobQueued, failures: ['account_deletion_needs_token', 'rate_limited', 'unavailable'] }, async ({ query, principal }) => {
-    await ctx.limits?.spend('triggers_account', principal.account_id);
-    // A leaked key must not be able to erase its owner; the owner signs in for this.
-    if (principal.via !== 'token') throw createError('account_deletion_needs_token');
-    const account = await store.accounts.get(principal.account_id);
-    const expected = account?.email ?? principal.account_id;
-    if (query.confirm === undefined) throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
-    if (query.confirm.trim().toLowerCase() !== expected.toLowerCase()) {
-      const what = account?.email ? "the account's email" : "the account's id";
-      throw errors.validation([{ loc: ['query', 'confirm'], msg: `confirm must repeat ${what} exactly`, type: 'value_error', input: query.confirm }]);
-    }
-    // No project: the job is the account's, and deletes every project the account holds.
-    return dispatch(principal, '', 'account_deletion', {});
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'delete',
+      path: '/v1/users/account',
+      summary:
+        "Deletes the account, its API keys and all its projects with everything they hold (asynchronous: answers the queued job; the account's tokens stop working as soon as the job starts). `confirm` repeats the account's email (its account_id when it has none). ID tokens only.",
+      tag: 'account',
+      auth: true,
+      query: DeleteAccountQuery,
+      response: JobQueued,
+      failures: ['account_deletion_needs_token', 'rate_limited', 'unavailable'],
+    },
+    async ({ query, principal }) => {
+      await ctx.limits?.spend('triggers_account', principal.account_id);
+      // A leaked key must not be able to erase its owner; the owner signs in for this.
+      if (principal.via !== 'token') throw createError('account_deletion_needs_token');
+      const account = await store.accounts.get(principal.account_id);
+      const expected = account?.email ?? principal.account_id;
+      if (query.confirm === undefined)
+        throw errors.validation([{ loc: ['query', 'confirm'], msg: 'Field required', type: 'missing' }]);
+      if (query.confirm.trim().toLowerCase() !== expected.toLowerCase()) {
+        const what = account?.email ? "the account's email" : "the account's id";
+        throw errors.validation([
+          {
+            loc: ['query', 'confirm'],
+            msg: `confirm must repeat ${what} exactly`,
+            type: 'value_error',
+            input: query.confirm,
+          },
+        ]);
+      }
+      // No project: the job is the account's, and deletes every project the account holds.
+      return dispatch(principal, '', 'account_deletion', {});
+    },
+  );
 
-  defineOperation(ctx, { method: 'post', path: '/v1/erasures', summary: 'Erases one person of the project: by session_id, visitor_id or ip (exactly one), their raw and enriched events, sessions, tags and classifications; overviews that counted them are rebuilt (asynchronous: answers the queued job; docs/data.md)', tag: 'data', auth: true, body: ErasureRequest, response: JobQueued, failures: ['not_found', 'rate_limited', 'unavailable'] }, async ({ body, principal }) => {
-    await ctx.limits?.spend('triggers_account', principal.account_id);
-    const project = await scopedProject(store, principal, body.origin, body.project);
-    // No DNS gate (requireVerified): an erasure deletes and answers no event rows, and an owner
-    // must be able to honour a request before, or without ever, proving the domain.
-    const { origin: _o, project: _p, ...request } = body;
-    return dispatch(principal, project.project_id, 'erasure', request);
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/erasures',
+      summary:
+        'Erases one person of the project: by session_id, visitor_id or ip (exactly one), their raw and enriched events, sessions, tags and classifications; overviews that counted them are rebuilt (asynchronous: answers the queued job; docs/data.md)',
+      tag: 'data',
+      auth: true,
+      body: ErasureRequest,
+      response: JobQueued,
+      failures: ['not_found', 'rate_limited', 'unavailable'],
+    },
+    async ({ body, principal }) => {
+      await ctx.limits?.spend('triggers_account', principal.account_id);
+      const project = await scopedProject(store, principal, body.origin, body.project);
+      // No DNS gate (requireVerified): an erasure deletes and answers no event rows, and an owner
+      // must be able to honour a request before, or without ever, proving the domain.
+      const { origin: _o, project: _p, ...request } = body;
+      return dispatch(principal, project.project_id, 'erasure', request);
+    },
+  );
 }
 
 /** Once the headers are out an error can no longer become a JSON answer: the connection is cut, so the client sees a short file fail rather than end. */
@@ -125,9 +220,19 @@ function registerFileOperation(ctx: RouteContext): void {
     security: [{ bearerAuth: [] }],
     request: { params: ExportPath },
     responses: {
-      200: { description: 'The file', content: { 'text/csv': binary, 'application/x-ndjson': binary, 'application/vnd.apache.parquet': binary } },
+      200: {
+        description: 'The file',
+        content: { 'text/csv': binary, 'application/x-ndjson': binary, 'application/vnd.apache.parquet': binary },
+      },
       // A file, not JSON, so not a defineOperation; its errors come from the catalogue all the same.
-      ...errorResponses(failuresOf({ method: 'get', auth: true, params: ExportPath, failures: ['domain_unverified', 'not_found', 'export_expired', 'export_not_ready'] })),
+      ...errorResponses(
+        failuresOf({
+          method: 'get',
+          auth: true,
+          params: ExportPath,
+          failures: ['domain_unverified', 'not_found', 'export_expired', 'export_not_ready'],
+        }),
+      ),
     },
   });
 }

@@ -39,8 +39,13 @@ function registerLiveOperation(ctx: RouteContext): void {
     request: { query: LiveQuery },
     responses: {
       200: {
-        description: 'An endless text/event-stream; each `data:` line of a `snapshot` event is one LiveSnapshot as JSON',
-        content: { 'text/event-stream': { schema: { type: 'string', description: 'event: snapshot / id: <at> / data: <LiveSnapshot JSON>' } } },
+        description:
+          'An endless text/event-stream; each `data:` line of a `snapshot` event is one LiveSnapshot as JSON',
+        content: {
+          'text/event-stream': {
+            schema: { type: 'string', description: 'event: snapshot / id: <at> / data: <LiveSnapshot JSON>' },
+          },
+        },
       },
       ...errorResponses(failuresOf({ method: 'get', auth: true, failures: ['not_found'] })),
     },

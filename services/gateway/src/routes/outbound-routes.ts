@@ -1,10 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '@spoor/http';
 import {
-  AlertPath, AlertSchema, ChannelPath, ChannelSchema, CreateAlertRequest, CreateChannelRequest, CreateScheduleRequest,
-  CreateWebhookRequest, DeliverySchema, RECORD_KINDS, ScheduleSchema, SchedulePath, ScopedList, ScopeQuery, WebhookCreated,
-  WebhookPath, WebhookSchema, z,
-  type AlertData, type ChannelData, type DeliveryData, type ProjectRecord, type ScheduleData, type WebhookData,
+  AlertPath,
+  AlertSchema,
+  ChannelPath,
+  ChannelSchema,
+  CreateAlertRequest,
+  CreateChannelRequest,
+  CreateScheduleRequest,
+  CreateWebhookRequest,
+  DeliverySchema,
+  RECORD_KINDS,
+  ScheduleSchema,
+  SchedulePath,
+  ScopedList,
+  ScopeQuery,
+  WebhookCreated,
+  WebhookPath,
+  WebhookSchema,
+  z,
+  type AlertData,
+  type ChannelData,
+  type DeliveryData,
+  type ProjectRecord,
+  type ScheduleData,
+  type WebhookData,
 } from '@spoor/schemas';
 import type { Store, StoredRecord } from '@spoor/store';
 import { checkWebhookUrl, generateWebhookSecret } from '@spoor/webhooks';
@@ -44,42 +64,116 @@ interface Resource<D extends object, B> {
   show: (data: D) => Record<string, unknown>;
 }
 
-const withScope = (p: ProjectRecord, rest: Record<string, unknown>) => ({ ...rest, origin: p.origin, project: p.project });
+const withScope = (p: ProjectRecord, rest: Record<string, unknown>) => ({
+  ...rest,
+  origin: p.origin,
+  project: p.project,
+});
 
 /** List, create, get and delete of one kind of project configuration, stored as records. */
-function resourceRoutes<D extends object, B extends { origin: string; project: string }>(ctx: RouteContext, store: Store, clock: () => number, r: Resource<D, B>): void {
+function resourceRoutes<D extends object, B extends { origin: string; project: string }>(
+  ctx: RouteContext,
+  store: Store,
+  clock: () => number,
+  r: Resource<D, B>,
+): void {
   const one = `/v1/${r.plural}/{${r.idParam}}`;
   const list = z.object({ [r.plural]: z.array(r.response) }).openapi(`${r.noun}List`);
-  defineOperation(ctx, { method: 'get', path: `/v1/${r.plural}`, summary: `The project's ${r.plural}`, tag: 'outbound', auth: true, query: ScopedList, response: list, failures: ['not_found'] }, async ({ query, principal }) => {
-    const p = await scopedProject(store, principal, query.origin, query.project);
-    const rows = await store.records.list<D>(r.kind, p.project_id, { limit: query.limit });
-    return { [r.plural]: rows.map((x) => withScope(p, r.show(x.data))) };
-  });
-  defineOperation(ctx, { method: 'post', path: `/v1/${r.plural}`, summary: `Creates ${article(r.noun)}`, tag: 'outbound', auth: true, body: r.create, response: r.created ?? r.response, failures: ['not_found'] }, async ({ body, principal }) => {
-    const p = await scopedProject(store, principal, body.origin, body.project);
-    await r.check?.(p, body);
-    const now = clock();
-    const id = randomUUID();
-    const data = await r.build(body, principal, id, now);
-    await store.records.put([{ kind: r.kind, project_id: p.project_id, id, parent_id: '', sort_key: now, data, updated_at: now, deleted: false }]);
-    await r.afterCreate?.(p, data);
-    return withScope(p, r.created ? (data as Record<string, unknown>) : r.show(data));
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: `/v1/${r.plural}`,
+      summary: `The project's ${r.plural}`,
+      tag: 'outbound',
+      auth: true,
+      query: ScopedList,
+      response: list,
+      failures: ['not_found'],
+    },
+    async ({ query, principal }) => {
+      const p = await scopedProject(store, principal, query.origin, query.project);
+      const rows = await store.records.list<D>(r.kind, p.project_id, { limit: query.limit });
+      return { [r.plural]: rows.map((x) => withScope(p, r.show(x.data))) };
+    },
+  );
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: `/v1/${r.plural}`,
+      summary: `Creates ${article(r.noun)}`,
+      tag: 'outbound',
+      auth: true,
+      body: r.create,
+      response: r.created ?? r.response,
+      failures: ['not_found'],
+    },
+    async ({ body, principal }) => {
+      const p = await scopedProject(store, principal, body.origin, body.project);
+      await r.check?.(p, body);
+      const now = clock();
+      const id = randomUUID();
+      const data = await r.build(body, principal, id, now);
+      await store.records.put([
+        {
+          kind: r.kind,
+          project_id: p.project_id,
+          id,
+          parent_id: '',
+          sort_key: now,
+          data,
+          updated_at: now,
+          deleted: false,
+        },
+      ]);
+      await r.afterCreate?.(p, data);
+      return withScope(p, r.created ? (data as Record<string, unknown>) : r.show(data));
+    },
+  );
   const find = async (principal: Principal, scope: { origin: string; project: string }, id: string) => {
     const p = await scopedProject(store, principal, scope.origin, scope.project);
     const found = await store.records.get<D>(r.kind, p.project_id, id);
     if (!found) throw errors.notFound(`${r.noun} not found`);
     return { p, found };
   };
-  defineOperation(ctx, { method: 'get', path: one, summary: `One ${r.noun.toLowerCase()}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: ['not_found'] }, async ({ params, query, principal }) => {
-    const { p, found } = await find(principal, query, params[r.idParam]!);
-    return withScope(p, r.show(found.data));
-  });
-  defineOperation(ctx, { method: 'delete', path: one, summary: `Deletes ${article(r.noun)}`, tag: 'outbound', auth: true, params: r.path, query: ScopeQuery, response: r.response, failures: ['not_found'] }, async ({ params, query, principal }) => {
-    const { p, found } = await find(principal, query, params[r.idParam]!);
-    await store.records.put([{ ...found, updated_at: Math.max(clock(), found.updated_at + 1), deleted: true }]);
-    return withScope(p, r.show(found.data));
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: one,
+      summary: `One ${r.noun.toLowerCase()}`,
+      tag: 'outbound',
+      auth: true,
+      params: r.path,
+      query: ScopeQuery,
+      response: r.response,
+      failures: ['not_found'],
+    },
+    async ({ params, query, principal }) => {
+      const { p, found } = await find(principal, query, params[r.idParam]!);
+      return withScope(p, r.show(found.data));
+    },
+  );
+  defineOperation(
+    ctx,
+    {
+      method: 'delete',
+      path: one,
+      summary: `Deletes ${article(r.noun)}`,
+      tag: 'outbound',
+      auth: true,
+      params: r.path,
+      query: ScopeQuery,
+      response: r.response,
+      failures: ['not_found'],
+    },
+    async ({ params, query, principal }) => {
+      const { p, found } = await find(principal, query, params[r.idParam]!);
+      await store.records.put([{ ...found, updated_at: Math.max(clock(), found.updated_at + 1), deleted: true }]);
+      return withScope(p, r.show(found.data));
+    },
+  );
 }
 
 const hideSecret = ({ secret: _s, ...rest }: WebhookData) => rest;
@@ -88,55 +182,147 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
   const { clock } = opts;
   recipientRoutes(ctx, opts.recipients);
   resourceRoutes<ChannelData, z.infer<typeof CreateChannelRequest>>(ctx, store, clock, {
-    kind: RECORD_KINDS.channel, plural: 'channels', idParam: 'channel_id', path: ChannelPath, create: CreateChannelRequest, response: ChannelSchema, noun: 'Channel',
+    kind: RECORD_KINDS.channel,
+    plural: 'channels',
+    idParam: 'channel_id',
+    path: ChannelPath,
+    create: CreateChannelRequest,
+    response: ChannelSchema,
+    noun: 'Channel',
     build: async (b, _p, id, now) => {
       if (b.url) await refuseTarget(b.url, opts.allowPrivate);
       const recipients = b.kind === 'email' ? [...new Set(b.recipients ?? [])] : [];
-      return { channel_id: id, name: b.name, kind: b.kind, recipients, confirmed: [], url: b.kind === 'email' ? null : b.url ?? null, created_at: now };
+      return {
+        channel_id: id,
+        name: b.name,
+        kind: b.kind,
+        recipients,
+        confirmed: [],
+        url: b.kind === 'email' ? null : (b.url ?? null),
+        created_at: now,
+      };
     },
-    check: (p, b) => opts.recipients.checkCaps(p, b.kind === 'email' ? b.recipients ?? [] : []),
+    check: (p, b) => opts.recipients.checkCaps(p, b.kind === 'email' ? (b.recipients ?? []) : []),
     afterCreate: (p, d) => (d.kind === 'email' ? opts.recipients.invite(p, d) : Promise.resolve()),
     show: (d) => ({ ...d, confirmed: d.confirmed ?? [] }),
   });
   resourceRoutes<WebhookData, z.infer<typeof CreateWebhookRequest>>(ctx, store, clock, {
-    kind: RECORD_KINDS.webhook, plural: 'webhooks', idParam: 'webhook_id', path: WebhookPath, create: CreateWebhookRequest, response: WebhookSchema, created: WebhookCreated, noun: 'Webhook',
+    kind: RECORD_KINDS.webhook,
+    plural: 'webhooks',
+    idParam: 'webhook_id',
+    path: WebhookPath,
+    create: CreateWebhookRequest,
+    response: WebhookSchema,
+    created: WebhookCreated,
+    noun: 'Webhook',
     build: async (b, _p, id, now) => {
       await refuseTarget(b.url, opts.allowPrivate);
-      return { webhook_id: id, url: b.url, events: [...new Set(b.events)], description: b.description ?? null, secret: generateWebhookSecret(), enabled: true, disabled_reason: null, failing_since: null, created_at: now };
+      return {
+        webhook_id: id,
+        url: b.url,
+        events: [...new Set(b.events)],
+        description: b.description ?? null,
+        secret: generateWebhookSecret(),
+        enabled: true,
+        disabled_reason: null,
+        failing_since: null,
+        created_at: now,
+      };
     },
     show: hideSecret,
   });
   resourceRoutes<ScheduleData, z.infer<typeof CreateScheduleRequest>>(ctx, store, clock, {
-    kind: RECORD_KINDS.schedule, plural: 'schedules', idParam: 'schedule_id', path: SchedulePath, create: CreateScheduleRequest, response: ScheduleSchema, noun: 'Schedule',
+    kind: RECORD_KINDS.schedule,
+    plural: 'schedules',
+    idParam: 'schedule_id',
+    path: SchedulePath,
+    create: CreateScheduleRequest,
+    response: ScheduleSchema,
+    noun: 'Schedule',
     build: (b, principal, id, now) => ({
-      schedule_id: id, kind: b.kind, interval_ms: b.interval_ms, channels: b.channels ?? null, enabled: b.enabled, account_id: principal.account_id,
+      schedule_id: id,
+      kind: b.kind,
+      interval_ms: b.interval_ms,
+      channels: b.channels ?? null,
+      enabled: b.enabled,
+      account_id: principal.account_id,
       // The first run covers the first whole interval after creation.
-      next_run_at: now + b.interval_ms, last_run_at: null, last_job_id: null, created_at: now,
+      next_run_at: now + b.interval_ms,
+      last_run_at: null,
+      last_job_id: null,
+      created_at: now,
     }),
     show: ({ account_id: _a, ...rest }) => rest,
   });
   resourceRoutes<AlertData, z.infer<typeof CreateAlertRequest>>(ctx, store, clock, {
-    kind: RECORD_KINDS.alert, plural: 'alerts', idParam: 'alert_id', path: AlertPath, create: CreateAlertRequest, response: AlertSchema, noun: 'Alert',
-    build: (b, _p, id, now) => ({ alert_id: id, name: b.name, condition: b.condition, channels: b.channels ?? null, firing: false, last_fired_at: null, created_at: now }),
+    kind: RECORD_KINDS.alert,
+    plural: 'alerts',
+    idParam: 'alert_id',
+    path: AlertPath,
+    create: CreateAlertRequest,
+    response: AlertSchema,
+    noun: 'Alert',
+    build: (b, _p, id, now) => ({
+      alert_id: id,
+      name: b.name,
+      condition: b.condition,
+      channels: b.channels ?? null,
+      firing: false,
+      last_fired_at: null,
+      created_at: now,
+    }),
     show: (d) => ({ ...d }),
   });
 
-  defineOperation(ctx, { method: 'post', path: '/v1/webhooks/{webhook_id}/enable', summary: 'Enables a webhook again (after 410 Gone or days of failures disabled it)', tag: 'outbound', auth: true, params: WebhookPath, body: ScopeQuery.openapi('ScopeBody'), response: WebhookSchema, failures: ['not_found'] }, async ({ params, body, principal }) => {
-    const p = await scopedProject(store, principal, body.origin, body.project);
-    const found = await store.records.get<WebhookData>(RECORD_KINDS.webhook, p.project_id, params.webhook_id);
-    if (!found) throw errors.notFound('Webhook not found');
-    const data: WebhookData = { ...found.data, enabled: true, disabled_reason: null, failing_since: null };
-    await store.records.put([{ ...found, data, updated_at: Math.max(clock(), found.updated_at + 1) }]);
-    return { ...hideSecret(data), origin: p.origin, project: p.project };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/webhooks/{webhook_id}/enable',
+      summary: 'Enables a webhook again (after 410 Gone or days of failures disabled it)',
+      tag: 'outbound',
+      auth: true,
+      params: WebhookPath,
+      body: ScopeQuery.openapi('ScopeBody'),
+      response: WebhookSchema,
+      failures: ['not_found'],
+    },
+    async ({ params, body, principal }) => {
+      const p = await scopedProject(store, principal, body.origin, body.project);
+      const found = await store.records.get<WebhookData>(RECORD_KINDS.webhook, p.project_id, params.webhook_id);
+      if (!found) throw errors.notFound('Webhook not found');
+      const data: WebhookData = { ...found.data, enabled: true, disabled_reason: null, failing_since: null };
+      await store.records.put([{ ...found, data, updated_at: Math.max(clock(), found.updated_at + 1) }]);
+      return { ...hideSecret(data), origin: p.origin, project: p.project };
+    },
+  );
 
   const DeliveryQuery = ScopedList;
-  defineOperation(ctx, { method: 'get', path: '/v1/webhooks/{webhook_id}/deliveries', summary: "A webhook's deliveries, newest first: status, attempts, the last answer", tag: 'outbound', auth: true, params: WebhookPath, query: DeliveryQuery, response: z.object({ deliveries: z.array(DeliverySchema) }).openapi('WebhookDeliveryList'), failures: ['not_found'] }, async ({ params, query, principal }) => {
-    const p = await scopedProject(store, principal, query.origin, query.project);
-    if (!(await store.records.get(RECORD_KINDS.webhook, p.project_id, params.webhook_id))) throw errors.notFound('Webhook not found');
-    const rows: Array<StoredRecord<DeliveryData>> = await store.records.list<DeliveryData>(RECORD_KINDS.delivery, p.project_id, { parent_id: params.webhook_id, limit: query.limit });
-    return { deliveries: rows.map((d) => d.data) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/webhooks/{webhook_id}/deliveries',
+      summary: "A webhook's deliveries, newest first: status, attempts, the last answer",
+      tag: 'outbound',
+      auth: true,
+      params: WebhookPath,
+      query: DeliveryQuery,
+      response: z.object({ deliveries: z.array(DeliverySchema) }).openapi('WebhookDeliveryList'),
+      failures: ['not_found'],
+    },
+    async ({ params, query, principal }) => {
+      const p = await scopedProject(store, principal, query.origin, query.project);
+      if (!(await store.records.get(RECORD_KINDS.webhook, p.project_id, params.webhook_id)))
+        throw errors.notFound('Webhook not found');
+      const rows: Array<StoredRecord<DeliveryData>> = await store.records.list<DeliveryData>(
+        RECORD_KINDS.delivery,
+        p.project_id,
+        { parent_id: params.webhook_id, limit: query.limit },
+      );
+      return { deliveries: rows.map((d) => d.data) };
+    },
+  );
 }
 
 /** SSRF (DESIGN.md, webhooks): refused at creation, and the worker checks again at connection time. */

@@ -1,7 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { newVerificationToken, verificationRecord, verifyDomain } from '@spoor/domains';
 import { errors } from '@spoor/http';
-import { CreateProjectRequest, UpdateProjectQuery, UpdateProjectRequest, normalizeOrigin, OverviewList, OverviewQuery, ProjectItem, ProjectList, ProjectRegistration, RECORD_KINDS, ScopeQuery, TransitionsResponse, VerifyProjectRequest, VerifyProjectResult, type Overview, type IpPolicy, type ProjectRecord, type TransitionMatrix } from '@spoor/schemas';
+import {
+  CreateProjectRequest,
+  UpdateProjectQuery,
+  UpdateProjectRequest,
+  normalizeOrigin,
+  OverviewList,
+  OverviewQuery,
+  ProjectItem,
+  ProjectList,
+  ProjectRegistration,
+  RECORD_KINDS,
+  ScopeQuery,
+  TransitionsResponse,
+  VerifyProjectRequest,
+  VerifyProjectResult,
+  type Overview,
+  type IpPolicy,
+  type ProjectRecord,
+  type TransitionMatrix,
+} from '@spoor/schemas';
 import { StoreConflictError, type Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { isVerified, scopedProject } from '../project-scope.js';
@@ -22,60 +41,174 @@ function originOrThrow(origin: string): string {
 export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRouteDeps): void {
   // The policy in force, so a form shows what is stored: the project's own, else the global mode.
   const item = (p: ProjectRecord) => ({
-    origin: p.origin, project: p.project, verified: isVerified(p), created_at: p.created_at,
-    retention_days: p.retention_days ?? null, ip_policy: p.ip_policy ?? deps.ipMode,
+    origin: p.origin,
+    project: p.project,
+    verified: isVerified(p),
+    created_at: p.created_at,
+    retention_days: p.retention_days ?? null,
+    ip_policy: p.ip_policy ?? deps.ipMode,
   });
-  const withRecord = (p: ProjectRecord) => ({ ...item(p), verification: verificationRecord(p.origin, p.verification_token) });
+  const withRecord = (p: ProjectRecord) => ({
+    ...item(p),
+    verification: verificationRecord(p.origin, p.verification_token),
+  });
   const list = async (accountId: string) => ({ projects: (await store.projects.listByAccount(accountId)).map(item) });
-  defineOperation(ctx, { method: 'get', path: '/v1/projects', summary: 'All projects of the user', tag: 'projects', auth: true, response: ProjectList }, async ({ principal }) => list(principal.account_id));
-  defineOperation(ctx, { method: 'get', path: '/v1/users/projects', summary: 'Projects of the authenticated user', tag: 'account', auth: true, response: ProjectList }, async ({ principal }) => list(principal.account_id));
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/projects',
+      summary: 'All projects of the user',
+      tag: 'projects',
+      auth: true,
+      response: ProjectList,
+    },
+    async ({ principal }) => list(principal.account_id),
+  );
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/users/projects',
+      summary: 'Projects of the authenticated user',
+      tag: 'account',
+      auth: true,
+      response: ProjectList,
+    },
+    async ({ principal }) => list(principal.account_id),
+  );
 
-  defineOperation(ctx, { method: 'patch', path: '/v1/projects', summary: "Changes the project's retention days (null keeps events and sessions forever) and IP policy (what the enricher stores of the visitor IP from now on); answers the updated project", tag: 'projects', auth: true, query: UpdateProjectQuery, body: UpdateProjectRequest, response: ProjectItem, failures: ['not_found'] }, async ({ query, body, principal }) => {
-    const project = await scopedProject(store, principal, query.origin, query.project);
-    const updated = await store.projects.updateSettings(project.project_id, body);
-    if (!updated) throw errors.notFound('Project not found');
-    return item(updated);
-  }, ({ query, principal }) => scopedProject(store, principal, query.origin, query.project));
+  defineOperation(
+    ctx,
+    {
+      method: 'patch',
+      path: '/v1/projects',
+      summary:
+        "Changes the project's retention days (null keeps events and sessions forever) and IP policy (what the enricher stores of the visitor IP from now on); answers the updated project",
+      tag: 'projects',
+      auth: true,
+      query: UpdateProjectQuery,
+      body: UpdateProjectRequest,
+      response: ProjectItem,
+      failures: ['not_found'],
+    },
+    async ({ query, body, principal }) => {
+      const project = await scopedProject(store, principal, query.origin, query.project);
+      const updated = await store.projects.updateSettings(project.project_id, body);
+      if (!updated) throw errors.notFound('Project not found');
+      return item(updated);
+    },
+    ({ query, principal }) => scopedProject(store, principal, query.origin, query.project),
+  );
 
-  const Body = CreateProjectRequest.refine((b) => normalizeOrigin(b.origin) !== null, { path: ['origin'], message: 'Expected an http(s) origin such as https://acme.example' });
-  defineOperation(ctx, { method: 'post', path: '/v1/users/projects', summary: 'Register an origin and project to the account; answers the TXT record that proves the domain', tag: 'account', auth: true, body: Body, response: ProjectRegistration, failures: ['conflict'] }, async ({ body, principal }) => {
-    const origin = originOrThrow(body.origin);
-    const existing = await store.projects.find(origin, body.project);
-    if (existing) {
-      if (existing.account_id !== principal.account_id) throw errors.conflict('This origin and project are registered to another account');
-      return withRecord(existing);
-    }
-    const record: ProjectRecord = { project_id: randomUUID(), origin, project: body.project, account_id: principal.account_id, verified: false, verification_token: newVerificationToken(), created_at: deps.clock() };
-    try {
-      await store.projects.create(record);
-    } catch (err) {
-      if (err instanceof StoreConflictError) throw errors.conflict('This origin and project are registered to another account');
-      throw err;
-    }
-    return withRecord(record);
+  const Body = CreateProjectRequest.refine((b) => normalizeOrigin(b.origin) !== null, {
+    path: ['origin'],
+    message: 'Expected an http(s) origin such as https://acme.example',
   });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/users/projects',
+      summary: 'Register an origin and project to the account; answers the TXT record that proves the domain',
+      tag: 'account',
+      auth: true,
+      body: Body,
+      response: ProjectRegistration,
+      failures: ['conflict'],
+    },
+    async ({ body, principal }) => {
+      const origin = originOrThrow(body.origin);
+      const existing = await store.projects.find(origin, body.project);
+      if (existing) {
+        if (existing.account_id !== principal.account_id)
+          throw errors.conflict('This origin and project are registered to another account');
+        return withRecord(existing);
+      }
+      const record: ProjectRecord = {
+        project_id: randomUUID(),
+        origin,
+        project: body.project,
+        account_id: principal.account_id,
+        verified: false,
+        verification_token: newVerificationToken(),
+        created_at: deps.clock(),
+      };
+      try {
+        await store.projects.create(record);
+      } catch (err) {
+        if (err instanceof StoreConflictError)
+          throw errors.conflict('This origin and project are registered to another account');
+        throw err;
+      }
+      return withRecord(record);
+    },
+  );
 
-  defineOperation(ctx, { method: 'post', path: '/v1/users/projects/verify', summary: "Look up the project's TXT record and mark the domain verified", tag: 'account', auth: true, body: VerifyProjectRequest, response: VerifyProjectResult, failures: ['not_found'] }, async ({ body, principal }) => {
-    const project = await scopedProject(store, principal, body.origin, body.project);
-    if (isVerified(project)) return withRecord(project);
-    const result = await verifyDomain({ origin: project.origin, token: project.verification_token, dnsServer: deps.dnsServer });
-    if (result.verified) {
-      await store.projects.setVerified(project.project_id, true);
-      return withRecord({ ...project, verified: true });
-    }
-    return { ...withRecord(project), reason: result.reason ?? 'TXT record not found' };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/users/projects/verify',
+      summary: "Look up the project's TXT record and mark the domain verified",
+      tag: 'account',
+      auth: true,
+      body: VerifyProjectRequest,
+      response: VerifyProjectResult,
+      failures: ['not_found'],
+    },
+    async ({ body, principal }) => {
+      const project = await scopedProject(store, principal, body.origin, body.project);
+      if (isVerified(project)) return withRecord(project);
+      const result = await verifyDomain({
+        origin: project.origin,
+        token: project.verification_token,
+        dnsServer: deps.dnsServer,
+      });
+      if (result.verified) {
+        await store.projects.setVerified(project.project_id, true);
+        return withRecord({ ...project, verified: true });
+      }
+      return { ...withRecord(project), reason: result.reason ?? 'TXT record not found' };
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/projects/overview', summary: 'Most recent stored overviews (digests) of the project, newest window first', tag: 'projects', auth: true, query: OverviewQuery, response: OverviewList, failures: ['not_found'] }, async ({ query, principal }) => {
-    const p = await scopedProject(store, principal, query.origin, query.project);
-    const rows = await store.records.list<Overview>(RECORD_KINDS.overview, p.project_id, { limit: query.limit });
-    return { overviews: rows.map((r) => r.data) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/projects/overview',
+      summary: 'Most recent stored overviews (digests) of the project, newest window first',
+      tag: 'projects',
+      auth: true,
+      query: OverviewQuery,
+      response: OverviewList,
+      failures: ['not_found'],
+    },
+    async ({ query, principal }) => {
+      const p = await scopedProject(store, principal, query.origin, query.project);
+      const rows = await store.records.list<Overview>(RECORD_KINDS.overview, p.project_id, { limit: query.limit });
+      return { overviews: rows.map((r) => r.data) };
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/transitions', summary: 'The latest transition matrix of the project (POST /v1/trigger/transitions computes one)', tag: 'projects', auth: true, query: ScopeQuery, response: TransitionsResponse, failures: ['not_found'] }, async ({ query, principal }) => {
-    const p = await scopedProject(store, principal, query.origin, query.project);
-    const [latest] = await store.records.list<TransitionMatrix>(RECORD_KINDS.transitions, p.project_id, { limit: 1 });
-    if (!latest) throw errors.notFound('No transition matrix yet; POST /v1/trigger/transitions computes one');
-    return latest.data;
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/transitions',
+      summary: 'The latest transition matrix of the project (POST /v1/trigger/transitions computes one)',
+      tag: 'projects',
+      auth: true,
+      query: ScopeQuery,
+      response: TransitionsResponse,
+      failures: ['not_found'],
+    },
+    async ({ query, principal }) => {
+      const p = await scopedProject(store, principal, query.origin, query.project);
+      const [latest] = await store.records.list<TransitionMatrix>(RECORD_KINDS.transitions, p.project_id, { limit: 1 });
+      if (!latest) throw errors.notFound('No transition matrix yet; POST /v1/trigger/transitions computes one');
+      return latest.data;
+    },
+  );
 }

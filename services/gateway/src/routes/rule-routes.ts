@@ -26,85 +26,196 @@ function publicRule(r: RuleRecord, p: ProjectRecord) {
 }
 
 /** DELETE names only the rule (spec); origin and project narrow it when the id is in several projects. */
-const OptionalScope = z.object({ origin: ScopeQuery.shape.origin.optional(), project: ScopeQuery.shape.project.optional() });
+const OptionalScope = z.object({
+  origin: ScopeQuery.shape.origin.optional(),
+  project: ScopeQuery.shape.project.optional(),
+});
 
 export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () => number): void {
   /** The next version (libs/rules saveRuleVersion); saves that kept colliding answer 409. */
-  async function saveVersion(project: ProjectRecord, principal: Principal, next: (prev: RuleRecord | null) => RuleContent, ruleId: string) {
+  async function saveVersion(
+    project: ProjectRecord,
+    principal: Principal,
+    next: (prev: RuleRecord | null) => RuleContent,
+    ruleId: string,
+  ) {
     try {
-      return await saveRuleVersion({ rules: store.rules, kv, clock }, project.project_id, ruleId, principal.account_id, next);
+      return await saveRuleVersion(
+        { rules: store.rules, kv, clock },
+        project.project_id,
+        ruleId,
+        principal.account_id,
+        next,
+      );
     } catch (err) {
       if (err instanceof RuleVersionConflict) throw errors.conflict('The rule was changed concurrently; try again');
       throw err;
     }
   }
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules', summary: 'Every rule of the project, enabled or not', tag: 'rules', auth: true, query: ScopeQuery, response: RuleList, failures: ['not_found'] }, async ({ query, principal }) => {
-    const project = await scopedProject(store, principal, query.origin, query.project);
-    return { rules: (await store.rules.list(project.project_id)).map((r) => publicRule(r, project)) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/rules',
+      summary: 'Every rule of the project, enabled or not',
+      tag: 'rules',
+      auth: true,
+      query: ScopeQuery,
+      response: RuleList,
+      failures: ['not_found'],
+    },
+    async ({ query, principal }) => {
+      const project = await scopedProject(store, principal, query.origin, query.project);
+      return { rules: (await store.rules.list(project.project_id)).map((r) => publicRule(r, project)) };
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}', summary: 'The rule with its JSONLogic (latest version)', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleSchema, failures: ['not_found'] }, async ({ query, params, principal }) => {
-    const project = await scopedProject(store, principal, query.origin, query.project);
-    const rule = await store.rules.get(project.project_id, params.rule_id);
-    if (!rule) throw errors.notFound('Rule not found');
-    return publicRule(rule, project);
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/rules/{rule_id}',
+      summary: 'The rule with its JSONLogic (latest version)',
+      tag: 'rules',
+      auth: true,
+      query: ScopeQuery,
+      params: RulePath,
+      response: RuleSchema,
+      failures: ['not_found'],
+    },
+    async ({ query, params, principal }) => {
+      const project = await scopedProject(store, principal, query.origin, query.project);
+      const rule = await store.rules.get(project.project_id, params.rule_id);
+      if (!rule) throw errors.notFound('Rule not found');
+      return publicRule(rule, project);
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/rules/{rule_id}/versions', summary: 'Every saved version of the rule, oldest first', tag: 'rules', auth: true, query: ScopeQuery, params: RulePath, response: RuleVersions, failures: ['not_found'] }, async ({ query, params, principal }) => {
-    const project = await scopedProject(store, principal, query.origin, query.project);
-    const versions = await store.rules.versions(project.project_id, params.rule_id);
-    if (versions.length === 0) throw errors.notFound('Rule not found');
-    return { rule_id: params.rule_id, versions: versions.map((r) => publicRule(r, project)) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/rules/{rule_id}/versions',
+      summary: 'Every saved version of the rule, oldest first',
+      tag: 'rules',
+      auth: true,
+      query: ScopeQuery,
+      params: RulePath,
+      response: RuleVersions,
+      failures: ['not_found'],
+    },
+    async ({ query, params, principal }) => {
+      const project = await scopedProject(store, principal, query.origin, query.project);
+      const versions = await store.rules.versions(project.project_id, params.rule_id);
+      if (versions.length === 0) throw errors.notFound('Rule not found');
+      return { rule_id: params.rule_id, versions: versions.map((r) => publicRule(r, project)) };
+    },
+  );
 
-  defineOperation(ctx, { method: 'post', path: '/v1/rules', summary: 'Creates a rule, or saves the next version of an existing rule_id', tag: 'rules', auth: true, body: CreateRuleRequest, response: RuleSchema, failures: ['not_found', 'conflict'] }, async ({ body, principal }) => {
-    const project = await scopedProject(store, principal, body.origin, body.project);
-    const rule = await saveVersion(project, principal, () => ({
-      rule_id: body.rule_id,
-      kind: body.kind,
-      logic: body.logic,
-      tags: [...new Set(body.tags)],
-      label: body.label ?? null,
-      attribute: body.attribute ?? null,
-      value: body.value ?? null,
-      description: body.description ?? null,
-      enabled: body.enabled,
-    }), body.rule_id);
-    return publicRule(rule, project);
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/rules',
+      summary: 'Creates a rule, or saves the next version of an existing rule_id',
+      tag: 'rules',
+      auth: true,
+      body: CreateRuleRequest,
+      response: RuleSchema,
+      failures: ['not_found', 'conflict'],
+    },
+    async ({ body, principal }) => {
+      const project = await scopedProject(store, principal, body.origin, body.project);
+      const rule = await saveVersion(
+        project,
+        principal,
+        () => ({
+          rule_id: body.rule_id,
+          kind: body.kind,
+          logic: body.logic,
+          tags: [...new Set(body.tags)],
+          label: body.label ?? null,
+          attribute: body.attribute ?? null,
+          value: body.value ?? null,
+          description: body.description ?? null,
+          enabled: body.enabled,
+        }),
+        body.rule_id,
+      );
+      return publicRule(rule, project);
+    },
+  );
 
-  defineOperation(ctx, { method: 'delete', path: '/v1/rules/{rule_id}', summary: 'Disables the rule; it stays readable with enabled: false', tag: 'rules', auth: true, query: OptionalScope, params: RulePath, response: RuleSchema, failures: ['not_found', 'conflict'] }, async ({ query, params, principal }) => {
-    let project: ProjectRecord;
-    if (query.origin !== undefined || query.project !== undefined) {
-      if (query.origin === undefined || query.project === undefined) {
-        const missing = query.origin === undefined ? 'origin' : 'project';
-        throw errors.validation([{ loc: ['query', missing], msg: 'Field required when the other scope parameter is given', type: 'missing' }]);
+  defineOperation(
+    ctx,
+    {
+      method: 'delete',
+      path: '/v1/rules/{rule_id}',
+      summary: 'Disables the rule; it stays readable with enabled: false',
+      tag: 'rules',
+      auth: true,
+      query: OptionalScope,
+      params: RulePath,
+      response: RuleSchema,
+      failures: ['not_found', 'conflict'],
+    },
+    async ({ query, params, principal }) => {
+      let project: ProjectRecord;
+      if (query.origin !== undefined || query.project !== undefined) {
+        if (query.origin === undefined || query.project === undefined) {
+          const missing = query.origin === undefined ? 'origin' : 'project';
+          throw errors.validation([
+            { loc: ['query', missing], msg: 'Field required when the other scope parameter is given', type: 'missing' },
+          ]);
+        }
+        project = await scopedProject(store, principal, query.origin, query.project);
+      } else {
+        const holders: ProjectRecord[] = [];
+        for (const p of await store.projects.listByAccount(principal.account_id))
+          if (await store.rules.get(p.project_id, params.rule_id)) holders.push(p);
+        if (holders.length === 0) throw errors.notFound('Rule not found');
+        if (holders.length > 1)
+          throw errors.conflict('Several of your projects have a rule with this id; give origin and project');
+        project = holders[0]!;
       }
-      project = await scopedProject(store, principal, query.origin, query.project);
-    } else {
-      const holders: ProjectRecord[] = [];
-      for (const p of await store.projects.listByAccount(principal.account_id)) if (await store.rules.get(p.project_id, params.rule_id)) holders.push(p);
-      if (holders.length === 0) throw errors.notFound('Rule not found');
-      if (holders.length > 1) throw errors.conflict('Several of your projects have a rule with this id; give origin and project');
-      project = holders[0]!;
-    }
-    const current = await store.rules.get(project.project_id, params.rule_id);
-    if (!current) throw errors.notFound('Rule not found');
-    if (!current.enabled) return publicRule(current, project);
-    const rule = await saveVersion(project, principal, (prev) => ({ ...(prev ?? current), enabled: false }), params.rule_id);
-    return publicRule(rule, project);
-  });
+      const current = await store.rules.get(project.project_id, params.rule_id);
+      if (!current) throw errors.notFound('Rule not found');
+      if (!current.enabled) return publicRule(current, project);
+      const rule = await saveVersion(
+        project,
+        principal,
+        (prev) => ({ ...(prev ?? current), enabled: false }),
+        params.rule_id,
+      );
+      return publicRule(rule, project);
+    },
+  );
 
-  defineOperation(ctx, { method: 'post', path: '/v1/rules/test', summary: 'Evaluates YAML rules against the given sessions; writes nothing', tag: 'rules', auth: true, body: RuleTestRequest, response: RuleTestResult, bodyLimit: 4 * 1024 * 1024, failures: ['rate_limited'] }, async ({ body, principal }) => {
-    await ctx.limits?.spend('rules_test_account', principal.account_id);
-    const parsed = parseRulesYaml(body.rules);
-    if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
-    try {
-      return testRules(body.sessions, parsed.rules);
-    } catch (err) {
-      if (err instanceof RuleTestBudgetError) throw errors.validation([{ loc: ['body', 'rules'], msg: err.message, type: 'value_error' }]);
-      throw err;
-    }
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/rules/test',
+      summary: 'Evaluates YAML rules against the given sessions; writes nothing',
+      tag: 'rules',
+      auth: true,
+      body: RuleTestRequest,
+      response: RuleTestResult,
+      bodyLimit: 4 * 1024 * 1024,
+      failures: ['rate_limited'],
+    },
+    async ({ body, principal }) => {
+      await ctx.limits?.spend('rules_test_account', principal.account_id);
+      const parsed = parseRulesYaml(body.rules);
+      if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
+      try {
+        return testRules(body.sessions, parsed.rules);
+      } catch (err) {
+        if (err instanceof RuleTestBudgetError)
+          throw errors.validation([{ loc: ['body', 'rules'], msg: err.message, type: 'value_error' }]);
+        throw err;
+      }
+    },
+  );
 }

@@ -1,5 +1,17 @@
 import { errors } from '@spoor/http';
-import { AddTagRequest, AttributeMap, EnrichedEventList, ScopeQuery, TagChange, TagPath, SessionList, SessionListQuery, SessionPath, SessionSummarySchema, TagList } from '@spoor/schemas';
+import {
+  AddTagRequest,
+  AttributeMap,
+  EnrichedEventList,
+  ScopeQuery,
+  TagChange,
+  TagPath,
+  SessionList,
+  SessionListQuery,
+  SessionPath,
+  SessionSummarySchema,
+  TagList,
+} from '@spoor/schemas';
 import type { SessionClassification, SessionListInclude, SessionListItem, SessionState } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
@@ -12,7 +24,7 @@ const failures = ['not_found'] as const;
 const tagsOf = (state: SessionState | undefined, facts: string[]) => [...new Set([...(state?.tags ?? []), ...facts])];
 
 const classificationOf = (verdict: SessionClassification | null) =>
-  (verdict ? { rule_ids: verdict.rule_ids, labels: verdict.labels, classified_at: verdict.classified_at } : null);
+  verdict ? { rule_ids: verdict.rule_ids, labels: verdict.labels, classified_at: verdict.classified_at } : null;
 
 /** The public summary: the sessionizer's state without its bookkeeping. */
 function publicSummary(s: SessionState, tags: string[], verdict: SessionClassification | null) {
@@ -24,7 +36,12 @@ function publicSummary(s: SessionState, tags: string[], verdict: SessionClassifi
  * What `include` asks for, three reads for the whole page whatever its length: the dashboard's
  * list made one request per listed session (up to 50) for tags and classification (issue 15).
  */
-async function withIncludes(store: Store, projectId: string, sessions: SessionListItem[], include: Set<SessionListInclude>) {
+async function withIncludes(
+  store: Store,
+  projectId: string,
+  sessions: SessionListItem[],
+  include: Set<SessionListInclude>,
+) {
   if (include.size === 0 || sessions.length === 0) return sessions;
   const whole = include.has('summary');
   const wantTags = whole || include.has('tags');
@@ -44,11 +61,20 @@ async function withIncludes(store: Store, projectId: string, sessions: SessionLi
     const facts = factsOf.get(item.session_id) ?? [];
     const verdict = verdictOf.get(item.session_id) ?? null;
     if (whole && state) return publicSummary(state, facts, verdict);
-    return { ...item, ...(wantTags ? { tags: tagsOf(state, facts) } : {}), ...(wantVerdict ? { classification: classificationOf(verdict) } : {}) };
+    return {
+      ...item,
+      ...(wantTags ? { tags: tagsOf(state, facts) } : {}),
+      ...(wantVerdict ? { classification: classificationOf(verdict) } : {}),
+    };
   });
 }
 
-async function sessionOf(store: Store, principal: Principal, q: { origin: string; project: string }, sessionId: string) {
+async function sessionOf(
+  store: Store,
+  principal: Principal,
+  q: { origin: string; project: string },
+  sessionId: string,
+) {
   const project = await scopedProject(store, principal, q.origin, q.project);
   const session = await store.sessions.get(project.project_id, sessionId);
   if (!session) throw errors.notFound('Session not found');
@@ -56,49 +82,173 @@ async function sessionOf(store: Store, principal: Principal, q: { origin: string
 }
 
 export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => number): void {
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions', summary: 'Session identifiers, newest first (with `include`, their tags, classification or whole summary)', tag: 'sessions', auth: true, query: SessionListQuery, response: SessionList, failures }, async ({ query, principal }) => {
-    const project = await scopedProject(store, principal, query.origin, query.project);
-    const sessions = await store.sessions.list(project.project_id, query);
-    return { sessions: await withIncludes(store, project.project_id, sessions, new Set(query.include ?? [])) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/sessions',
+      summary: 'Session identifiers, newest first (with `include`, their tags, classification or whole summary)',
+      tag: 'sessions',
+      auth: true,
+      query: SessionListQuery,
+      response: SessionList,
+      failures,
+    },
+    async ({ query, principal }) => {
+      const project = await scopedProject(store, principal, query.origin, query.project);
+      const sessions = await store.sessions.list(project.project_id, query);
+      return { sessions: await withIncludes(store, project.project_id, sessions, new Set(query.include ?? [])) };
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}', summary: 'Full session summary', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: SessionSummarySchema, failures }, async ({ query, params, principal }) => {
-    const { project, session } = await sessionOf(store, principal, query, params.session_id);
-    const [tags, verdict] = await Promise.all([store.tags.ofSession(project.project_id, session.session_id), store.classifications.get(project.project_id, session.session_id)]);
-    return publicSummary(session, tags.map((t) => t.tag), verdict);
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/sessions/{session_id}',
+      summary: 'Full session summary',
+      tag: 'sessions',
+      auth: true,
+      query: ScopeQuery,
+      params: SessionPath,
+      response: SessionSummarySchema,
+      failures,
+    },
+    async ({ query, params, principal }) => {
+      const { project, session } = await sessionOf(store, principal, query, params.session_id);
+      const [tags, verdict] = await Promise.all([
+        store.tags.ofSession(project.project_id, session.session_id),
+        store.classifications.get(project.project_id, session.session_id),
+      ]);
+      return publicSummary(
+        session,
+        tags.map((t) => t.tag),
+        verdict,
+      );
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/events', summary: 'Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched)', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: EnrichedEventList, failures: ['domain_unverified', 'not_found'] }, async ({ query, params, principal }) => {
-    // Event rows carry payloads, IPs and user agents: the same DNS gate as /v1/events/enriched (issue 13).
-    const { project, session } = await sessionOf(store, principal, query, params.session_id);
-    requireVerified(project);
-    // The events the summary covers: its time range lets the store skip the rest of the table.
-    const within = { from: session.first_event_at, to: session.last_event_at };
-    const events = await store.events.sessionEvents(project.project_id, params.session_id, within);
-    return { events: events.map(({ project_id: _p, ...e }) => e) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/sessions/{session_id}/events',
+      summary: 'Enriched events of the session, oldest first (once the domain is verified, as /v1/events/enriched)',
+      tag: 'sessions',
+      auth: true,
+      query: ScopeQuery,
+      params: SessionPath,
+      response: EnrichedEventList,
+      failures: ['domain_unverified', 'not_found'],
+    },
+    async ({ query, params, principal }) => {
+      // Event rows carry payloads, IPs and user agents: the same DNS gate as /v1/events/enriched (issue 13).
+      const { project, session } = await sessionOf(store, principal, query, params.session_id);
+      requireVerified(project);
+      // The events the summary covers: its time range lets the store skip the rest of the table.
+      const within = { from: session.first_event_at, to: session.last_event_at };
+      const events = await store.events.sessionEvents(project.project_id, params.session_id, within);
+      return { events: events.map(({ project_id: _p, ...e }) => e) };
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/attributes', summary: 'Attributes extracted for the session', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: AttributeMap, failures }, async ({ query, params, principal }) => {
-    const { session } = await sessionOf(store, principal, query, params.session_id);
-    return { attributes: session.attributes };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/sessions/{session_id}/attributes',
+      summary: 'Attributes extracted for the session',
+      tag: 'sessions',
+      auth: true,
+      query: ScopeQuery,
+      params: SessionPath,
+      response: AttributeMap,
+      failures,
+    },
+    async ({ query, params, principal }) => {
+      const { session } = await sessionOf(store, principal, query, params.session_id);
+      return { attributes: session.attributes };
+    },
+  );
 
-  defineOperation(ctx, { method: 'get', path: '/v1/sessions/{session_id}/tags', summary: 'Tags of the session', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath, response: TagList, failures }, async ({ query, params, principal }) => {
-    const { project } = await sessionOf(store, principal, query, params.session_id);
-    return { tags: await store.tags.ofSession(project.project_id, params.session_id) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'get',
+      path: '/v1/sessions/{session_id}/tags',
+      summary: 'Tags of the session',
+      tag: 'sessions',
+      auth: true,
+      query: ScopeQuery,
+      params: SessionPath,
+      response: TagList,
+      failures,
+    },
+    async ({ query, params, principal }) => {
+      const { project } = await sessionOf(store, principal, query, params.session_id);
+      return { tags: await store.tags.ofSession(project.project_id, params.session_id) };
+    },
+  );
 
-  defineOperation(ctx, { method: 'post', path: '/v1/sessions/{session_id}/tags', summary: 'Tags the session by hand', tag: 'sessions', auth: true, params: SessionPath, body: AddTagRequest, response: TagChange, failures }, async ({ body, params, principal }) => {
-    const { project } = await sessionOf(store, principal, body, params.session_id);
-    const now = clock();
-    await store.tags.add([{ project_id: project.project_id, session_id: params.session_id, tag: body.tag, source: 'manual', tagged_at: now, removed: false, changed_at: now }]);
-    return { session_id: params.session_id, tag: body.tag, tagged_at: now };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'post',
+      path: '/v1/sessions/{session_id}/tags',
+      summary: 'Tags the session by hand',
+      tag: 'sessions',
+      auth: true,
+      params: SessionPath,
+      body: AddTagRequest,
+      response: TagChange,
+      failures,
+    },
+    async ({ body, params, principal }) => {
+      const { project } = await sessionOf(store, principal, body, params.session_id);
+      const now = clock();
+      await store.tags.add([
+        {
+          project_id: project.project_id,
+          session_id: params.session_id,
+          tag: body.tag,
+          source: 'manual',
+          tagged_at: now,
+          removed: false,
+          changed_at: now,
+        },
+      ]);
+      return { session_id: params.session_id, tag: body.tag, tagged_at: now };
+    },
+  );
 
-  defineOperation(ctx, { method: 'delete', path: '/v1/sessions/{session_id}/tags/{tag}', summary: 'Takes back a tag given by hand (rule tags follow their rules); answers the remaining tags', tag: 'sessions', auth: true, query: ScopeQuery, params: SessionPath.extend(TagPath.shape), response: TagList, failures }, async ({ query, params, principal }) => {
-    const { project } = await sessionOf(store, principal, query, params.session_id);
-    const now = clock();
-    await store.tags.add([{ project_id: project.project_id, session_id: params.session_id, tag: params.tag, source: 'manual', tagged_at: now, removed: true, changed_at: now }]);
-    return { tags: await store.tags.ofSession(project.project_id, params.session_id) };
-  });
+  defineOperation(
+    ctx,
+    {
+      method: 'delete',
+      path: '/v1/sessions/{session_id}/tags/{tag}',
+      summary: 'Takes back a tag given by hand (rule tags follow their rules); answers the remaining tags',
+      tag: 'sessions',
+      auth: true,
+      query: ScopeQuery,
+      params: SessionPath.extend(TagPath.shape),
+      response: TagList,
+      failures,
+    },
+    async ({ query, params, principal }) => {
+      const { project } = await sessionOf(store, principal, query, params.session_id);
+      const now = clock();
+      await store.tags.add([
+        {
+          project_id: project.project_id,
+          session_id: params.session_id,
+          tag: params.tag,
+          source: 'manual',
+          tagged_at: now,
+          removed: true,
+          changed_at: now,
+        },
+      ]);
+      return { tags: await store.tags.ofSession(project.project_id, params.session_id) };
+    },
+  );
 }
