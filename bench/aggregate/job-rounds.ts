@@ -6,7 +6,7 @@
 // The handlers get a real WebhookOutbox on the same store: the project has no webhooks, so
 // digest.created costs one records.list.
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import type { JobKind, JobRecord, ProjectRecord } from '@spoor/schemas';
 import type { Window } from '@spoor/store';
 import { aggregationJob, transitionsJob, WebhookOutbox } from '@spoor/worker';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { SessionClassifier } from '@spoor/rule-service';
 import type { Kv } from '@spoor/kv';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { RulesCache } from '@spoor/rules';
 import type { JobRecord, SessionState } from '@spoor/schemas';
 import type { Store } from '@spoor/store';

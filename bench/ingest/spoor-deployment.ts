@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters } from '@spoor/runtime';
 import type { ProjectRecord } from '@spoor/schemas';
 import { clickhouseUrl, kafkaBrokers, redisUrl } from '@spoor/testkit';

@@ -3,7 +3,7 @@
 // JSON.parse of messages of the same shape and count plus the stage's one unavoidable store call,
 // in the same batch sizes, on a second store of the same engine.
 import { loadConfig, type ServiceName } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters, runServices, type ServiceModule } from '@spoor/runtime';
 import { classifierModule } from '@spoor/classifier';
 import { enricherModule } from '@spoor/enricher';

@@ -2,7 +2,7 @@
 // pipeline's consumers use, while no Spoor process runs (DuckDB admits one process per file).
 // Going through HTTP would measure ingest, which bench/ingest already does.
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters } from '@spoor/runtime';
 import type { Store } from '@spoor/store';
 import { emptyFacts, generateDataset, type DatasetBatch, type DatasetFacts } from './dataset-generator.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters } from '@spoor/runtime';
 import { prefillRaw } from '../pipeline/raw-prefill.js';
 import { readCpuSeconds } from '../ingest/proc-stats.js';

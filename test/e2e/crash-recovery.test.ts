@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters } from '@spoor/runtime';
 import { freePort, makeTempDir, requireEngine } from '@spoor/testkit';
 import { modeEnv, MODES, type Mode } from '../support/engine-env.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters, type Adapters } from '@spoor/runtime';
 import { RECORD_KINDS, type JobRecord, type ScheduleData, type SessionState } from '@spoor/schemas';
 import { freePort, makeTempDir, requireEngine } from '@spoor/testkit';

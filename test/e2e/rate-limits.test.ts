@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@spoor/config';
 import { serviceModules } from '@spoor/host';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { runServices } from '@spoor/runtime';
 import { makeTempDir, requireEngine } from '@spoor/testkit';
 import { ApiClient } from '../support/api-client.js';

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type ServiceName } from '@spoor/config';
 import { serviceModules } from '@spoor/host';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { runServices } from '@spoor/runtime';
 import { makeTempDir } from '@spoor/testkit';
 import {

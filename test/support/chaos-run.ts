@@ -1,5 +1,5 @@
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters } from '@spoor/runtime';
 import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl } from '@spoor/testkit';
 import {

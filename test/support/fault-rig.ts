@@ -4,7 +4,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { openAdapters } from '@spoor/runtime';
 import type { ProjectRecord } from '@spoor/schemas';
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@spoor/config';
 import { serviceModules } from '@spoor/host';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { runServices, type RunningProcess } from '@spoor/runtime';
 import type { ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';

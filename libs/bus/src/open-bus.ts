@@ -1,4 +1,4 @@
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { Bus } from './bus.js';
 import { EmbeddedBus } from './embedded/embedded-bus.js';
 import type { FsyncMode } from './embedded/topic-log.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { kafkaBrokers, makeTempDir, requireEngine } from '@spoor/testkit';
 import { EmbeddedBus, KafkaBus, type Bus, type DeliveredMessage, type Subscription } from '../src/index.js';
 

@@ -2,7 +2,7 @@
 // handler before the previous one resolved, offsets still commit in order, and a failed batch is
 // delivered again from its first record with everything after it.
 import { expect } from 'chai';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { makeTempDir } from '@spoor/testkit';
 import { EmbeddedBus, type DeliveredMessage, type Subscription } from '../src/index.js';
 

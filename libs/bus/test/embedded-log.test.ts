@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { appendFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { makeTempDir } from '@spoor/testkit';
 import { EmbeddedBus } from '../src/index.js';
 import { TopicLog } from '../src/embedded/topic-log.js';

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { readdir, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { makeTempDir } from '@spoor/testkit';
 import { TopicLog, type FsyncMode } from '../src/embedded/topic-log.js';
 import { EmbeddedBus } from '../src/index.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { kafkaBrokers, requireEngine } from '@spoor/testkit';
 import { KafkaBus } from '../src/index.js';
 

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { corsMiddleware } from './cors-middleware.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { methodNotAllowedHandler } from './method-not-allowed.js';

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { HttpError, createError, errors } from './http-errors.js';
 import { INTERNAL_BODY, stringifyOrFallback } from './safe-json.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import proxyaddr from 'proxy-addr';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { corsMiddleware } from './cors-middleware.js';
 import { parseJsonBody } from './body-parser.js';
 import { HttpError, errors } from './http-errors.js';

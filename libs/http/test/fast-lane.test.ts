@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { Router } from 'express';
 import { z } from 'zod';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import {
   createHttpApp,
   errors,

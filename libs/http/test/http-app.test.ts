@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Router } from 'express';
 import { z } from 'zod';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { createHttpApp, jsonBody, listen, parseOr422, type RunningServer } from '../src/index.js';
 
 describe('createHttpApp', () => {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { sleep, type BatchContext, type Bus, type DeliveredMessage, type Subscription } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { kvKeys, type JobCommand, type JobKind, type JobRecord } from '@spoor/schemas';
 import type { JobRepository } from '@spoor/store';
 

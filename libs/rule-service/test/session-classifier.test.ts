@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { openBus, type Bus, type DeliveredMessage } from '@spoor/bus';
 import { MemoryKv } from '@spoor/kv';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import type { RuleMatch, RuleRecord, SessionSummary } from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Config } from '@spoor/config';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { openBus, topicNames, type Bus } from '@spoor/bus';
 import { openStore, type Store } from '@spoor/store';
 import { MemoryKv, RedisKv, type Kv } from '@spoor/kv';

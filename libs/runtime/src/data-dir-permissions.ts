@@ -1,6 +1,6 @@
 import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 
 /**
  * The embedded data directory holds the ES256 signing key and scrypt password hashes (in

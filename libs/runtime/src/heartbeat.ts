@@ -1,4 +1,4 @@
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { DropCounts } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 

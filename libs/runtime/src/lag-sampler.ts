@@ -1,5 +1,5 @@
 import type { Bus } from '@spoor/bus';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 
 export interface ConsumedTopic {
   topic: string;

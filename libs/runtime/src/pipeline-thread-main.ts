@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { BatchHandler, Bus, SubscribeOptions } from '@spoor/bus';
 import type { ServiceName } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { funnelStepMatcher } from '@spoor/rules';
 import type { FunnelSpec } from '@spoor/store';
 import { assembleAdapters, openAdapters, openKvOf, openStoreOf, type Adapters } from './adapters.js';

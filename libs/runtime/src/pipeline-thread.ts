@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '@spoor/bus';
 import type { Config, ServiceName } from '@spoor/config';
 import { MemoryKv, type Kv } from '@spoor/kv';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { exportDirBeside, openExportFile, type Store } from '@spoor/store';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import { duckdbPath, openAdapters, type Adapters } from './adapters.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { loadConfig, ConfigError, type Config, type ServiceName } from '@spoor/config';
-import { createLogger, type Logger } from '@spoor/log';
+import { createLogger, type Logger } from '@spoor/service-log';
 import { createHttpApp, errors, FastLane, listen, type RunningServer } from '@spoor/http';
 import { openAdapters, type Adapters } from './adapters.js';
 import { openAdaptersWithPipeline, threadable } from './pipeline-thread.js';

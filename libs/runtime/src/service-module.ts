@@ -3,7 +3,7 @@ import type { ProcessMetrics } from './process-metrics.js';
 import type { Router } from 'express';
 import type { FastHandler } from '@spoor/http';
 import type { Config, ServiceName } from '@spoor/config';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { Adapters } from './adapters.js';
 import type { LocalHandoff } from './local-handoff.js';
 

@@ -2,7 +2,7 @@
 // what it keeps when a read fails.
 import { expect } from 'chai';
 import { EmbeddedBus, type Bus } from '@spoor/bus';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { makeTempDir } from '@spoor/testkit';
 import { LagSampler } from '../src/lag-sampler.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Router } from 'express';
 import { threadId } from 'node:worker_threads';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { StoreConflictError } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';
 import { runServices, type RunningProcess, type ServiceModule } from '../src/index.js';

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { Router } from 'express';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { freePort, makeTempDir } from '@spoor/testkit';
 import { runServices, type RunningProcess, type ServiceModule } from '../src/index.js';
 

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { loadConfig } from '@spoor/config';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import { freePort, makeTempDir } from '@spoor/testkit';
 import { runServices, type RunningProcess, type ServiceModule } from '../src/index.js';
 

@@ -3,7 +3,7 @@ import { TRACEPARENT, type DeliveredMessage } from '@spoor/bus';
 import type { EnrichedDraft, EnrichmentPipeline } from '@spoor/enrich';
 import type { Kv } from '@spoor/kv';
 import type { DedupWindow } from './dedup-window.js';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { DropCounts, EnrichedEvent, RawEvent, SessionInput } from '@spoor/schemas';
 import type { EventPair, Store } from '@spoor/store';
 import type { IpPolicyCache } from './ip-policy-cache.js';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { DeliveredMessage } from '@spoor/bus';
 import { createEnrichmentPipeline, EMPTY_GEO_LOOKUP } from '@spoor/enrich';
 import { MemoryKv } from '@spoor/kv';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import type { RawEvent, SessionInput } from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router, type Request } from 'express';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { IMMUTABLE_CACHE, readBuilt, serveBuilt, type BuiltFile } from './built-file.js';
 
 /** index.html names the hashed assets of one build, so it must be asked for again every time. */

@@ -7,7 +7,7 @@ import { RateLimits } from '@spoor/limits';
 import { buildVersion, type ServiceModule } from '@spoor/runtime';
 import type { IpPolicy, JobKind } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
 import { dashboardRouter } from './dashboard-router.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router } from 'express';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { IMMUTABLE_CACHE, readBuilt, serveBuilt, type BuiltFile } from './built-file.js';
 
 /** /logger.js may be a week old in a cache (revalidated by ETag); the hashed name never changes. */

@@ -1,7 +1,7 @@
 import { continueTrace, TRACEPARENT, type Bus } from '@spoor/bus';
 import { errors, HttpError } from '@spoor/http';
 import { clientKey, type RateLimits } from '@spoor/limits';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { DropCounts, ProjectRecord, RawEvent } from '@spoor/schemas';
 import {
   checkEventTime,

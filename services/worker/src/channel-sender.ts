@@ -1,4 +1,4 @@
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { EmailSender, sendChat } from '@spoor/notify';
 import { RECORD_KINDS, type ChannelData, type NotificationMessage, type ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';

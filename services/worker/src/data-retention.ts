@@ -1,4 +1,4 @@
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { kvKeys, kvTtlMs } from '@spoor/schemas';
 import type { Kv } from '@spoor/kv';
 import type { Store } from '@spoor/store';

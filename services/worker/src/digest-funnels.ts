@@ -1,6 +1,6 @@
 // Saved funnels in digests (issue 18): each digest shows the project's saved funnels over its
 // window, counted by the store exactly as GET /v1/funnels/{id}/result counts them.
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { DigestFunnel } from '@spoor/notify';
 import { compileFunnelStep } from '@spoor/rules';
 import { RECORD_KINDS, type ProjectRecord, type SavedFunnelData } from '@spoor/schemas';

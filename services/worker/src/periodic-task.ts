@@ -1,4 +1,4 @@
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 
 export interface PeriodicTask {
   /** Runs the task now (tests), waiting for a pass already under way. */

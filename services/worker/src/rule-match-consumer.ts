@@ -1,5 +1,5 @@
 import type { Bus, DeliveredMessage, Subscription } from '@spoor/bus';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { renderAlert } from '@spoor/notify';
 import type { RuleMatch } from '@spoor/schemas';
 import { RECORD_KINDS, type AlertData, type ProjectRecord } from '@spoor/schemas';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kv } from '@spoor/kv';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import {
   kvKeys,
   kvTtlMs,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { MemoryKv } from '@spoor/kv';
-import { createLogger } from '@spoor/log';
+import { createLogger } from '@spoor/service-log';
 import type { EnrichedEvent, RawEvent, SessionState } from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { Bus, DeliveredMessage, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { traceIdsOf } from '../trace-context.js';

@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { GroupCommit, PublishTimeoutError } from '../group-commit.js';
 import { runKafkaConsumer } from './kafka-consumer.js';

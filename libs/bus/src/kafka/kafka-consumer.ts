@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import type { DeliveredMessage, SubscribeOptions } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { traceIdsOf } from '../trace-context.js';

@@ -2,7 +2,7 @@
 // computes the snapshot once per tick and sends the same frame to every connected viewer, so
 // the store's work grows with the projects being watched, not with the viewers. A ticker
 // starts with its project's first viewer and stops when the last one leaves.
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { LIVE_LIMITS, type LiveSnapshot, type ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { commentFrame, eventFrame } from './event-stream.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ChannelCaps } from '@spoor/config';
 import { errors } from '@spoor/http';
-import type { Logger } from '@spoor/log';
+import type { Logger } from '@spoor/service-log';
 import { renderRecipientConfirmation, type EmailSender } from '@spoor/notify';
 import {
   RECORD_KINDS,
