@@ -164,19 +164,7 @@ export class KafkaBus implements Bus {
   private ensureTopic(topic: string): Promise<void> {
     let done = this.ensured.get(topic);
     if (!done) {
-      const numPartitions = this.opts.partitions ?? 4;
-      done = this.createTopic(topic, numPartitions).then(async (created) => {
-        if (created) return;
-        const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
-        const actual = meta.topics[0]?.partitions.length ?? 0;
-        if (actual !== numPartitions) {
-          this.opts.logger.warn('topic exists with another partition count; it is kept', {
-            topic,
-            partitions: actual,
-            configured: numPartitions,
-          });
-        }
-      });
+      done = this.createTopic(topic, this.opts.partitions ?? 4);
       done.catch(() => this.ensured.delete(topic));
       this.ensured.set(topic, done);
     }
@@ -184,24 +172,40 @@ export class KafkaBus implements Bus {
   }
 
   /**
-   * createTopics, tried again on failure. Processes starting together create the same topics at
-   * once (a deployment's consumers, the worker's nine job topics): the broker then answers the
-   * leader check of a topic another request just created with UNKNOWN_TOPIC_OR_PARTITION ("This
-   * server does not host this topic-partition"), which kafkajs' own wait does not retry, and a
-   * service failed to start (test suite, bench:scale). A later attempt finds the topic: false.
+   * createTopics, and the partition check of a topic that existed, tried again on failure.
+   * Processes starting together create the same topics at once (a deployment's consumers, the
+   * worker's job topics): the broker then answers the leader check, or the metadata of a topic
+   * another request just created, with UNKNOWN_TOPIC_OR_PARTITION ("This server does not host
+   * this topic-partition"), which kafkajs' own wait does not retry, and a service failed to start
+   * (test suite, bench:scale). A later attempt finds the topic whole.
    */
-  private async createTopic(topic: string, numPartitions: number): Promise<boolean> {
+  private async createTopic(topic: string, numPartitions: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.admin.createTopics({
+        const created = await this.admin.createTopics({
           topics: [{ topic, numPartitions, replicationFactor: this.opts.replicationFactor ?? -1 }],
           waitForLeaders: true,
         });
+        if (!created) await this.checkPartitions(topic, numPartitions);
+        return;
       } catch (err) {
         if (attempt >= CREATE_TOPIC_ATTEMPTS - 1) throw err;
         this.opts.logger.warn('creating a topic failed; trying again', { topic, attempt, err });
         await sleep(backoffDelay(attempt));
       }
+    }
+  }
+
+  /** A topic that exists keeps its partitions; a count other than the configured one is logged. */
+  private async checkPartitions(topic: string, numPartitions: number): Promise<void> {
+    const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
+    const actual = meta.topics[0]?.partitions.length ?? 0;
+    if (actual !== numPartitions) {
+      this.opts.logger.warn('topic exists with another partition count; it is kept', {
+        topic,
+        partitions: actual,
+        configured: numPartitions,
+      });
     }
   }
 }
