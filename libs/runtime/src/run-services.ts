@@ -79,30 +79,43 @@ export async function runServices(
     // Until every service has mounted its routes, answer 503 (retry) rather than a misleading 404.
     root.use((_req, _res, next) => next(started ? undefined : errors.unavailable('Starting; retry shortly', 1)));
   }
-  const publicUrl = config.publicUrl ?? http?.url ?? null;
-  const handoff = new LocalHandoff();
-  const here = new Set(onMain.map((m) => m.name));
-  const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
-  for (const m of onMain) {
-    const service = await m.start({
-      config,
-      logger: logger.child(m.name),
-      adapters,
-      clock,
-      publicUrl,
-      handoff,
-      handsOffTo,
-      metrics,
-      watchLag: (t) => lagSampler.watch(t),
-    });
-    entries.push({ name: m.name, running: service });
-    if (service.router) root.use(service.router);
+  try {
+    const publicUrl = config.publicUrl ?? http?.url ?? null;
+    const handoff = new LocalHandoff();
+    const here = new Set(onMain.map((m) => m.name));
+    const handsOffTo = (consumer: ServiceName) => config.handoff === 'local' && here.has(consumer);
+    for (const m of onMain) {
+      const service = await m.start({
+        config,
+        logger: logger.child(m.name),
+        adapters,
+        clock,
+        publicUrl,
+        handoff,
+        handsOffTo,
+        metrics,
+        watchLag: (t) => lagSampler.watch(t),
+      });
+      entries.push({ name: m.name, running: service });
+      if (service.router) root.use(service.router);
+    }
+    entries.push(...((await pipeline?.start(publicUrl)) ?? []));
+    // Fast routes open with the rest: until then express answers 503 for them too.
+    for (const r of services().flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
+    // Ready with a first lag reading in hand, never with an empty one.
+    await lagSampler.refresh();
+  } catch (err) {
+    // A service that could not start (an engine refusing, a topic not created) must not leave the
+    // others running, the port bound and the engines' clients open: the caller gets the error and
+    // nothing behind it (a test's failed start held its mocha process alive, issue 20).
+    await stopTogether(
+      entries.map(({ name, running }) => ({ name, stop: () => running.stop() })),
+      logger,
+    ).catch(() => undefined);
+    await http?.close(0).catch(() => undefined);
+    await adapters.close().catch(() => undefined);
+    throw err;
   }
-  entries.push(...((await pipeline?.start(publicUrl)) ?? []));
-  // Fast routes open with the rest: until then express answers 503 for them too.
-  for (const r of services().flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
-  // Ready with a first lag reading in hand, never with an empty one.
-  await lagSampler.refresh();
   lagSampler.start();
   started = true;
   const heartbeats = startHeartbeats({

@@ -56,6 +56,42 @@ describe('runServices', function () {
     expect(await ready.json()).to.include({ status: 'ok' });
   });
 
+  it('closes what it opened when a service fails to start: the others stopped, the port free, the error passed on', async () => {
+    let stopped = 0;
+    const fine: ServiceModule = {
+      name: 'gateway',
+      serves: true,
+      async start() {
+        return { stop: async () => void stopped++ };
+      },
+    };
+    const broken: ServiceModule = {
+      name: 'worker',
+      async start() {
+        throw new Error('the engine refused');
+      },
+    };
+    const port = await freePort();
+    const config = loadConfig({
+      SPOOR_DATA_DIR: await makeTempDir('runtime'),
+      SPOOR_PORT: String(port),
+      SPOOR_SERVICES: 'gateway,worker',
+      SPOOR_LOG_LEVEL: 'error',
+      SPOOR_PIPELINE_THREAD: 'main',
+    });
+    const failed = await runServices(config, [fine, broken], createLogger('test', 'error')).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failed?.message).to.equal('the engine refused');
+    expect(stopped, 'the service that had started is stopped').to.equal(1);
+    const refused = await fetch(`http://127.0.0.1:${port}/livez`).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    expect(refused, 'nothing listens on the port any more').to.equal('refused');
+  });
+
   // Issue 19: a Kubernetes Deployment of one consumer needs probes and a scrape target, and is
   // ready only once its consumers joined their groups (subscribe resolves after the join).
   describe('a process of consumers alone', () => {
