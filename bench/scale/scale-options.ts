@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseFlags, positiveInt, UsageError } from '../shared/bench-flags.js';
 
 export interface ScaleOptions {
   /** Events pre-filled into the raw topic before each round. */
@@ -14,42 +14,16 @@ const USAGE = `usage: npm run bench:scale -- [--events 50000] [--sessions 1000] 
   database, events.raw pre-filled with --events events, then N copies of each consumer (enricher,
   sessionizer, classifier) started as separate processes and timed until every stage drained.`;
 
-export class UsageError extends Error {}
-
-function positiveInt(name: string, raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1)
-    throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(raw)}\n${USAGE}`);
-  return Number(raw);
-}
+export { UsageError };
 
 export function parseScaleOptions(argv: string[], env: NodeJS.ProcessEnv): ScaleOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        events: { type: 'string' },
-        sessions: { type: 'string' },
-        'per-session': { type: 'string' },
-        copies: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const copies = (values.copies ?? env['BENCH_COPIES'] ?? '1,2')
-    .split(',')
-    .map((c) => positiveInt('--copies', c.trim()));
+  const values = parseFlags(argv, ['events', 'sessions', 'per-session', 'copies'], USAGE);
+  const int = (name: string, raw: string) => positiveInt(name, raw, USAGE);
+  const copies = (values.copies ?? env['BENCH_COPIES'] ?? '1,2').split(',').map((c) => int('--copies', c.trim()));
   return {
-    events: positiveInt('--events', values.events ?? env['BENCH_EVENTS'] ?? '50000'),
-    sessions: positiveInt('--sessions', values.sessions ?? '1000'),
-    perSession: positiveInt('--per-session', values['per-session'] ?? '20'),
+    events: int('--events', values.events ?? env['BENCH_EVENTS'] ?? '50000'),
+    sessions: int('--sessions', values.sessions ?? '1000'),
+    perSession: int('--per-session', values['per-session'] ?? '20'),
     copies,
   };
 }

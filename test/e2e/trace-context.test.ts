@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, requireEngine } from '@spoor/testkit';
+import { clickhouseUrl, kafkaBrokers, redisUrl, requireEngine } from '@spoor/testkit';
 import {
   deploymentEnv,
   FAULT_ORIGIN,
@@ -9,6 +9,7 @@ import {
   modeDeployment,
   registerFaultProject,
   SpoorProcess,
+  startSplitProcess,
 } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 import { loadConfig } from '@spoor/config';
@@ -93,23 +94,7 @@ describe('Trace context: one request followed through the logs', function () {
     requireEngine(this, brokers && clickhouse && redis ? 'ok' : null, 'kafka mode engines');
     const env = await deploymentEnv(brokers!, clickhouse!, redis!);
     await registerFaultProject(loadConfig(env));
-    const start = async (kind: string) => {
-      const port = await freePort();
-      const p = new SpoorProcess(
-        {
-          ...env,
-          SPOOR_SERVICES: kind,
-          SPOOR_PORT: String(port),
-          SPOOR_HEALTH_HTTP: 'true',
-          SPOOR_LOG_LEVEL: 'debug',
-          SPOOR_DATA_DIR: await makeTempDir(`trace-${kind}`),
-        },
-        `http://127.0.0.1:${port}`,
-      );
-      processes.push(p);
-      await p.start();
-      return p;
-    };
+    const start = (kind: string) => startSplitProcess(env, kind, processes, 'debug');
     const [ingest, enricher, sessionizer] = [
       await start('ingest'),
       await start('enricher'),

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { loadConfig } from '@spoor/config';
 import { createLogger } from '@spoor/service-log';
 import { openAdapters } from '@spoor/runtime';
-import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, requireEngine } from '@spoor/testkit';
+import { clickhouseUrl, kafkaBrokers, redisUrl, requireEngine } from '@spoor/testkit';
 import {
   deploymentEnv,
   LoadClient,
@@ -10,6 +10,7 @@ import {
   setCheck,
   sleep,
   SpoorProcess,
+  startSplitProcess,
 } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
@@ -45,20 +46,7 @@ describe('Faults: a consumer of each kind is killed under load in split mode', f
     };
     for (const kind of KINDS) {
       for (let copy = 0; copy < 2; copy++) {
-        const port = await freePort();
-        const p = new SpoorProcess(
-          {
-            ...env,
-            SPOOR_SERVICES: kind,
-            SPOOR_PORT: String(port),
-            SPOOR_HEALTH_HTTP: 'true',
-            SPOOR_LOG_LEVEL: 'warn',
-            SPOOR_DATA_DIR: await makeTempDir(`split-${kind}`),
-          },
-          `http://127.0.0.1:${port}`,
-        );
-        await p.start();
-        processes.push(p);
+        const p = await startSplitProcess(env, kind, processes);
         copies[kind].push(p);
       }
     }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { loadConfig } from '@spoor/config';
-import { clickhouseUrl, freePort, kafkaBrokers, makeTempDir, redisUrl, requireEngine } from '@spoor/testkit';
+import { clickhouseUrl, kafkaBrokers, redisUrl, requireEngine } from '@spoor/testkit';
 import {
   deploymentEnv,
   LoadClient,
@@ -8,10 +8,11 @@ import {
   setCheck,
   sleep,
   SpoorProcess,
+  startSplitProcess,
 } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
-// Issue 19 (docs/scaling.md): an operator scales the enrichers while traffic flows. Split mode
+// Issue 19 (docs/faults.md, "A copy added and removed under load"): an operator scales the enrichers while traffic flows. Split mode
 // on one broker, raw topic of 4 partitions: two enrichers, then a third joins mid-run (the group
 // rebalances and hands it partitions) and leaves again with SIGTERM (its partitions go back).
 // Nothing acknowledged may be lost or doubled, sessions stay whole and in order, and the lag
@@ -42,23 +43,7 @@ describe('Scaling: a third enricher joins under load and leaves again', function
     const env = await deploymentEnv(brokers!, clickhouse!, redis!);
     const config = loadConfig(env);
     const project = await registerFaultProject(config);
-    const start = async (kind: string) => {
-      const port = await freePort();
-      const p = new SpoorProcess(
-        {
-          ...env,
-          SPOOR_SERVICES: kind,
-          SPOOR_PORT: String(port),
-          SPOOR_HEALTH_HTTP: 'true',
-          SPOOR_LOG_LEVEL: 'warn',
-          SPOOR_DATA_DIR: await makeTempDir(`scale-${kind}`),
-        },
-        `http://127.0.0.1:${port}`,
-      );
-      await p.start();
-      processes.push(p);
-      return p;
-    };
+    const start = (kind: string) => startSplitProcess(env, kind, processes);
     const [ingest] = [await start('ingest')];
     const enrichers = [await start('enricher'), await start('enricher')];
     await start('sessionizer');

@@ -139,6 +139,34 @@ export async function registerFaultProject(config: Config): Promise<ProjectRecor
   }
 }
 
+/**
+ * One process of a split deployment: the services `kind` names (SPOOR_SERVICES), on its own port
+ * with /healthz and /metrics, its own data dir; pushed on `into` before it starts (so a test's
+ * cleanup stops it even when the start fails), and started.
+ */
+export async function startSplitProcess(
+  env: Record<string, string>,
+  kind: string,
+  into: SpoorProcess[],
+  logLevel = 'warn',
+): Promise<SpoorProcess> {
+  const port = await freePort();
+  const p = new SpoorProcess(
+    {
+      ...env,
+      SPOOR_SERVICES: kind,
+      SPOOR_PORT: String(port),
+      SPOOR_HEALTH_HTTP: 'true',
+      SPOOR_LOG_LEVEL: logLevel,
+      SPOOR_DATA_DIR: await makeTempDir(`split-${kind}`),
+    },
+    `http://127.0.0.1:${port}`,
+  );
+  into.push(p);
+  await p.start();
+  return p;
+}
+
 /** A Spoor process in a child (all-in-one, or the services SPOOR_SERVICES names), with its own event loop. */
 export class SpoorProcess {
   private child: ChildProcess | null = null;

@@ -1,7 +1,7 @@
 import type { JobContext, JobHandler } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
-import { projectKvPrefixes } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
+import { deleteProjectData } from './project-deletion-job.js';
 
 interface Deps {
   store: Store;
@@ -30,8 +30,7 @@ async function deleteProjects(deps: Deps, accountId: string, jobId: string, ctx:
   const projects = await deps.store.projects.listByAccount(accountId);
   for (const [i, project] of projects.entries()) {
     await ctx.progress(i, projects.length);
-    await deps.store.erasure.deleteProject(project.project_id, jobId);
-    await deps.kv.deletePrefixes(projectKvPrefixes(project.project_id));
+    await deleteProjectData(deps, project.project_id, jobId);
   }
   return projects.length;
 }

@@ -11,11 +11,23 @@ import type { Store } from '@spoor/store';
  */
 export function projectDeletionJob(deps: { store: Store; kv: Kv }): JobHandler {
   return async (job, ctx) => {
-    await ctx.progress(0, 2);
-    await deps.store.erasure.deleteProject(job.project_id, job.job_id);
-    await ctx.progress(1, 2);
-    const keys = await deps.kv.deletePrefixes(projectKvPrefixes(job.project_id));
-    await ctx.progress(2, 2);
+    await ctx.progress(0, 1);
+    const keys = await deleteProjectData(deps, job.project_id, job.job_id);
+    await ctx.progress(1, 1);
     return { deleted: true, kv_keys: keys };
   };
+}
+
+/**
+ * Everything of one project: its store rows (one Store.erasure call; the deleting job's record
+ * `keepJobId` stays), then its KV keys. Answers how many KV keys went. Shared by the project
+ * and the account deletion jobs.
+ */
+export async function deleteProjectData(
+  deps: { store: Store; kv: Kv },
+  projectId: string,
+  keepJobId: string,
+): Promise<number> {
+  await deps.store.erasure.deleteProject(projectId, keepJobId);
+  return deps.kv.deletePrefixes(projectKvPrefixes(projectId));
 }
