@@ -58,6 +58,27 @@ export interface SessionInput {
   traceparent?: string | undefined;
 }
 
+/**
+ * The header on an enriched message naming the raw message it was made from, `<topic>/<partition>#<offset>`.
+ * The sessionizer marks sessions with this position rather than the enriched message's own: an
+ * enricher that dies before committing leaves its output published, and the copy that takes its
+ * partitions over publishes the same events again at new enriched offsets, but from the same raw
+ * positions, so the replay is recognised whatever its length (issue 16).
+ */
+export const RAW_POSITION_HEADER = 'spoor-raw-position';
+
+export function formatRawPosition(source: string, offset: number): string {
+  return `${source}#${offset}`;
+}
+
+/** The position in a RAW_POSITION_HEADER, or null when it is missing or not one. */
+export function parseRawPosition(text: string | undefined): { source: string; offset: number } | null {
+  if (!text) return null;
+  const at = text.lastIndexOf('#');
+  const offset = at > 0 ? Number(text.slice(at + 1)) : NaN;
+  return Number.isSafeInteger(offset) && offset >= 0 ? { source: text.slice(0, at), offset } : null;
+}
+
 /** A session summary as published on the session-updates topic. */
 export type SessionUpdate = SessionSummary;
 

@@ -1,7 +1,7 @@
 import { createEnrichmentPipeline, ipSalt, openGeoLookup } from '@spoor/enrich';
 import { TRACEPARENT } from '@spoor/bus';
 import type { ServiceContext, ServiceModule } from '@spoor/runtime';
-import type { SessionInput } from '@spoor/schemas';
+import { formatRawPosition, RAW_POSITION_HEADER, type SessionInput } from '@spoor/schemas';
 import { kvDedupWindow, localDedupWindow } from './dedup-window.js';
 import { EnricherService, type EnrichedOutput } from './enricher-service.js';
 import { IpPolicyCache } from './ip-policy-cache.js';
@@ -56,10 +56,13 @@ function enrichedOutput({ adapters, handoff, handsOffTo }: ServiceContext): Enri
   return (events) =>
     adapters.bus.publish(
       topic,
-      events.map(({ event: e, traceparent }) => ({
+      events.map(({ event: e, source, offset, traceparent }) => ({
         key: `${e.project_id}:${e.session_id}`,
         value: JSON.stringify(e),
-        ...(traceparent ? { headers: { [TRACEPARENT]: traceparent } } : {}),
+        headers: {
+          [RAW_POSITION_HEADER]: formatRawPosition(source, offset),
+          ...(traceparent ? { [TRACEPARENT]: traceparent } : {}),
+        },
       })),
     );
 }

@@ -5,6 +5,8 @@ import { RulesCache } from '@spoor/rules';
 import {
   kvTtlMs,
   openSessionKey,
+  parseRawPosition,
+  RAW_POSITION_HEADER,
   type DropCounts,
   type EnrichedEvent,
   type SessionInput,
@@ -64,8 +66,17 @@ export class SessionizerService {
     const inputs: SessionInput[] = [];
     for (const m of batch) {
       const event = parseEnriched(m.value);
-      if (event) inputs.push({ event, source: `${m.topic}/${m.partition}`, offset: Number(m.offset) });
-      else this.counters.malformed++;
+      if (!event) {
+        this.counters.malformed++;
+        continue;
+      }
+      // The raw position the enricher read it from when it says so (see RAW_POSITION_HEADER), else this message's own.
+      const raw = parseRawPosition(m.headers?.[RAW_POSITION_HEADER]);
+      inputs.push(
+        raw
+          ? { event, source: raw.source, offset: raw.offset }
+          : { event, source: `${m.topic}/${m.partition}`, offset: Number(m.offset) },
+      );
     }
     return this.apply(inputs);
   }
@@ -107,6 +118,9 @@ export class SessionizerService {
     const before = new Map<SessionState, AppliedMark | null>();
     const after = new Map<SessionState, AppliedMark>();
     human.sort((a, b) => a.event.timestamp - b.event.timestamp);
+    // An event twice in one batch (an enricher's replay published behind its first output) is a
+    // repeat however many of its session's events lie between the two copies.
+    const inBatch = new Set<string>();
     for (const [i, { event: e, source, offset }] of human.entries()) {
       // In the one-process mode ingest answers on this thread too: let it in between chunks.
       if (i > 0 && i % 256 === 0) await yieldToLoop();
@@ -114,10 +128,12 @@ export class SessionizerService {
       let state = states.get(key);
       if (!state) states.set(key, (state = emptySession(e)));
       if (!before.has(state)) before.set(state, markOf(state));
-      if (appliedBefore(before.get(state)!, source, offset)) {
+      const id = `${e.project_id}\u0000${e.event_id}`;
+      if (appliedBefore(before.get(state)!, source, offset) || inBatch.has(id)) {
         this.counters.repeats++;
         continue;
       }
+      inBatch.add(id);
       const mark = after.get(state);
       if (!mark || mark.source !== source || mark.offset < offset) after.set(state, { source, offset });
       if (applyEvent(state, e, now)) {

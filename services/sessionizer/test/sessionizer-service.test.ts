@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import { MemoryKv } from '@spoor/kv';
-import { openSessionKey, type EnrichedEvent, type SessionInput } from '@spoor/schemas';
+import type { DeliveredMessage } from '@spoor/bus';
+import {
+  formatRawPosition,
+  openSessionKey,
+  RAW_POSITION_HEADER,
+  type EnrichedEvent,
+  type SessionInput,
+} from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';
 import { SessionizerService } from '../src/sessionizer-service.js';
@@ -111,5 +118,47 @@ describe('SessionizerService', function () {
     await service.apply([input(2), input(3)]);
     const s = await store.sessions.get('p-1', 'S');
     expect(s).to.deep.include({ event_count: 3, last_event_at: T0 + 3000 });
+  });
+
+  // Issue 16 (CI found it in test/faults/rebalance.test.ts): an enricher killed before it
+  // committed leaves its output on events.enriched; the survivor publishes the same events again
+  // at new enriched offsets. More than the 64 ids a session remembers must still count once.
+  describe('an enricher replay on the enriched topic', function () {
+    const N = 150;
+    /** Events 0..N-1 of session S as enriched messages from `at` on, naming their raw positions. */
+    const published = (at: number, from = 0, to = N): DeliveredMessage[] =>
+      Array.from({ length: to - from }, (_, k) => {
+        const { event, source, offset } = input(from + k);
+        return {
+          topic: 'events.enriched',
+          partition: 3,
+          offset: String(at + k),
+          key: 'p-1:S',
+          value: JSON.stringify(event),
+          headers: { [RAW_POSITION_HEADER]: formatRawPosition(source, offset) },
+        };
+      });
+
+    it('counts each event once when the replay comes in a later batch', async function () {
+      await service.handle(published(0));
+      await service.handle(published(N, 20)); // the survivor restarts from the enricher's commit at 20
+      const s = await store.sessions.get('p-1', 'S');
+      expect(s?.event_count).to.equal(N);
+      expect(service.stats()['repeats']).to.equal(N - 20);
+    });
+
+    it('counts each event once when both copies are in one batch', async function () {
+      await service.handle([...published(0), ...published(N)]);
+      const s = await store.sessions.get('p-1', 'S');
+      expect(s?.event_count).to.equal(N);
+    });
+
+    it('counts each event once when the KV lost the state and it is read from the store', async function () {
+      await service.handle(published(0));
+      await kv.deletePrefixes([openSessionKey('p-1', '')]);
+      await service.handle(published(N, 10));
+      const s = await store.sessions.get('p-1', 'S');
+      expect(s?.event_count).to.equal(N);
+    });
   });
 });
