@@ -2,15 +2,15 @@
 // project through its API, stop it, bulk-load the dataset into its store, start it again, check
 // one answer of every endpoint, then load each endpoint from a separate process in turn.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuSeconds, readMemory } from '../ingest/proc-stats.js';
 import { freePort, ServerChild } from '../ingest/server-child.js';
 import { spoorEnv } from '../ingest/spoor-deployment.js';
-import { loadDataset, type LoadStats } from './dataset-loader.js';
-import { createAccountAndProject, login } from './gateway-account.js';
+import { loadDataset, type LoadedDataset, type LoadStats } from './dataset-loader.js';
+import { createAccountAndProject, login, type BenchAccount } from './gateway-account.js';
 import { checkEndpoint, readEndpoints, type ReadEndpoint } from './read-endpoints.js';
 import type { ReadBenchOptions, ReadMode } from './read-options.js';
 import { runReadLoad, type ReadLoadResult } from './read-load-runner.js';
@@ -102,32 +102,74 @@ async function measureEndpoint(
   return result;
 }
 
-/** Embedded or Kafka mode, end to end; the temp data dir (and its DuckDB file) is removed after. */
+/** What a kept data directory remembers of the dataset loaded into it (--data-dir). */
+interface KeptDataset {
+  events: number;
+  sessions: number;
+  account: BenchAccount;
+  dataset: LoadedDataset;
+  endMs: number;
+}
+
+const KEPT_FILE = 'bench-read-dataset.json';
+
+async function keptDataset(dataDir: string, options: ReadBenchOptions): Promise<KeptDataset | null> {
+  try {
+    const kept = JSON.parse(await readFile(join(dataDir, KEPT_FILE), 'utf8')) as KeptDataset;
+    return kept.events === options.events && kept.sessions === options.sessions ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Signs up, registers the project, then loads the dataset through the store with no server running. */
+async function setUpDataset(
+  mode: ReadMode,
+  env: Record<string, string>,
+  url: string,
+  options: ReadBenchOptions,
+): Promise<Omit<KeptDataset, 'events' | 'sessions'>> {
+  const setup = await startServer(`${mode}-setup`, env, url);
+  let account;
+  try {
+    account = await createAccountAndProject(url, randomUUID().slice(0, 8));
+  } finally {
+    await stopServer(setup.child);
+  }
+  const endMs = Date.now();
+  process.stdout.write(
+    `  loading ${options.events.toLocaleString('en')} events in ${options.sessions.toLocaleString('en')} sessions through the store\n`,
+  );
+  const dataset = await loadDataset(env, mode, account, options, endMs);
+  const s = dataset.stats;
+  process.stdout.write(
+    `  loaded in ${(s.wallMs / 1000).toFixed(1)} s: ${s.eventsPerSec.toFixed(0)} events/s, ${s.rowsPerSec.toFixed(0)} rows/s (${s.rows.toLocaleString('en')} rows), store calls ${(s.storeMs / 1000).toFixed(1)} s\n`,
+  );
+  return { account, dataset, endMs };
+}
+
+/**
+ * Embedded or Kafka mode, end to end. The temp data dir (and its DuckDB file) is removed after,
+ * unless --data-dir named one: that one is kept, and a dataset of the same size already in it is
+ * used as it is (the load takes ~100 s at 1 M events).
+ */
 export async function runMode(mode: ReadMode, options: ReadBenchOptions): Promise<ModeResult> {
-  const dataDir = await mkdtemp(join(tmpdir(), `spoor-bench-read-${mode}-`));
+  const keep = options.dataDir;
+  const dataDir = keep ?? (await mkdtemp(join(tmpdir(), `spoor-bench-read-${mode}-`)));
   try {
     const port = await freePort();
     const env = await spoorEnv(mode, dataDir, port);
     if (!env) return { mode, skipped: 'Kafka, ClickHouse or Redis could not be started by @spoor/testkit' };
     const url = `http://127.0.0.1:${port}`;
 
-    const setup = await startServer(`${mode}-setup`, env, url);
-    let account;
-    try {
-      account = await createAccountAndProject(url, randomUUID().slice(0, 8));
-    } finally {
-      await stopServer(setup.child);
+    let kept = keep ? await keptDataset(keep, options) : null;
+    if (kept) process.stdout.write(`  reusing the dataset loaded into ${keep}\n`);
+    else {
+      if (keep) await prepareEmptyDir(keep);
+      kept = { events: options.events, sessions: options.sessions, ...(await setUpDataset(mode, env, url, options)) };
+      if (keep) await writeFile(join(keep, KEPT_FILE), JSON.stringify(kept));
     }
-
-    const endMs = Date.now();
-    process.stdout.write(
-      `  loading ${options.events.toLocaleString('en')} events in ${options.sessions.toLocaleString('en')} sessions through the store\n`,
-    );
-    const dataset = await loadDataset(env, mode, account, options, endMs);
-    const s = dataset.stats;
-    process.stdout.write(
-      `  loaded in ${(s.wallMs / 1000).toFixed(1)} s: ${s.eventsPerSec.toFixed(0)} events/s, ${s.rowsPerSec.toFixed(0)} rows/s (${s.rows.toLocaleString('en')} rows), store calls ${(s.storeMs / 1000).toFixed(1)} s\n`,
-    );
+    const { account, dataset, endMs } = kept;
 
     const { child, startMs } = await startServer(mode, env, url);
     try {
@@ -141,11 +183,25 @@ export async function runMode(mode: ReadMode, options: ReadBenchOptions): Promis
         errorLogLines: child.errorLines,
         firstErrors: child.firstErrors,
       };
-      return { mode, dataset: s, startMs, endpoints, server };
+      return { mode, dataset: dataset.stats, startMs, endpoints, server };
     } finally {
       await stopServer(child);
     }
   } finally {
-    await rm(dataDir, { recursive: true, force: true });
+    if (!keep) await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A kept directory without a dataset of the asked size starts empty: one this benchmark filled
+ * (another size, a failed load) is cleared; any other non-empty directory is refused, not removed.
+ */
+async function prepareEmptyDir(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  if (entries.length > 0 && !entries.includes(KEPT_FILE) && !entries.includes('spoor.duckdb'))
+    throw new Error(
+      `--data-dir ${dir} is not empty and holds no dataset of this benchmark; name an empty or new directory`,
+    );
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
 }

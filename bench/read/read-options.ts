@@ -16,13 +16,19 @@ export interface ReadBenchOptions {
   modes: ReadMode[];
   /** Where the JSON result goes. */
   resultsDir: string;
+  /**
+   * Embedded only: a data directory kept after the run. When it already holds a dataset of the
+   * same size loaded by an earlier run (bench-read-dataset.json), the load is skipped.
+   */
+  dataDir: string | null;
 }
 
 /** bench/results at the repository root (git-ignored), wherever the bench is started from. */
 const DEFAULT_RESULTS_DIR = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
 
-const USAGE = `usage: npm run bench:read -- [--events 1000000] [--sessions 50000] [--duration 10] [--connections 10] [--only embedded[,kafka]] [--results-dir bench/results]
-  Each flag may also come from the environment: BENCH_EVENTS, BENCH_SESSIONS, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_ONLY.
+const USAGE = `usage: npm run bench:read -- [--events 1000000] [--sessions 50000] [--duration 10] [--connections 10] [--only embedded[,kafka]] [--results-dir bench/results] [--data-dir DIR]
+  Each flag may also come from the environment: BENCH_EVENTS, BENCH_SESSIONS, BENCH_DURATION, BENCH_CONNECTIONS, BENCH_ONLY, BENCH_DATA_DIR.
+  --data-dir (embedded only) keeps the loaded store in DIR and reuses it on the next run of the same size (no 100 s load).
   A quick run: --events 100000 --sessions 5000. GET /healthz of the same process is the baseline of every mode.`;
 
 /** A bad flag or BENCH_* value: run.ts prints the message and the usage, without a stack. */
@@ -60,6 +66,7 @@ export function parseReadOptions(argv: string[], env: NodeJS.ProcessEnv): ReadBe
         connections: { type: 'string' },
         only: { type: 'string' },
         'results-dir': { type: 'string' },
+        'data-dir': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -79,7 +86,10 @@ export function parseReadOptions(argv: string[], env: NodeJS.ProcessEnv): ReadBe
     connections: positiveInt('--connections', values.connections ?? env['BENCH_CONNECTIONS'] ?? '10'),
     modes: modesOf(values.only ?? env['BENCH_ONLY']),
     resultsDir: values['results-dir'] ?? DEFAULT_RESULTS_DIR,
+    dataDir: values['data-dir'] ?? env['BENCH_DATA_DIR'] ?? null,
   };
+  if (options.dataDir !== null && options.modes.includes('kafka'))
+    throw new UsageError(`--data-dir keeps an embedded store only; add --only embedded\n${USAGE}`);
   if (options.events < options.sessions)
     throw new UsageError(`--events (${options.events}) must be at least --sessions (${options.sessions})\n${USAGE}`);
   return options;

@@ -51,8 +51,29 @@ export interface AuthenticatorOptions {
 export const OPERATOR_STALE_IF_ERROR_MS = 5 * 60_000;
 const MAX_REMEMBERED_OPERATORS = 100;
 
+/**
+ * How long an ID token whose signature and claims checked out is not checked again (issue 15):
+ * the ES256 verification cost ~0.85 ms of the HTTP thread per request, more than an engine
+ * query. Only the signature and the claims are remembered, never past the token's `exp` (plus the
+ * leeway): the revocation and the account are read on every request as before. The same string
+ * verifies the same way against the same keys; the built-in issuer never drops a key, and an
+ * external issuer's key set is itself cached for 10 minutes (external-issuer.ts), so a minute
+ * here trusts nothing longer than before.
+ */
+export const VERIFIED_TOKEN_MEMO_MS = 60_000;
+const MAX_VERIFIED_TOKENS = 10_000;
+
+interface VerifiedToken {
+  claims: IdentityClaims;
+  builtIn: boolean;
+  /** Clock ms after which the token is verified again. */
+  until: number;
+}
+
 export class Authenticator {
   readonly #operatorsSeen = new Map<string, { principal: Principal; at: number }>();
+  /** By the credential's SHA-256, as #operatorsSeen. */
+  readonly #verifiedTokens = new Map<string, VerifiedToken>();
   readonly #accounts: AccountRepository;
   readonly #apiKeys: ApiKeyRepository;
   readonly #builtIn: BuiltInIssuer;
@@ -86,7 +107,7 @@ export class Authenticator {
     try {
       const principal = credential.startsWith(API_KEY_PREFIX)
         ? await this.#byApiKey(credential)
-        : await this.#byToken(credential);
+        : await this.#byToken(credential, key);
       if (principal.operator) this.#rememberOperator(key, principal);
       return principal;
     } catch (err) {
@@ -147,14 +168,10 @@ export class Authenticator {
     return true;
   }
 
-  async #byToken(token: string): Promise<Principal> {
-    if (token.length > MAX_TOKEN_LENGTH) throw new AuthError('malformed', 'Token too long');
-    // The unverified `iss` only picks which keys to verify with; the verification then checks
-    // `iss` again against that issuer (RFC 8725 §3.8), so a lie here just fails.
-    const issuer = unverifiedIssuer(token);
-    if (issuer === this.#builtIn.issuerUrl) {
-      const claims = await this.#builtIn.verifyIdToken(token);
-      const handle = await this.#notRevoked(tokenHandle(token, claims, true));
+  async #byToken(token: string, key: string): Promise<Principal> {
+    const { claims, builtIn } = await this.#verifiedToken(token, key);
+    const handle = await this.#notRevoked(tokenHandle(token, claims, builtIn));
+    if (builtIn) {
       // Built-in `sub` is the account id (signup sets subject = account_id). A valid signature
       // is not enough: the account must still exist (deleted accounts, a key that leaked).
       const account = await this.#accounts.get(claims.sub);
@@ -163,11 +180,31 @@ export class Authenticator {
       }
       return this.#tokenPrincipal(account, handle);
     }
-    if (this.#external && issuer === this.#external.issuer) {
-      const claims = await this.#external.verifyIdToken(token);
-      const handle = await this.#notRevoked(tokenHandle(token, claims, false));
-      return this.#tokenPrincipal(await this.#externalAccount(this.#external.issuer, claims), handle);
-    }
+    return this.#tokenPrincipal(await this.#externalAccount(this.#external!.issuer, claims), handle);
+  }
+
+  /** The token's checked claims: remembered for VERIFIED_TOKEN_MEMO_MS, never past its expiry. */
+  async #verifiedToken(token: string, key: string): Promise<VerifiedToken> {
+    const now = this.#clock();
+    const seen = this.#verifiedTokens.get(key);
+    if (seen && seen.until > now) return seen;
+    this.#verifiedTokens.delete(key);
+    const verified = await this.#verify(token);
+    const expiresAt = tokenHandle(token, verified.claims, verified.builtIn).expires_at;
+    const remembered = { ...verified, until: Math.min(now + VERIFIED_TOKEN_MEMO_MS, expiresAt) };
+    if (this.#verifiedTokens.size >= MAX_VERIFIED_TOKENS) this.#verifiedTokens.clear();
+    this.#verifiedTokens.set(key, remembered);
+    return remembered;
+  }
+
+  async #verify(token: string): Promise<Omit<VerifiedToken, 'until'>> {
+    if (token.length > MAX_TOKEN_LENGTH) throw new AuthError('malformed', 'Token too long');
+    // The unverified `iss` only picks which keys to verify with; the verification then checks
+    // `iss` again against that issuer (RFC 8725 §3.8), so a lie here just fails.
+    const issuer = unverifiedIssuer(token);
+    if (issuer === this.#builtIn.issuerUrl) return { claims: await this.#builtIn.verifyIdToken(token), builtIn: true };
+    if (this.#external && issuer === this.#external.issuer)
+      return { claims: await this.#external.verifyIdToken(token), builtIn: false };
     throw new AuthError('unknown_issuer', 'Invalid token: unknown issuer');
   }
 

@@ -14,7 +14,7 @@ export {
   type IssuedToken,
 } from './built-in-issuer.js';
 export type { OpenIdConfiguration } from './openid-configuration.js';
-export { Authenticator, type AuthenticatorOptions, type Principal } from './authenticator.js';
+export { Authenticator, VERIFIED_TOKEN_MEMO_MS, type AuthenticatorOptions, type Principal } from './authenticator.js';
 export type { ExternalIssuerOptions } from './external-issuer.js';
 export { OperatorPolicy } from './operator-policy.js';
 export type { TokenHandle } from './token-revocation.js';

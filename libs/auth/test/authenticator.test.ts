@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { SignJWT, importJWK } from 'jose';
-import { ApiKeyService, Authenticator, BuiltInIssuer } from '../src/index.js';
+import {
+  ApiKeyService,
+  Authenticator,
+  BuiltInIssuer,
+  CLOCK_TOLERANCE_SECONDS,
+  VERIFIED_TOKEN_MEMO_MS,
+} from '../src/index.js';
 import { expectAuthError } from './auth-assertions.js';
 import { inMemoryRepositories } from './in-memory-repositories.js';
 
@@ -132,6 +138,61 @@ describe('Authenticator', function () {
       expect(principal.token!.id).to.match(/^sha256:[0-9a-f]{64}$/);
       await authenticator.logout(principal);
       await expectAuthError(authenticator.authenticate(`Bearer ${token}`), 'revoked');
+    });
+  });
+
+  describe('remembered ID tokens (issue 15)', function () {
+    /** One clock for the issuer and the authenticator; counts the signature checks. */
+    function clocked() {
+      const time = { now: Date.UTC(2026, 0, 1) };
+      const repos = inMemoryRepositories();
+      const builtIn = new BuiltInIssuer({ ...repos, issuerUrl: 'http://spoor.test:8080', clock: () => time.now });
+      let checks = 0;
+      const verify = builtIn.verifyIdToken.bind(builtIn);
+      builtIn.verifyIdToken = (token: string) => {
+        checks++;
+        return verify(token);
+      };
+      const authenticator = new Authenticator({ ...repos, builtIn, clock: () => time.now });
+      return { time, repos, builtIn, authenticator, checks: () => checks };
+    }
+
+    it('checks the signature once a minute at most, the revocation and the account on every request', async () => {
+      const { time, repos, builtIn, authenticator, checks } = clocked();
+      const first = await builtIn.signup('memo@example.com', 'correct horse battery');
+      const second = await builtIn.login('memo@example.com', 'correct horse battery');
+      await authenticator.authenticate(`Bearer ${first.id_token}`);
+      await authenticator.authenticate(`Bearer ${first.id_token}`);
+      expect(checks()).to.equal(1);
+      time.now += VERIFIED_TOKEN_MEMO_MS;
+      await authenticator.authenticate(`Bearer ${first.id_token}`);
+      expect(checks()).to.equal(2);
+
+      // Revocation (logout, here or in another process) and the account's deletion: at once.
+      const principal = await authenticator.authenticate(`Bearer ${first.id_token}`);
+      await authenticator.logout(principal);
+      await expectAuthError(authenticator.authenticate(`Bearer ${first.id_token}`), 'revoked');
+      await authenticator.authenticate(`Bearer ${second.id_token}`);
+      repos.accounts.rows.length = 0;
+      await expectAuthError(authenticator.authenticate(`Bearer ${second.id_token}`), 'unknown_account');
+    });
+
+    it('never past its expiry: a remembered token is refused once it expired', async () => {
+      const { time, builtIn, authenticator } = clocked();
+      const { id_token, expires_at } = await builtIn.signup('late@example.com', 'correct horse battery');
+      time.now = expires_at + CLOCK_TOLERANCE_SECONDS * 1000 - 1_000;
+      expect(await authenticator.authenticate(`Bearer ${id_token}`)).to.include({ via: 'token' });
+      time.now += 1_000;
+      await expectAuthError(authenticator.authenticate(`Bearer ${id_token}`), 'expired');
+    });
+
+    it('remembers no refusal: a token refused once is checked again', async () => {
+      const { builtIn, authenticator, checks } = clocked();
+      const { id_token } = await builtIn.signup('twice@example.com', 'correct horse battery');
+      const tampered = `${id_token.slice(0, -4)}AAAA`;
+      await expectAuthError(authenticator.authenticate(`Bearer ${tampered}`));
+      await expectAuthError(authenticator.authenticate(`Bearer ${tampered}`));
+      expect(checks()).to.equal(2);
     });
   });
 

@@ -196,6 +196,11 @@ export const ConfigSchema = z.object({
   /** How often each process records its liveness and counters for /v1/status/health. */
   SPOOR_HEARTBEAT_MS: millis(10_000, 100, 600_000),
   SPOOR_LAG_SAMPLE_MS: millis(1000, 10, 60_000),
+  /**
+   * How long the gateway answers accounts and projects from memory (issue 15): this process'
+   * own changes at once, another process' within this bound. 0: read them on every request.
+   */
+  SPOOR_GATEWAY_CACHE_MS: millis(2_000, 0, 60_000),
   /** How often one worker stores a health snapshot for /v1/status/health/history. */
   SPOOR_HEALTH_SNAPSHOT_MS: millis(60_000, 100, 3_600_000),
   // node:dns Resolver.setServers takes addresses, not names: an IP and a port.

@@ -45,6 +45,8 @@ export interface Config {
   heartbeatMs: number;
   /** How often each process reads its consumers' lag for /healthz (LagSampler). */
   lagSampleMs: number;
+  /** SPOOR_GATEWAY_CACHE_MS: the gateway's account and project cache lifetime; 0 off. */
+  gatewayCacheMs: number;
   healthSnapshotMs: number;
   dnsServer: string | null;
   publicUrl: string | null;
@@ -155,6 +157,7 @@ function toConfig(p: Parsed): Config {
     webhookRetryBaseMs: p.SPOOR_WEBHOOK_RETRY_BASE_MS,
     heartbeatMs: p.SPOOR_HEARTBEAT_MS,
     lagSampleMs: p.SPOOR_LAG_SAMPLE_MS,
+    gatewayCacheMs: p.SPOOR_GATEWAY_CACHE_MS,
     healthSnapshotMs: p.SPOOR_HEALTH_SNAPSHOT_MS,
     dnsServer: p.SPOOR_DNS_SERVER ?? null,
     publicUrl: p.SPOOR_PUBLIC_URL ?? null,

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import type { Config } from '@spoor/config';
 import type { Logger } from '@spoor/service-log';
 import { openBus, topicNames, type Bus } from '@spoor/bus';
-import { openStore, type Store } from '@spoor/store';
+import { announcingStore, openStore, StoreChangeFeed, type Store } from '@spoor/store';
 import { MemoryKv, RedisKv, type Kv } from '@spoor/kv';
 import { secureDataDir } from './data-dir-permissions.js';
 
@@ -12,6 +12,11 @@ export interface Adapters {
   store: Store;
   kv: Kv;
   topics: ReturnType<typeof topicNames>;
+  /**
+   * This process' writes to projects and accounts, as `store` made them (and, in an all-in-one
+   * process, those of its pipeline thread): the gateway's record cache forgets on each.
+   */
+  changes: StoreChangeFeed;
   close(): Promise<void>;
 }
 
@@ -77,12 +82,17 @@ export async function openKvOf(config: Config): Promise<Kv> {
   return config.redisUrl ? RedisKv.connect(config.redisUrl, config.topicPrefix) : new MemoryKv();
 }
 
-/** Adapters over what is open; close() closes the bus, then the KV, then the store. */
+/**
+ * Adapters over what is open, the store announcing its writes on `changes`; close() closes the
+ * bus, then the KV, then the store.
+ */
 export function assembleAdapters(config: Config, bus: Bus, store: Store, kv: Kv): Adapters {
+  const changes = new StoreChangeFeed();
   return {
     bus,
-    store,
+    store: announcingStore(store, changes),
     kv,
+    changes,
     topics: topicNames(config.topicPrefix),
     async close() {
       await bus.close();

@@ -77,13 +77,16 @@ async function boot(): Promise<void> {
     adapters = {
       ...parts,
       bus: metrics.bus(bus),
-      store: metrics.store(store),
+      store: metrics.store(parts.store),
       close: async () => {
         await kv.close();
         await store.close();
       },
     };
   }
+  // The gateway on the HTTP thread caches projects and accounts: it hears of this thread's
+  // writes (a deletion job's) before the job's own record says it ended, messages being ordered.
+  adapters.changes.on((change) => ep.note('store-changes', change));
   const modules = await Promise.all(
     sources.map(async ({ name, source }) => {
       const exported = Object.values(await import(source)) as unknown[];

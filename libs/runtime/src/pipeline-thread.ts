@@ -10,7 +10,7 @@ import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscripti
 import type { Config, ServiceName } from '@spoor/config';
 import { MemoryKv, type Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/service-log';
-import { exportDirBeside, openExportFile, type Store } from '@spoor/store';
+import { exportDirBeside, openExportFile, StoreChangeFeed, type Store, type StoreChange } from '@spoor/store';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import { duckdbPath, openAdapters, type Adapters } from './adapters.js';
 import type { RunningService, ServiceModule } from './service-module.js';
@@ -58,6 +58,8 @@ export interface PipelineThread {
   shared: { store: Store; kv: Kv } | null;
   /** Starts the thread's services, in order; answers a stand-in per service for health and stop. */
   start(publicUrl: string | null): Promise<Array<{ name: ServiceName; running: RunningService }>>;
+  /** Hears of every write to projects and accounts made on the pipeline thread (its Adapters.changes). */
+  onStoreChanges(listener: (change: StoreChange) => void): void;
   /** The thread's own metrics (its bus batches, store calls, jobs), for /metrics. */
   metrics(): Promise<Array<MetricObjectWithValues<MetricValue<string>>>>;
   /** Stops the services, closes the store and KV, and ends the thread. Idempotent. */
@@ -94,6 +96,7 @@ export async function openAdaptersWithPipeline(
     }
   }
   const pipeline = made.thread;
+  pipeline.onStoreChanges((change) => own.changes.emit(change));
   logger.info('pipeline thread started', { services: moved.map((m) => m.name) });
   return {
     pipeline,
@@ -145,6 +148,8 @@ async function openPipelineThread(
   }
   let figures: ServiceFigures = {};
   ep.onNote('figures', (f) => (figures = f as ServiceFigures));
+  const changes = new StoreChangeFeed();
+  ep.onNote('store-changes', (c) => changes.emit(c as StoreChange));
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   worker.on('error', (err) => logger.error('pipeline thread failed', { err }));
   const ready = new Promise<void>((resolve, reject) => {
@@ -202,6 +207,7 @@ async function openPipelineThread(
         },
       }));
     },
+    onStoreChanges: (listener) => void changes.on(listener),
     metrics: () => ep.call('pipeline', ['metrics'], []),
     stop,
   };

@@ -6,7 +6,7 @@ import type { Kv } from '@spoor/kv';
 import { RateLimits } from '@spoor/limits';
 import { buildVersion, type ServiceModule } from '@spoor/runtime';
 import type { IpPolicy, JobKind } from '@spoor/schemas';
-import type { Store } from '@spoor/store';
+import { cachingStore, type Store } from '@spoor/store';
 import type { Logger } from '@spoor/service-log';
 import { buildApiDocument, createApiRegistry, registerIngestOperations } from './api-document.js';
 import { authGuard } from './auth-guard.js';
@@ -116,7 +116,9 @@ export const gatewayModule: ServiceModule = {
   name: 'gateway',
   serves: true,
   async start({ config, adapters, clock, publicUrl, logger }) {
-    const { store } = adapters;
+    // Accounts and projects from memory for a moment: two of the four engine queries of every
+    // authenticated read (issue 15; libs/store/src/record-cache.ts).
+    const store = cachingStore(adapters.store, adapters.changes, { ttlMs: config.gatewayCacheMs });
     const issuerUrl = publicUrl ?? `http://${config.host}:${config.port}`;
     const issuer = new BuiltInIssuer({ accounts: store.accounts, signingKeys: store.signingKeys, issuerUrl, clock });
     const external = config.oidcIssuer ? { issuer: config.oidcIssuer, audience: config.oidcAudience ?? 'spoor' } : null;

@@ -1,0 +1,85 @@
+// What a process' own writes changed among the records its readers cache (issue 15, third round;
+// record-cache.ts): the process announces each write to projects and accounts on a feed, and a
+// cache in the same process drops what it holds at once. Changes made by other processes are
+// not heard here; the cache's time bound covers those.
+import type { Store } from './store.js';
+
+/** Which kinds of record a write touched. Plain data: it crosses threads by structured clone. */
+export interface StoreChange {
+  projects?: true;
+  accounts?: true;
+}
+
+export type StoreChangeListener = (change: StoreChange) => void;
+
+/** The writes of one process (or thread), heard by its caches; a listener that throws is not the writer's fault. */
+export class StoreChangeFeed {
+  readonly #listeners = new Set<StoreChangeListener>();
+
+  /** Answers a function that removes the listener. */
+  on(listener: StoreChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(change: StoreChange): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A cache that cannot forget is still bounded by its lifetime; the write stands.
+      }
+    }
+  }
+}
+
+type Method = (...args: never[]) => Promise<unknown>;
+
+/**
+ * The write methods that change a cached record, by repository, and what each changes. Deleting
+ * an account deletes its API keys too, but keys are never cached (authenticator.ts): every
+ * request reads its key, so a revocation elsewhere is refused at once.
+ */
+const WRITES: Record<string, Record<string, StoreChange>> = {
+  projects: {
+    create: { projects: true },
+    setVerified: { projects: true },
+    updateSettings: { projects: true },
+  },
+  accounts: { create: { accounts: true } },
+  erasure: {
+    deleteProject: { projects: true },
+    deleteAccount: { accounts: true, projects: true },
+  },
+};
+
+/**
+ * `store` whose writes to projects and accounts are announced on `feed` once the engine has
+ * them — also when they fail half way, since part of them may have been applied. Everything
+ * else passes through untouched.
+ */
+export function announcingStore(store: Store, feed: StoreChangeFeed): Store {
+  const repositories = new Map<string, unknown>();
+  for (const [name, methods] of Object.entries(WRITES)) {
+    const repo = (store as unknown as Record<string, Record<string, Method>>)[name]!;
+    repositories.set(
+      name,
+      new Proxy(repo, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target) as unknown;
+          if (typeof value !== 'function') return value;
+          const change = typeof prop === 'string' ? methods[prop] : undefined;
+          if (!change) return (value as Method).bind(target);
+          return (...args: never[]) => (value as Method).apply(target, args).finally(() => feed.emit(change));
+        },
+      }),
+    );
+  }
+  return new Proxy(store, {
+    get(target, prop) {
+      if (typeof prop === 'string' && repositories.has(prop)) return repositories.get(prop);
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as Method).bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,142 @@
+// The gateway's account and project cache (record-cache.ts) on every backend. "This process" writes
+// through the announcing store, as every service of a Spoor process does (libs/runtime adapters);
+// "another process" writes through the engine's store directly, which announces nothing here.
+import { expect } from 'chai';
+import { announcingStore, cachingStore, StoreChangeFeed, type Store } from '../src/index.js';
+import { backends, type Opened } from './store-backends.js';
+import { account, project } from './store-fixtures.js';
+
+const TTL_MS = 2_000;
+
+for (const backend of backends) {
+  describe(`record cache: ${backend.name}`, function () {
+    this.timeout(60_000);
+    let opened: Opened | undefined;
+    let engine: Store;
+    let here: Store;
+    let cached: Store;
+    let now: number;
+    // Each test its own account and project in the one store the suite opens.
+    let n = 0;
+    let ids: { account: string; project: string; origin: string; name: string };
+
+    before(async function () {
+      opened = await backend.open(this);
+      engine = opened.store;
+      await engine.migrate();
+    });
+
+    after(async () => {
+      await opened?.cleanup();
+    });
+
+    beforeEach(async () => {
+      n++;
+      ids = { account: `acct-${n}`, project: `p-${n}`, origin: `https://site${n}.example`, name: `site${n}/web` };
+      const feed = new StoreChangeFeed();
+      here = announcingStore(engine, feed);
+      now = 1_000;
+      cached = cachingStore(here, feed, { ttlMs: TTL_MS, now: () => now });
+      await engine.accounts.create(account({ account_id: ids.account }));
+      await engine.projects.create(
+        project({ project_id: ids.project, origin: ids.origin, project: ids.name, account_id: ids.account }),
+      );
+    });
+
+    it("answers from memory within its lifetime: another process' change shows once it lapsed", async () => {
+      expect((await cached.projects.find(ids.origin, ids.name))!.verified).to.equal(false);
+      expect((await cached.projects.get(ids.project))!.verified).to.equal(false);
+      await engine.projects.setVerified(ids.project, true);
+      now += TTL_MS - 1;
+      expect((await cached.projects.find(ids.origin, ids.name))!.verified).to.equal(false);
+      expect((await cached.projects.get(ids.project))!.verified).to.equal(false);
+      now += 1;
+      expect((await cached.projects.find(ids.origin, ids.name))!.verified).to.equal(true);
+      expect((await cached.projects.get(ids.project))!.verified).to.equal(true);
+    });
+
+    it("shows another process' deletion of a project or an account once the lifetime lapsed", async () => {
+      expect(await cached.projects.find(ids.origin, ids.name)).to.not.equal(null);
+      expect(await cached.accounts.get(ids.account)).to.not.equal(null);
+      await engine.erasure.deleteProject(ids.project, 'no-job');
+      await engine.erasure.deleteAccount(ids.account, 'no-job');
+      now += TTL_MS;
+      expect(await cached.projects.find(ids.origin, ids.name)).to.equal(null);
+      expect(await cached.accounts.get(ids.account)).to.equal(null);
+    });
+
+    it("forgets at once what this process' writes change: verification, settings, deletions", async () => {
+      await cached.projects.find(ids.origin, ids.name);
+      await here.projects.setVerified(ids.project, true);
+      expect((await cached.projects.find(ids.origin, ids.name))!.verified).to.equal(true);
+      await here.projects.updateSettings(ids.project, { retention_days: 30 });
+      expect((await cached.projects.get(ids.project))!.retention_days).to.equal(30);
+
+      expect(await cached.accounts.get(ids.account)).to.not.equal(null);
+      expect(await cached.accounts.findBySubject('spoor', ids.account)).to.not.equal(null);
+      await here.erasure.deleteProject(ids.project, 'no-job');
+      expect(await cached.projects.find(ids.origin, ids.name)).to.equal(null);
+      expect(await cached.projects.get(ids.project)).to.equal(null);
+      await here.erasure.deleteAccount(ids.account, 'no-job');
+      expect(await cached.accounts.get(ids.account)).to.equal(null);
+      expect(await cached.accounts.findBySubject('spoor', ids.account)).to.equal(null);
+    });
+
+    it('forgets at once what is written through it, even over a store that announces nothing', async () => {
+      const silent = cachingStore(engine, new StoreChangeFeed(), { ttlMs: TTL_MS, now: () => now });
+      await silent.projects.get(ids.project);
+      await silent.projects.setVerified(ids.project, true);
+      expect((await silent.projects.get(ids.project))!.verified).to.equal(true);
+    });
+
+    it('keeps no absence: a project or account created elsewhere is found at its first request', async () => {
+      const later = {
+        project: `${ids.project}-later`,
+        origin: `https://later${n}.example`,
+        account: `${ids.account}-later`,
+      };
+      expect(await cached.projects.find(later.origin, 'later/web')).to.equal(null);
+      expect(await cached.accounts.get(later.account)).to.equal(null);
+      await engine.projects.create(project({ project_id: later.project, origin: later.origin, project: 'later/web' }));
+      await engine.accounts.create(account({ account_id: later.account }));
+      expect((await cached.projects.find(later.origin, 'later/web'))!.project_id).to.equal(later.project);
+      expect((await cached.accounts.get(later.account))!.account_id).to.equal(later.account);
+    });
+
+    it('does not keep a read that a change overtook (it may predate a deletion)', async () => {
+      const feed = new StoreChangeFeed();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      // A read that the engine answers before the deletion and that returns after it was announced.
+      const slow = new Proxy(engine, {
+        get(target, prop) {
+          if (prop !== 'projects') return Reflect.get(target, prop, target) as unknown;
+          return {
+            ...target.projects,
+            get: async (id: string) => {
+              const found = await target.projects.get(id);
+              await gate;
+              return found;
+            },
+          };
+        },
+      });
+      const racing = cachingStore(slow, feed, { ttlMs: TTL_MS, now: () => now });
+      const read = racing.projects.get(ids.project);
+      await announcingStore(engine, feed).erasure.deleteProject(ids.project, 'no-job');
+      release();
+      expect(await read).to.not.equal(null);
+      expect(await racing.projects.get(ids.project)).to.equal(null);
+    });
+
+    it('hands out copies: a caller that edits its record edits only its own', async () => {
+      const first = (await cached.projects.get(ids.project))!;
+      first.verified = true;
+      expect((await cached.projects.get(ids.project))!.verified).to.equal(false);
+    });
+
+    it('with a lifetime of 0 is the store itself', () => {
+      expect(cachingStore(here, new StoreChangeFeed(), { ttlMs: 0 })).to.equal(here);
+    });
+  });
+}
