@@ -156,6 +156,18 @@ for (const backend of backends) {
       });
     }
 
+    it('a step repeated: strict order needs a second event in a later millisecond, any order lets one event count twice', async function () {
+      const views: FunnelStepInput[] = [{ action: 'pageview' }, { action: 'pageview' }];
+      // Only d has two page views, 20 minutes apart.
+      expect(entered(await store.funnels.query(P, spec(views)))).to.deep.equal([7, 0]);
+      const wide = await store.funnels.query(P, spec(views, { conversionWindowMs: 30 * MIN }));
+      expect(entered(wide)).to.deep.equal([7, 1]);
+      expect(medians(wide)).to.deep.equal([20 * MIN, null]);
+      const any = await store.funnels.query(P, spec(views, { order: 'any' }));
+      expect(entered(any)).to.deep.equal([7, 7]);
+      expect(medians(any)).to.deep.equal([0, null]);
+    });
+
     it("breaks down by entry page: the path of the unit's first event in the window", async function () {
       const c = await store.funnels.query(P, spec(STEPS(buyCompiled), { breakdown: 'entry_page' }));
       // b starts with a click; i's page view and click share a millisecond, the page view's event id is first.
