@@ -13,9 +13,9 @@ import type { FunnelCounts, FunnelOrder, FunnelSpec, FunnelStepCount } from './f
 
 /**
  * A unit's event as one number: (ms since the window's start) × STEP_MASK_SPAN + the steps it
- * matches (bit k: step k + 1; FUNNEL_LIMITS.maxSteps is 10). Sorting the numbers sorts by time,
- * and DuckDB hands over one sorted list of them per unit. Exact in a double: a 92-day window is
- * under 2^33 ms, times 2^10 stays under 2^53.
+ * matches (bit k: step k + 1; FUNNEL_LIMITS.maxSteps is 10). Sorting the numbers sorts by time;
+ * DuckDB hands over one list of them per unit, in storage order (sortCodes). Exact in a double: a
+ * 92-day window is under 2^33 ms, times 2^10 stays under 2^53.
  */
 export const STEP_MASK_SPAN = 1024;
 
