@@ -6,7 +6,10 @@
 // window, over the 7 days, and variants (any order, per visitor, broken down by browser), each
 // the median of ROUNDS runs after one warm-up. Absolute ms with the machine described
 // (CONVENTIONS.md, Benchmarks): a funnel has no bare-server baseline; events.countEnriched, the
-// store's cheapest full pass over the project, is timed beside it for scale.
+// store's cheapest full pass over the project, is timed beside it for scale. Beside the wall
+// time, embedded, the process's CPU time over the same run (DuckDB's threads run in this
+// process, so it is the query's; ClickHouse's CPU is elsewhere and not shown), which a shared,
+// loaded machine disturbs less than the wall time.
 //   node dist/bench/funnels/run.js [--events N] [--modes embedded,kafka] [--rounds N]
 import { randomUUID } from 'node:crypto';
 import { compileFunnelStep } from '@spoor/rules';
@@ -64,17 +67,23 @@ async function load(store: Store): Promise<string> {
   return projectId;
 }
 
-async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; result: T }> {
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Medians of the wall time and of this process's CPU time (user + system) per call. */
+async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; cpuMs: number; result: T }> {
   await call(); // warm-up
   const times: number[] = [];
+  const cpu: number[] = [];
   let result!: T;
   for (let i = 0; i < rounds; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     result = await call();
     times.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  times.sort((a, b) => a - b);
-  return { ms: times[Math.floor(times.length / 2)]!, result };
+  return { ms: median(times), cpuMs: median(cpu), result };
 }
 
 const STEPS = ['pageview', 'click', 'add_to_cart', 'checkout'].map((action, i) => compileFunnelStep({ action }, i));
@@ -97,16 +106,21 @@ async function runMode(mode: BenchMode): Promise<boolean> {
   process.stdout.write(`\n-- ${mode}, ${events.toLocaleString('en')} events over 7 days --\n`);
   const adapters = await openMode(mode, { bench: 'funnels', label: String(events) });
   let ok = true;
+  const cpu = (cpuMs: number) => (mode === 'embedded' ? ` (CPU ${cpuMs.toFixed(0)} ms)` : '');
   try {
     process.stdout.write(`  ${adapters.describe}\n`);
     const projectId = await load(adapters.store);
     const count = await timed(() => adapters.store.events.countEnriched(projectId));
     process.stdout.write(
-      `  events.countEnriched: ${count.ms.toFixed(0)} ms (${count.result.toLocaleString('en')} events)\n`,
+      `  events.countEnriched: ${count.ms.toFixed(0)} ms${cpu(count.cpuMs)} (${count.result.toLocaleString('en')} events)\n`,
     );
     for (const [label, over] of VARIANTS) {
-      const { ms, result } = await timed(() => adapters.store.funnels.query(projectId, { ...BASE, ...over }));
+      const { ms, cpuMs, result } = await timed(() => adapters.store.funnels.query(projectId, { ...BASE, ...over }));
       const entered = result.total.map((s) => s.entered).join(' → ');
+      const medians = result.total
+        .slice(0, -1)
+        .map((s) => s.medianMsToNext)
+        .join(', ');
       const target =
         label.endsWith('(the target)') && mode === 'embedded'
           ? ms <= TARGET_MS
@@ -115,7 +129,7 @@ async function runMode(mode: BenchMode): Promise<boolean> {
           : '';
       if (target.includes('MISSED')) ok = false;
       process.stdout.write(
-        `  ${label}: ${ms.toFixed(0)} ms, ${(ms / count.ms).toFixed(1)}× countEnriched; entered ${entered}${target}\n`,
+        `  ${label}: ${ms.toFixed(0)} ms${cpu(cpuMs)}, ${(ms / count.ms).toFixed(1)}× countEnriched; entered ${entered}; median ms to next ${medians}${target}\n`,
       );
     }
   } finally {

@@ -2,7 +2,7 @@ export * from './store.js';
 export * from './data-ownership.js';
 export * from './funnel-query.js';
 export * from './live-query.js';
-export { firstReaches, medianOf, type UnitEvent } from './funnel-tally.js';
+export { eventCode, firstReaches, medianOf } from './funnel-tally.js';
 export { BUILT_IN_ISSUER } from './account-row.js';
 export { openStore, type StoreOptions } from './open-store.js';
 export { DuckDbStore, type DuckDbStoreOptions } from './duckdb/duckdb-store.js';

@@ -156,6 +156,45 @@ for (const backend of backends) {
       });
     }
 
+    it('a step repeated: strict order needs a second event in a later millisecond, any order lets one event count twice', async function () {
+      const views: FunnelStepInput[] = [{ action: 'pageview' }, { action: 'pageview' }];
+      // Only d has two page views, 20 minutes apart.
+      expect(entered(await store.funnels.query(P, spec(views)))).to.deep.equal([7, 0]);
+      const wide = await store.funnels.query(P, spec(views, { conversionWindowMs: 30 * MIN }));
+      expect(entered(wide)).to.deep.equal([7, 1]);
+      expect(medians(wide)).to.deep.equal([20 * MIN, null]);
+      const any = await store.funnels.query(P, spec(views, { order: 'any' }));
+      expect(entered(any)).to.deep.equal([7, 7]);
+      expect(medians(any)).to.deep.equal([0, null]);
+    });
+
+    it('a long session sent newest first counts as in time order', async function () {
+      const L = 'p-funnel-long';
+      // 35 page views a minute apart, then Buy at minute 35 and the team signup at 36: more events than a short list holds.
+      const evs: Ev[] = [...Array.from({ length: 35 }, (_, m) => view(m * MIN)), buy(35 * MIN), team(36 * MIN)];
+      await store.events.insertEnriched(
+        evs
+          .map(([action, at, payload], i) =>
+            enriched({
+              event_id: `long-${i}`,
+              project_id: L,
+              session_id: 'long',
+              action,
+              timestamp: T0 + at,
+              payload: payload ?? {},
+              bot: false,
+            }),
+          )
+          .reverse(),
+      );
+      for (const step2 of [buyCompiled, buyInTypeScript]) {
+        const c = await store.funnels.query(L, spec(STEPS(step2)));
+        expect(entered(c)).to.deep.equal([1, 1, 1]);
+        // From the first page view to Buy; Buy is reached from the page view at minute 34, within 10 minutes.
+        expect(medians(c)).to.deep.equal([35 * MIN, MIN, null]);
+      }
+    });
+
     it("breaks down by entry page: the path of the unit's first event in the window", async function () {
       const c = await store.funnels.query(P, spec(STEPS(buyCompiled), { breakdown: 'entry_page' }));
       // b starts with a click; i's page view and click share a millisecond, the page view's event id is first.

@@ -4,6 +4,7 @@ import {
   listValue,
   type DuckDBAppender,
   type DuckDBConnection,
+  type DuckDBDataChunk,
   type DuckDBPreparedStatement,
   type DuckDBType,
   type DuckDBValue,
@@ -19,11 +20,18 @@ export type Param = string | number | boolean | null | readonly string[];
 /** What the repositories read through: one connection, or a pool of them. */
 export interface DuckReader {
   all(sql: string, params?: readonly Param[]): Promise<Row[]>;
+  /**
+   * The result as DuckDB's chunks, for a result too large to become a JS value per item: a
+   * caller reads the vectors' typed arrays (funnels: a list of numbers per unit, 7 × 10^5
+   * numbers for 10^6 events, took 135–250 ms as JS arrays and a few ms from the vectors).
+   */
+  chunks(sql: string, params?: readonly Param[]): Promise<DuckDBDataChunk[]>;
 }
 
 /** What runs inside {@link DuckDbConnection.exclusive}: nothing else uses the connection meanwhile. */
 export interface DuckExecutor {
   all(sql: string, params?: readonly Param[]): Promise<Row[]>;
+  chunks(sql: string, params?: readonly Param[]): Promise<DuckDBDataChunk[]>;
   run(sql: string, params?: readonly Param[]): Promise<void>;
   /** Appends rows to a TEMP staging table with exactly `columns`, created on first use. */
   stage(stage: string, source: string, columns: DuckColumns, rows: readonly Row[]): Promise<void>;
@@ -89,6 +97,10 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
     return this.exclusive((x) => x.all(sql, params));
   }
 
+  chunks(sql: string, params: readonly Param[] = []): Promise<DuckDBDataChunk[]> {
+    return this.exclusive((x) => x.chunks(sql, params));
+  }
+
   run(sql: string, params: readonly Param[] = []): Promise<void> {
     return this.exclusive((x) => x.run(sql, params));
   }
@@ -134,6 +146,12 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
         ? await (await this.cached(sql, params)).runAndReadAll()
         : await this.conn.runAndReadAll(sql, toValues(params), toTypes(params));
       return reader.getRowObjectsJS().map(plainRow);
+    },
+    chunks: async (sql, params = []) => {
+      const result = this.caches(params)
+        ? await (await this.cached(sql, params)).run()
+        : await this.conn.run(sql, toValues(params), toTypes(params));
+      return Array.from({ length: result.chunkCount }, (_, i) => result.getChunk(i));
     },
     run: async (sql, params = []) => {
       if (this.caches(params)) await (await this.cached(sql, params)).run();
@@ -314,9 +332,17 @@ export class DuckDbReaderPool implements DuckReader {
   }
 
   all(sql: string, params: readonly Param[] = []): Promise<Row[]> {
+    return this.leastBusy().all(sql, params);
+  }
+
+  chunks(sql: string, params: readonly Param[] = []): Promise<DuckDBDataChunk[]> {
+    return this.leastBusy().chunks(sql, params);
+  }
+
+  private leastBusy(): DuckDbConnection {
     let best = this.connections[0]!;
     for (const c of this.connections) if (c.pending < best.pending) best = c;
-    return best.all(sql, params);
+    return best;
   }
 
   async close(): Promise<void> {

@@ -1,14 +1,16 @@
-// Funnels in DuckDB SQL (issue 18; docs/analytics.md). Strict order: one window pass per step,
-// each carrying the latest start that reached the step before (a RANGE frame ending 1 ms
-// before the row, so a step needs a strictly earlier event); any order: one pass in which a
-// RANGE frame of the conversion window says which steps occurred in it. Then per unit the first
-// time each step was reached, and per group the counts and medians (GROUPING SETS: the total
-// and each breakdown value in one scan).
+// Funnels in DuckDB (issue 18; docs/analytics.md). SQL decides which steps each event of the
+// window matches (a bit mask) and hands over, per unit, one sorted list of numbers coding time
+// and mask; funnel-tally.ts then walks each list once (first reach of each step, strict or any
+// order) and counts. Folding in SQL measured slower on 1 M events (docs/analytics.md, Speed):
+// one window pass per step cost ~250 ms CPU each, and list_reduce with a struct of the state
+// 1.5 s, against ~150 ms for the grouping and sorting here and a few ms to read the lists from
+// DuckDB's vectors.
+import { DuckDBDoubleVector, DuckDBListVector, type DuckDBDataChunk } from '@duckdb/node-api';
 import { toStr, toStrOrNull } from '../column-values.js';
 import type { FunnelCounts, FunnelRepository, FunnelSpec } from '../funnel-query.js';
 import { FunnelTooLargeError, MAX_TYPESCRIPT_FUNNEL_EVENTS } from '../funnel-query.js';
-import { emptyCounts, rankGroups, stepCountsOfRow, tallyInTypeScript } from '../funnel-tally.js';
-import { FUNNEL_LIMITS, type EventPredicate, type FunnelBreakdown } from '@spoor/schemas';
+import { FunnelTally, STEP_MASK_SPAN, sortCodes, tallyInTypeScript } from '../funnel-tally.js';
+import type { EventPredicate, FunnelBreakdown } from '@spoor/schemas';
 import { quote, type DuckReader } from './duckdb-connection.js';
 import { DuckParams, duckPredicate } from './event-predicate-sql.js';
 import { ENRICHED_EVENT_COLUMNS } from '../event-row.js';
@@ -25,12 +27,6 @@ const UNIT_KEY = { session: 'hash(session_id)', visitor: 'hash(ip, user_agent)' 
 const UNIT_TEXT = { session: 'session_id', visitor: `ip || chr(31) || user_agent` } as const;
 const ENRICHED_LIST = ENRICHED_EVENT_COLUMNS.map(quote).join(', ');
 
-/** An integer of ms written into SQL (a RANGE frame's offset must be a constant). */
-function msLiteral(ms: number): string {
-  if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`not a whole number of ms: ${ms}`);
-  return String(ms);
-}
-
 export class DuckDbFunnelRepository implements FunnelRepository {
   constructor(private readonly reader: DuckReader) {}
 
@@ -43,66 +39,20 @@ export class DuckDbFunnelRepository implements FunnelRepository {
 
   private async inSql(projectId: string, spec: FunnelSpec, predicates: EventPredicate[]): Promise<FunnelCounts> {
     const p = new DuckParams([projectId, spec.window.start, spec.window.end]);
-    const n = predicates.length;
-    const steps = predicates.map((e, k) => `${duckPredicate(e, p)} AS s${k + 1}`).join(', ');
-    const prop = spec.breakdown ? `, event_id, ${quote(BREAKDOWN_COLUMN[spec.breakdown])} AS prop` : '';
-    const ks = Array.from({ length: n }, (_, k) => k + 1);
-    const firsts = ks.map((k) => `min(t) FILTER (WHERE b${k} IS NOT NULL) AS t${k}`).join(', ');
-    const counts = ks
-      .map((k) => `count(t${k}) AS e${k}`)
-      .concat(ks.slice(1).map((k) => `quantile_cont(t${k} - t${k - 1}, 0.5) AS m${k - 1}`))
-      .join(', ');
-    const group = spec.breakdown
-      ? {
-          join: 'LEFT JOIN firsts USING (u)',
-          select: 'g, grouping(g) AS total,',
-          by: 'GROUP BY GROUPING SETS ((), (g))',
-        }
-      : { join: '', select: '1 AS total,', by: '' };
-    const sql = `WITH ev AS (
-        SELECT ${UNIT_KEY[spec.unit]} AS u, "timestamp" AS t, ${steps}${prop} ${EVENTS_IN} AND session_id IS NOT NULL),
-      m AS (SELECT * FROM ev WHERE ${ks.map((k) => `s${k}`).join(' OR ')}),
-      ${this.levels(spec, n)},
-      per AS (SELECT u, ${firsts} FROM lv GROUP BY u),
-      firsts AS (${spec.breakdown ? `SELECT u, arg_min_null(prop, {'t': t, 'e': event_id}) AS g FROM ev GROUP BY u` : 'SELECT 1 AS u'})
-      SELECT ${group.select} ${counts} FROM per ${group.join} WHERE t1 IS NOT NULL ${group.by}`;
-    const rows = await this.reader.all(sql, p.values);
-    const total = rows.find((r) => Number(r.total) === 1);
-    return {
-      evaluatedIn: 'sql',
-      total: total ? stepCountsOfRow(total, n) : emptyCounts(n),
-      groups: spec.breakdown
-        ? rankGroups(
-            rows
-              .filter((r) => Number(r.total) === 0)
-              .map((r) => ({ value: toStrOrNull(r.g), steps: stepCountsOfRow(r, n) })),
-            FUNNEL_LIMITS.maxGroups,
-          )
-        : [],
-    };
-  }
-
-  /** The CTEs ending in `lv`: per matching event, b<k> = the start it reached step k from (NULL: not reached). */
-  private levels(spec: FunnelSpec, n: number): string {
-    const w = msLiteral(spec.conversionWindowMs);
-    if (spec.order === 'any') {
-      const present = Array.from({ length: n }, (_, k) => `bool_or(s${k + 1}) OVER w AS p${k + 1}`).join(', ');
-      const reach = Array.from(
-        { length: n },
-        (_, k) =>
-          `CASE WHEN ${Array.from({ length: k + 1 }, (_, j) => `p${j + 1}`).join(' AND ')} THEN t END AS b${k + 1}`,
-      ).join(', ');
-      return `pr AS (SELECT u, t, ${present} FROM m WINDOW w AS (PARTITION BY u ORDER BY t RANGE BETWEEN ${w} PRECEDING AND CURRENT ROW)),
-        lv AS (SELECT u, t, ${reach} FROM pr)`;
-    }
-    const ctes = ['l1 AS (SELECT *, CASE WHEN s1 THEN t END AS b1 FROM m)'];
-    for (let k = 2; k <= n; k++) {
-      const prev = `max(b${k - 1}) OVER w`;
-      ctes.push(`l${k} AS (SELECT *, CASE WHEN s${k} AND t - ${prev} <= ${w} THEN ${prev} END AS b${k} FROM l${k - 1}
-        WINDOW w AS (PARTITION BY u ORDER BY t RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))`);
-    }
-    ctes.push(`lv AS (SELECT * FROM l${n})`);
-    return ctes.join(',\n');
+    const mask = predicates.map((e, k) => `CASE WHEN ${duckPredicate(e, p)} THEN ${1 << k} ELSE 0 END`).join(' + ');
+    const code = `(("timestamp" - $2) * ${STEP_MASK_SPAN} + mask)::DOUBLE`;
+    const ev = (extra: string) =>
+      `WITH ev AS (SELECT ${UNIT_KEY[spec.unit]} AS u, "timestamp", ${mask} AS mask${extra} ${EVENTS_IN} AND session_id IS NOT NULL)`;
+    // With a breakdown every event of the window counts for the unit's first value, not only
+    // matching ones; a unit without a step-1 event counts nowhere (and its list would be NULL).
+    const sql = spec.breakdown
+      ? `${ev(`, event_id, ${quote(BREAKDOWN_COLUMN[spec.breakdown])} AS prop`)}
+         SELECT list(${code}) FILTER (WHERE mask <> 0) AS codes, arg_min_null(prop, {'t': "timestamp", 'e': event_id}) AS g
+         FROM ev GROUP BY u HAVING bool_or(mask & 1 <> 0)`
+      : `${ev('')} SELECT list(${code}) AS codes FROM ev WHERE mask <> 0 GROUP BY u`;
+    const tally = new FunnelTally(spec, 'sql');
+    for (const chunk of await this.reader.chunks(sql, p.values)) tallyChunk(chunk, tally);
+    return tally.counts();
   }
 
   /** Candidate events by SQL (the steps' pre-filters), then json-logic-js and firstReaches per unit. */
@@ -126,5 +76,23 @@ export class DuckDbFunnelRepository implements FunnelRepository {
       [projectId, spec.window.start, spec.window.end],
     );
     return new Map(rows.map((r) => [toStr(r.funnel_unit), toStrOrNull(r.g)]));
+  }
+}
+
+/** Each row of a chunk of (codes[, g]): one unit's event codes and breakdown value, read from the vectors. */
+function tallyChunk(chunk: DuckDBDataChunk, tally: FunnelTally): void {
+  const lists = chunk.getColumnVector(0);
+  if (!(lists instanceof DuckDBListVector)) throw new TypeError('funnel codes: expected a list column');
+  const child = lists.childVector;
+  if (!(child instanceof DuckDBDoubleVector)) throw new TypeError('funnel codes: expected a list of DOUBLE');
+  // The lists are never NULL and hold no NULL (the query's WHERE and HAVING).
+  const codes = new Float64Array(child.itemCount);
+  for (let i = 0; i < codes.length; i++) codes[i] = child.getItem(i)!;
+  const groups = chunk.columnCount > 1 ? chunk.getColumnVector(1) : null;
+  for (let row = 0; row < chunk.rowCount; row++) {
+    const from = lists.getEntryOffset(row);
+    const to = from + lists.getEntryLength(row);
+    sortCodes(codes, from, to);
+    tally.add(codes, from, to, groups ? toStrOrNull(groups.getItem(row)) : null);
   }
 }
