@@ -17,6 +17,7 @@ import type { FunnelSpec, Store } from '@spoor/store';
 import { stopAllEngines } from '@spoor/testkit';
 import { emptyTally, generateDataset } from '../aggregate/event-generator.js';
 import { describeMachine, machineInfo } from '../ingest/machine-info.js';
+import { parseFlags, positiveInt, UsageError } from '../shared/bench-flags.js';
 import { closeMode, openMode, type BenchMode } from '../shared/mode-stores.js';
 
 const DAY_MS = 86_400_000;
@@ -24,14 +25,29 @@ const START_MS = Date.UTC(2026, 9, 1);
 const SPAN_MS = 7 * DAY_MS;
 const TARGET_MS = 500;
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+const USAGE = 'usage: npm run bench:funnels -- [--events 1000000] [--modes embedded,kafka] [--rounds 5]';
+
+function options(): { events: number; modes: BenchMode[]; rounds: number } {
+  const v = parseFlags(process.argv.slice(2), ['events', 'modes', 'rounds'] as const, USAGE);
+  const modes = (v.modes ?? 'embedded').split(',');
+  const unknown = modes.filter((m) => m !== 'embedded' && m !== 'kafka');
+  if (unknown.length) throw new UsageError(`--modes: unknown mode(s) ${unknown.join(', ')}\n${USAGE}`);
+  return {
+    events: positiveInt('--events', v.events ?? '1000000', USAGE),
+    modes: modes as BenchMode[],
+    rounds: positiveInt('--rounds', v.rounds ?? '5', USAGE),
+  };
 }
 
-const events = Number(option('events', '1000000'));
-const modes = option('modes', 'embedded').split(',') as BenchMode[];
-const rounds = Number(option('rounds', '5'));
+let parsed: ReturnType<typeof options>;
+try {
+  parsed = options();
+} catch (err) {
+  if (!(err instanceof UsageError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(2);
+}
+const { events, modes, rounds } = parsed;
 
 async function load(store: Store): Promise<string> {
   const projectId = randomUUID();
