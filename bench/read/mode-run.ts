@@ -11,6 +11,7 @@ import { freePort, ServerChild } from '../ingest/server-child.js';
 import { spoorEnv } from '../ingest/spoor-deployment.js';
 import { loadDataset, type LoadedDataset, type LoadStats } from './dataset-loader.js';
 import { createAccountAndProject, login, type BenchAccount } from './gateway-account.js';
+import { besideJobs, type JobRuns } from './job-driver.js';
 import { checkEndpoint, readEndpoints, type ReadEndpoint } from './read-endpoints.js';
 import type { ReadBenchOptions, ReadMode } from './read-options.js';
 import { runReadLoad, type ReadLoadResult } from './read-load-runner.js';
@@ -28,7 +29,12 @@ export interface EndpointResult {
   load: ReadLoadResult;
   /** The server process: CPU seconds during this load, memory right after it. */
   server: { cpuSec: number; rssMiB: number; peakRssMiB: number };
+  /** Set on the second load of an endpoint, measured while transitions jobs ran (issue 15, target 5). */
+  besideJobs?: JobRuns;
 }
+
+/** The endpoints loaded a second time beside running transitions jobs: a cheap read and a point read. */
+const BESIDE_JOBS = ['actions', 'session-events'];
 
 export interface ModeResult {
   mode: ReadMode;
@@ -175,8 +181,18 @@ export async function runMode(mode: ReadMode, options: ReadBenchOptions): Promis
     try {
       const token = await login(url, account.email);
       const endpoints: EndpointResult[] = [];
-      for (const ep of readEndpoints({ ...account, facts: dataset.facts, endMs })) {
-        endpoints.push(await measureEndpoint(child, url, token, ep, options));
+      const all = readEndpoints({ ...account, facts: dataset.facts, endMs });
+      for (const ep of all) endpoints.push(await measureEndpoint(child, url, token, ep, options));
+      for (const ep of all.filter((e) => BESIDE_JOBS.includes(e.name))) {
+        process.stdout.write(`  ${ep.name} again, beside transitions jobs over the 30 days run one after another:\n`);
+        const beside = { ...ep, name: `${ep.name}+jobs`, route: `${ep.route} beside a transitions job` };
+        const { result, jobs } = await besideJobs(url, token, account, endMs, () =>
+          measureEndpoint(child, url, token, beside, options),
+        );
+        process.stdout.write(
+          `    ${jobs.ended} jobs ended during the load (${jobs.failed} failed), median ${jobs.medianMs?.toFixed(0) ?? '-'} ms each\n`,
+        );
+        endpoints.push({ ...result, besideJobs: jobs });
       }
       const server = {
         peakRssMiB: readMemory(child.pid).peakRssMiB,

@@ -73,7 +73,22 @@ export function formatMode(m: ModeResult): string {
     `  server serving ${(m.startMs! / 1000).toFixed(1)} s after spawn; peak RSS (VmHWM) ${fmt(m.server.peakRssMiB)} MiB; ${m.server.errorLogLines} error log lines`,
     '',
     formatModeTable(m),
+    ...besideJobLines(m.endpoints),
   ].join('\n');
+}
+
+/** Issue 15, target 5: each read's p50 beside running transitions jobs against its idle p50 (≤ 2×). */
+function besideJobLines(endpoints: EndpointResult[]): string[] {
+  const lines: string[] = [];
+  for (const r of endpoints) {
+    if (!r.besideJobs) continue;
+    const idle = endpoints.find((e) => `${e.name}+jobs` === r.name);
+    const ratio = idle ? r.load.exact.p50 / idle.load.exact.p50 : NaN;
+    lines.push(
+      `  ${idle?.route ?? r.name} beside transitions jobs: p50 ${fmt(r.load.exact.p50, 2)} ms against ${fmt(idle?.load.exact.p50, 2)} ms idle, ${fmt(ratio, 2)}× (target ≤ 2×); ${r.besideJobs.ended} jobs ended during the load, median ${fmt(r.besideJobs.medianMs)} ms`,
+    );
+  }
+  return lines.length ? ['', ...lines] : [];
 }
 
 /** Every reason to call the run failed: any answer but 200, socket errors, an empty load. */
@@ -87,6 +102,10 @@ export function findFailures(results: ModeResult[]): string[] {
       if (a.errors + a.timeouts > 0)
         failures.push(`${m.mode} ${r.route}: ${a.errors} socket errors, ${a.timeouts} timeouts`);
       if (r.load.exact.count === 0) failures.push(`${m.mode} ${r.route}: no response at all within ${a.duration} s`);
+      const jobs = r.besideJobs;
+      if (jobs && jobs.failed > 0)
+        failures.push(`${m.mode} ${r.route}: ${jobs.failed} jobs failed: ${jobs.firstError}`);
+      if (jobs && jobs.ended === 0) failures.push(`${m.mode} ${r.route}: no transitions job ended during the load`);
     }
   }
   return failures;
