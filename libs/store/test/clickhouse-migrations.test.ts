@@ -71,6 +71,40 @@ describe('ClickHouse migrations', function () {
     await store.migrate();
   });
 
+  it('keeps the page right while versions are not merged: the latest, and none past a window end', async function () {
+    await admin.command({ query: `SYSTEM STOP MERGES ${database}.sessions` });
+    try {
+      const base = { project_id: 'p-unmerged', first_event_at: T0 };
+      for (let i = 0; i < 5; i++) {
+        await store.sessions.upsert([
+          session({
+            ...base,
+            session_id: 'moves',
+            last_event_at: T0 + i * 86_400_000,
+            event_count: i + 1,
+            updated_at: T0 + i,
+          }),
+        ]);
+      }
+      await store.sessions.upsert([session({ ...base, session_id: 'stays', last_event_at: T0 + 1, updated_at: T0 })]);
+      const ids = async (q: Parameters<Store['sessions']['list']>[1]) =>
+        (await store.sessions.list('p-unmerged', q)).map((s) => [s.session_id, s.last_event_at, s.event_count]);
+      expect(await ids({ limit: 10 })).to.deep.equal([
+        ['moves', T0 + 4 * 86_400_000, 5],
+        ['stays', T0 + 1, 3],
+      ]);
+      expect(await ids({ window_end: T0 + 4 * 86_400_000, limit: 10 })).to.deep.equal([['stays', T0 + 1, 3]]);
+      expect(await ids({ window_start: T0 + 86_400_000, window_end: T0 + 3 * 86_400_000, limit: 10 })).to.deep.equal(
+        [],
+      );
+      expect(await ids({ window_end: T0 + 4 * 86_400_000 + 1, limit: 1 })).to.deep.equal([
+        ['moves', T0 + 4 * 86_400_000, 5],
+      ]);
+    } finally {
+      await admin.command({ query: `SYSTEM START MERGES ${database}.sessions` });
+    }
+  });
+
   it('refuses a lightweight DELETE on sessions, which would leave rows in the projections', async function () {
     let refused: unknown = null;
     try {
