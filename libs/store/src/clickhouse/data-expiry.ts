@@ -1,9 +1,11 @@
 // Retention days in ClickHouse mode (issue 17, docs/data.md): lightweight DELETEs, like a
-// project's deletion. A TTL clause cannot do it: a table's TTL is one expression for every row,
-// and retention differs per project and changes at run time (a TTL reading another table is not
-// allowed, and an ALTER … MODIFY TTL per change would rewrite every part).
+// project's deletion (a mutation for sessions: deleteSessions). A TTL clause cannot do it: a
+// table's TTL is one expression for every row, and retention differs per project and changes at
+// run time (a TTL reading another table is not allowed, and an ALTER … MODIFY TTL per change
+// would rewrite every part).
 import type { DataExpiry } from '../data-ownership.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { deleteSessions } from './session-repository.js';
 
 export class ClickHouseDataExpiry implements DataExpiry {
   constructor(private readonly ch: ClickHouseConnection) {}
@@ -25,9 +27,6 @@ export class ClickHouseDataExpiry implements DataExpiry {
         params,
       );
     }
-    await this.ch.command(
-      `DELETE FROM ${this.ch.table('sessions')} WHERE project_id = {p:String} AND last_event_at < {before:Int64}`,
-      params,
-    );
+    await deleteSessions(this.ch, 'project_id = {p:String} AND last_event_at < {before:Int64}', params);
   }
 }

@@ -18,7 +18,8 @@
 //   collapses duplicates inside one partition.
 // - sessions: ReplacingMergeTree(updated_at) ORDER BY (project_id, session_id): the newest
 //   state wins. No skip index on last_event_at: it changes between versions of a row, and a
-//   skip index applied before FINAL could surface a stale version.
+//   skip index applied before FINAL could surface a stale version. From step 9 two projections
+//   serve the page by last activity, and sessions are deleted by mutations (see step 9).
 // - actions: ReplacingMergeTree(last_seen) ORDER BY (project_id, action): max last_seen wins.
 // - projects: ReplacingMergeTree(version) ORDER BY (origin, project). A new row gets a
 //   server-stamped, decreasing version (first insert wins, which is what create() relies on);
@@ -73,6 +74,9 @@ export interface ClickHouseMigration {
   name: string;
   statements: (db: string) => string[];
 }
+
+const SESSIONS_BY_ACTIVITY = 'sessions_by_activity';
+const SESSION_ACTIVITY_HOURS = 'session_activity_hours';
 
 /** µs before 2100-01-01: decreasing with insert time, below 2^53 so JS numbers stay exact. */
 const FIRST_INSERT_WINS = 'toUInt64(4102444800000000 - toUnixTimestamp64Micro(now64(6)))';
@@ -353,6 +357,35 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
     statements: (db) => [
       `ALTER TABLE ${db}.projects ADD COLUMN IF NOT EXISTS retention_days Nullable(UInt16)`,
       `ALTER TABLE ${db}.projects ADD COLUMN IF NOT EXISTS ip_policy LowCardinality(Nullable(String))`,
+    ],
+  },
+  {
+    // A page of sessions by last activity (issue 15, target 3; session-activity-page.ts). The
+    // table is ordered by session, the page by last_event_at, which changes between versions of a
+    // row, so it cannot be in the sorting key. Two projections carry the other order, rebuilt by
+    // every merge from the deduplicated rows (`deduplicate_merge_projection_mode = 'rebuild'`), so
+    // a superseded version leaves them when it leaves the table:
+    // - sessions_by_activity: the listed columns ORDER BY (project_id, last_event_at), read by
+    //   time slice;
+    // - session_activity_hours: rows per project and hour, which says how far back a page of n
+    //   sessions reaches before reading it.
+    // A lightweight DELETE on a table with projections is refused (the default
+    // lightweight_mutation_projection_mode = 'throw', kept on purpose: its 'rebuild' left deleted
+    // rows in the projection on chDB 26.9), so sessions are deleted by mutations (ALTER TABLE …
+    // DELETE), which rewrite the parts and their projections. MATERIALIZE builds the projections
+    // of the parts written before this step (an existing store), waiting for it.
+    version: 9,
+    name: 'sessions by last activity: projections',
+    statements: (db) => [
+      `ALTER TABLE ${db}.sessions MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild'`,
+      `ALTER TABLE ${db}.sessions ADD PROJECTION IF NOT EXISTS ${SESSIONS_BY_ACTIVITY} (
+        SELECT project_id, session_id, first_event_at, last_event_at, event_count, updated_at
+        ORDER BY project_id, last_event_at, session_id)`,
+      `ALTER TABLE ${db}.sessions ADD PROJECTION IF NOT EXISTS ${SESSION_ACTIVITY_HOURS} (
+        SELECT project_id, intDiv(last_event_at, 3600000), count()
+        GROUP BY project_id, intDiv(last_event_at, 3600000))`,
+      `ALTER TABLE ${db}.sessions MATERIALIZE PROJECTION ${SESSIONS_BY_ACTIVITY} SETTINGS mutations_sync = 2`,
+      `ALTER TABLE ${db}.sessions MATERIALIZE PROJECTION ${SESSION_ACTIVITY_HOURS} SETTINGS mutations_sync = 2`,
     ],
   },
 ];

@@ -1,17 +1,17 @@
-// Project deletion in ClickHouse mode: a lightweight DELETE per table (docs/data.md). Rows
-// leave every read at once (the delete mask applies to FINAL too); the bytes stay in their
-// parts until the next merge rewrites them. Partition drops do not fit: no table is
+// Project deletion in ClickHouse mode: a lightweight DELETE per table (docs/data.md), a mutation
+// for sessions (deleteSessions). Rows leave every read at once (the delete mask applies to FINAL
+// too); the bytes stay in their parts until the next merge rewrites them. Partition drops do not fit: no table is
 // partitioned by project (a ReplacingMergeTree only collapses duplicates within a partition).
 import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { deleteSessions } from './session-repository.js';
 import { eraseVisitorClickHouse } from './visitor-erasure.js';
 
-/** Every table with a project_id column (migrations.ts), the projects row last. */
+/** Every table with a project_id column (migrations.ts) but sessions (deleteSessions), the projects row last. */
 const PROJECT_TABLES = [
   'raw_events',
   'enriched_events',
   'enriched_events_by_session',
-  'sessions',
   'actions',
   'session_tag_facts',
   'rules',
@@ -27,6 +27,7 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     for (const table of PROJECT_TABLES) {
       await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String}`, { p: projectId });
     }
+    await deleteSessions(this.ch, 'project_id = {p:String}', { p: projectId });
     await this.ch.command(
       `DELETE FROM ${this.ch.table('jobs')} WHERE project_id = {p:String} AND job_id != {keep:String}`,
       { p: projectId, keep: keepJobId },

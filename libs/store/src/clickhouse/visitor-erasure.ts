@@ -1,6 +1,6 @@
 // One person's erasure in ClickHouse mode (POST /v1/erasures, docs/data.md): lightweight
-// DELETEs, as a project's deletion does. The rows leave every read at once; their bytes stay in
-// the parts until a merge rewrites them.
+// DELETEs, as a project's deletion does (a mutation for sessions: deleteSessions). The rows leave
+// every read at once; their bytes stay in the parts until a merge rewrites them.
 //
 // The person's event ids are never sent as a parameter (thousands of ids would not fit the
 // request's URL): each DELETE names them by a subquery on enriched_events, which is why
@@ -9,6 +9,7 @@
 import type { VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import { toInt, toStr } from '../column-values.js';
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
+import { deleteSessions } from './session-repository.js';
 
 /** The selector as a predicate on an events table, over the parameter `v`. */
 function matchOf(selector: VisitorSelector): { sql: string; v: unknown } {
@@ -37,7 +38,10 @@ export async function eraseVisitorClickHouse(
     toStr(r.action),
   );
   const ids = `event_id IN (SELECT event_id FROM ${enriched} WHERE ${erased})`;
-  for (const table of ['sessions', 'session_tag_facts', 'session_classifications']) {
+  if (sessionIds.length > 0) {
+    await deleteSessions(ch, 'project_id = {p:String} AND session_id IN {s:Array(String)}', params);
+  }
+  for (const table of ['session_tag_facts', 'session_classifications']) {
     await ch.command(
       `DELETE FROM ${ch.table(table)} WHERE project_id = {p:String} AND session_id IN {s:Array(String)}`,
       params,
