@@ -55,10 +55,10 @@ const MAX_REMEMBERED_OPERATORS = 100;
  * How long an ID token whose signature and claims checked out is not checked again (issue 15):
  * the ES256 verification cost ~0.85 ms of the HTTP thread per request, more than an engine
  * query. Only the signature and the claims are remembered, never past the token's `exp` (plus the
- * leeway): the revocation and the account are read on every request as before. The same string
- * verifies the same way against the same keys; the built-in issuer never drops a key, and an
- * external issuer's key set is itself cached for 10 minutes (external-issuer.ts), so a minute
- * here trusts nothing longer than before.
+ * leeway): the revocation and the account are read on every request as before. Only the
+ * built-in issuer's tokens are remembered: the same string verifies the same way against the same
+ * keys, and that issuer never drops a key. An external provider's tokens are verified every time,
+ * since a key it takes out of its JWKS must stop verifying once the key set is fetched again.
  */
 export const VERIFIED_TOKEN_MEMO_MS = 60_000;
 const MAX_VERIFIED_TOKENS = 10_000;
@@ -190,6 +190,9 @@ export class Authenticator {
     if (seen && seen.until > now) return seen;
     this.#verifiedTokens.delete(key);
     const verified = await this.#verify(token);
+    // An external provider may take a key out of its JWKS; from the next refetch on, the tokens
+    // it signed must be refused (external-issuer.test.ts, key rotation), so those are checked every time.
+    if (!verified.builtIn) return { ...verified, until: now };
     const expiresAt = tokenHandle(token, verified.claims, verified.builtIn).expires_at;
     const remembered = { ...verified, until: Math.min(now + VERIFIED_TOKEN_MEMO_MS, expiresAt) };
     if (this.#verifiedTokens.size >= MAX_VERIFIED_TOKENS) this.#verifiedTokens.clear();
