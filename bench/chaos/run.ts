@@ -1,5 +1,5 @@
 // `npm run chaos -- --kills 100 [--mode split|embedded|both] [--every-ms 3000]` (issue 16, item 5;
-// docs/faults.md): Spoor under load while a random process of it is SIGKILLed every few seconds
+// docs/reliability.md): Spoor under load while a random process of it is SIGKILLed every few seconds
 // and started again, then the set check. Exits 1 when an acknowledged event was lost or stored
 // twice, 2 on bad usage. Engines as the tests get them (@spoor/testkit).
 import { parseArgs } from 'node:util';

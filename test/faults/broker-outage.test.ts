@@ -3,13 +3,13 @@ import { requireEngine } from '@spoor/testkit';
 import { setCheck, sleep, startFaultRig, type FaultRig } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
-// Issue 16, item 1 (docs/faults.md): the Kafka broker is killed for 10 s under load, then
+// Issue 16, item 1 (docs/reliability.md): the Kafka broker is killed for 10 s under load, then
 // started again on the same port and data dir. Ingest must answer 503 with Retry-After (never
 // 200) while it cannot get the write acknowledged, within its publish timeout; come back to 200
 // by itself; and every event it acknowledged must end up stored once, enriched, in one session.
 
 const PUBLISH_TIMEOUT_MS = 3_000;
-/** docs/faults.md: no ingest request waits longer than the publish timeout plus a second. */
+/** docs/reliability.md: no ingest request waits longer than the publish timeout plus a second. */
 const ANSWER_BOUND_MS = PUBLISH_TIMEOUT_MS + 1_000;
 const OUTAGE_MS = 10_000;
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { runChaos, type ChaosMode } from '../support/chaos-run.js';
 
-// Issue 16, item 5 (docs/faults.md): `npm run chaos` with a small count, in both modes. The
-// closing figures of long runs (`--kills 100`) are in docs/faults.md.
+// Issue 16, item 5 (docs/reliability.md): `npm run chaos` with a small count, in both modes. The
+// closing figures of long runs (`--kills 100`) are in docs/reliability.md.
 
 const KILLS = 5;
 

@@ -3,7 +3,7 @@ import { requireEngine } from '@spoor/testkit';
 import { FAULT_ORIGIN, FAULT_PROJECT, setCheck, sleep, startFaultRig, type FaultRig } from '../support/fault-rig.js';
 import { post, waitFor } from '../support/spoor-harness.js';
 
-// Issue 16, item 3 (docs/faults.md, "What Redis holds"): Redis is killed for 10 s under load and
+// Issue 16, item 3 (docs/reliability.md, "What Redis holds"): Redis is killed for 10 s under load and
 // started again empty (no persistence, as DESIGN.md allows: it holds only what can be rebuilt).
 // Dedup keys, open session states and leases are gone; the store rebuilds what matters. No
 // acknowledged event may be lost or counted twice, also when clients repeat their latest batches

@@ -14,7 +14,7 @@ import {
 } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
-// Issue 16, item 4 (docs/faults.md): split mode on one broker, two copies of every service;
+// Issue 16, item 4 (docs/reliability.md): split mode on one broker, two copies of every service;
 // one enricher, one sessionizer and one classifier are SIGKILLed mid-run and not restarted. The
 // survivors must take over their partitions (after the group's session timeout) and process
 // everything: each acknowledged event stored once, each session's summary counting its events

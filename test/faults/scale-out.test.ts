@@ -12,7 +12,7 @@ import {
 } from '../support/fault-rig.js';
 import { waitFor } from '../support/spoor-harness.js';
 
-// Issue 19 (docs/faults.md, "A copy added and removed under load"): an operator scales the enrichers while traffic flows. Split mode
+// Issue 19 (docs/reliability.md, "A copy added and removed under load"): an operator scales the enrichers while traffic flows. Split mode
 // on one broker, raw topic of 4 partitions: two enrichers, then a third joins mid-run (the group
 // rebalances and hands it partitions) and leaves again with SIGTERM (its partitions go back).
 // Nothing acknowledged may be lost or doubled, sessions stay whole and in order, and the lag

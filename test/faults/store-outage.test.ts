@@ -3,7 +3,7 @@ import { requireEngine } from '@spoor/testkit';
 import { setCheck, sleep, startFaultRig, type FaultRig } from '../support/fault-rig.js';
 import { post, waitFor } from '../support/spoor-harness.js';
 
-// Issue 16, item 2 (docs/faults.md): the ClickHouse engine (chDB behind ClickHouse's HTTP
+// Issue 16, item 2 (docs/reliability.md): the ClickHouse engine (chDB behind ClickHouse's HTTP
 // interface) is killed for 10 s under load, then started again on its port and data dir. Kafka
 // holds the events meanwhile: ingest keeps answering 200; the consumers retry their batch with
 // back-off and commit nothing past it; the outage shows in /v1/status/health and /metrics; once

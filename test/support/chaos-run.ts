@@ -13,7 +13,7 @@ import {
 } from './fault-rig.js';
 import { waitFor } from './spoor-harness.js';
 
-// Chaos (issue 16, item 5; docs/faults.md): Spoor under load while a random process of it is
+// Chaos (issue 16, item 5; docs/reliability.md): Spoor under load while a random process of it is
 // SIGKILLed every few seconds and started again; then the set check. `npm run chaos` runs it from
 // the command line (bench/chaos/run.ts), test/faults/chaos.test.ts with a small count in CI.
 
@@ -70,7 +70,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult | null> 
     for (const p of processes) await p.start();
     // Paced (a pause after each batch): the drain, not the load, would otherwise set the run's
     // length. In order, as the logger retries: a repeat of an event more than 64 events back in
-    // its session, after a restart emptied the dedup window, is counted twice (docs/faults.md).
+    // its session, after a restart emptied the dedup window, is counted twice (docs/reliability.md).
     for (const l of loads) l.start(3, 50, true);
     for (let k = 0; k < opts.kills; k++) {
       await sleep(opts.everyMs);

@@ -20,7 +20,7 @@ import {
 import { modeEnv, type Mode } from './engine-env.js';
 import { registerProject, waitFor } from './spoor-harness.js';
 
-// Fault tests (issue 16, docs/faults.md): the all-in-one process on Kafka, ClickHouse and Redis,
+// Fault tests (issue 16, docs/reliability.md): the all-in-one process on Kafka, ClickHouse and Redis,
 // one of which the test owns alone and halts under load. Everything else is the real thing.
 
 const HOST_MAIN = join(process.cwd(), 'services/host/dist/src/main.js');

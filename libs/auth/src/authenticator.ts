@@ -43,7 +43,7 @@ export interface AuthenticatorOptions {
 
 /**
  * How long an operator's credential, once accepted by this process, is still honoured while the
- * store cannot answer (issue 16, docs/faults.md): the operator must be able to read
+ * store cannot answer (issue 16, docs/reliability.md): the operator must be able to read
  * /v1/status/health during a store outage, and the store is what checks accounts and revocations.
  * Only on a store failure, never instead of a refusal; during the outage no revocation can be
  * recorded anyway, so what it risks is a revocation made in the minutes before the outage.

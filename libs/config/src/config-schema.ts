@@ -151,7 +151,7 @@ export const ConfigSchema = z.object({
    */
   SPOOR_PIPELINE_THREAD: optionalText.pipe(z.enum(['thread', 'main']).optional()).transform((v) => v ?? 'thread'),
   /**
-   * When the embedded log is forced to the disk before or after a 200 (issue 16; docs/faults.md,
+   * When the embedded log is forced to the disk before or after a 200 (issue 16; docs/reliability.md,
    * "Power loss"): `always` fdatasyncs each group commit before its appends are answered;
    * `interval` (default) every SPOOR_BUS_FSYNC_INTERVAL_MS in the background; `never` leaves it
    * to the kernel. A killed process loses nothing acknowledged in any mode.
@@ -210,17 +210,17 @@ export const ConfigSchema = z.object({
   SPOOR_PUBLIC_URL: urlOf(['http:', 'https:']),
   /**
    * How long ingest waits for the bus to acknowledge a write before answering 503 with
-   * Retry-After (issue 16, docs/faults.md): a broker that is away never makes a request hang.
+   * Retry-After (issue 16, docs/reliability.md): a broker that is away never makes a request hang.
    */
   SPOOR_INGEST_PUBLISH_TIMEOUT_MS: millis(5_000, 100, 120_000),
   /**
-   * Backpressure (issue 16, docs/faults.md): once the enricher has this many raw events published
+   * Backpressure (issue 16, docs/reliability.md): once the enricher has this many raw events published
    * but not yet handled, ingest answers 503 with Retry-After instead of taking more, until the
    * backlog is under the bound again (read every SPOOR_LAG_SAMPLE_MS). 0: never.
    */
   SPOOR_INGEST_MAX_LAG: count(1_000_000, 0, 1_000_000_000),
   /**
-   * SIGTERM (issue 16, docs/faults.md): requests under way get this long to finish before their
+   * SIGTERM (issue 16, docs/reliability.md): requests under way get this long to finish before their
    * connections are cut; the consumers then finish their batches and commit, and the bus is
    * flushed. The whole stop is bounded by this plus 20 s, after which the process exits 1.
    */

@@ -56,7 +56,7 @@ export interface Config {
   shutdownGraceMs: number;
   /** SPOOR_INGEST_MAX_LAG: raw events behind the enricher at which ingest answers 503 (0: never). */
   ingestMaxLag: number;
-  /** SPOOR_INGEST_PUBLISH_TIMEOUT_MS: ingest's wait for the bus before a 503 (docs/faults.md). */
+  /** SPOOR_INGEST_PUBLISH_TIMEOUT_MS: ingest's wait for the bus before a 503 (docs/reliability.md). */
   ingestPublishTimeoutMs: number;
   unsafeAckBeforeWrite: boolean;
   rateLimits: RateLimitConfig;

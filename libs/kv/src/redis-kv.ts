@@ -12,7 +12,7 @@ export class RedisKv implements Kv {
   private constructor(private readonly redis: Redis) {}
 
   static async connect(url: string, prefix: string): Promise<RedisKv> {
-    // commandTimeout bounds every command while Redis is away or stuck (issue 16, docs/faults.md):
+    // commandTimeout bounds every command while Redis is away or stuck (issue 16, docs/reliability.md):
     // without it a command waits in ioredis' offline queue until its reconnects give up (seconds,
     // growing), and a consumer or request waits with it. Callers treat the rejection as a failure
     // (consumers retry their batch; rate limits fall back to memory).
