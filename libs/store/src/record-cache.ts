@@ -7,7 +7,7 @@
 // heard of the deletion or the entry aged out.
 import type { AccountRecord, ProjectRecord } from '@spoor/schemas';
 import type { AccountRepository, ProjectRepository, Store } from './store.js';
-import type { StoreChange, StoreChangeFeed } from './store-changes.js';
+import { announcingStore, type StoreChange, type StoreChangeFeed } from './store-changes.js';
 
 export interface RecordCacheOptions {
   /** How long a record read from the engine is answered from memory; 0 turns the cache off. */
@@ -61,11 +61,12 @@ class Shelf<T> {
 
 /**
  * `store` with `projects.find`, `projects.get`, `accounts.get` and `accounts.findBySubject`
- * answered from memory for up to `ttlMs`; every change `changes` announces empties the kind it
- * names, and so do the writes made through it (in case `store` announces nothing). Every other
- * read goes to `store` as it is. API keys and token revocations
- * are not cached: they are read on every request, so a revoked credential is refused by every
- * process at once (authenticator.ts).
+ * answered from memory for up to `ttlMs`. Writes go through `announcingStore` on `changes` (once:
+ * a store already announcing there is used as it is), so every change announced there — this
+ * one's writes, another thread's it forwards — empties the kind it names; the list of writes that
+ * change a record lives in store-changes.ts alone. Every other read goes to `store` as it is. API
+ * keys and token revocations are not cached: they are read on every request, so a revoked
+ * credential is refused by every process at once (authenticator.ts).
  */
 export function cachingStore(store: Store, changes: StoreChangeFeed, options: RecordCacheOptions): Store {
   if (options.ttlMs <= 0) return store;
@@ -77,33 +78,31 @@ export function cachingStore(store: Store, changes: StoreChangeFeed, options: Re
     if (change.projects) projects.clear();
     if (change.accounts) accounts.clear();
   });
-  const projectRepo = store.projects;
-  const accountRepo = store.accounts;
-  const cachedProjects: ProjectRepository = {
-    create: (p) => projectRepo.create(p).finally(() => projects.clear()),
+  const announced = announcingStore(store, changes);
+  const projectRepo = announced.projects;
+  const accountRepo = announced.accounts;
+  const cachedProjects = withReads<ProjectRepository>(projectRepo, {
     find: (origin, project) =>
       projects.get(`o\u0000${origin}\u0000${project}`, () => projectRepo.find(origin, project)),
-    findByName: (project) => projectRepo.findByName(project),
     get: (projectId) => projects.get(`i\u0000${projectId}`, () => projectRepo.get(projectId)),
-    listByAccount: (accountId) => projectRepo.listByAccount(accountId),
-    setVerified: (projectId, verified) => projectRepo.setVerified(projectId, verified).finally(() => projects.clear()),
-    updateSettings: (projectId, settings) =>
-      projectRepo.updateSettings(projectId, settings).finally(() => projects.clear()),
-    listWithRetention: () => projectRepo.listWithRetention(),
-  };
-  const cachedAccounts: AccountRepository = {
-    create: (a) => accountRepo.create(a).finally(() => accounts.clear()),
+  });
+  const cachedAccounts = withReads<AccountRepository>(accountRepo, {
     get: (accountId) => accounts.get(`i\u0000${accountId}`, () => accountRepo.get(accountId)),
-    findByEmail: (email) => accountRepo.findByEmail(email),
     findBySubject: (issuer, subject) =>
       accounts.get(`s\u0000${issuer}\u0000${subject}`, () => accountRepo.findBySubject(issuer, subject)),
-  };
-  return new Proxy(store, {
+  });
+  return new Proxy(announced, {
     get(target, prop) {
       if (prop === 'projects') return cachedProjects;
       if (prop === 'accounts') return cachedAccounts;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      return Reflect.get(target, prop, target) as unknown;
     },
+  });
+}
+
+/** `repo` with the cached reads in place of its own; every other method is the repository's. */
+function withReads<R extends object>(repo: R, reads: Partial<R>): R {
+  return new Proxy(repo, {
+    get: (target, prop) => (prop in reads ? reads[prop as keyof R] : Reflect.get(target, prop, target)),
   });
 }

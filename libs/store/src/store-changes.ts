@@ -35,6 +35,9 @@ export class StoreChangeFeed {
 
 type Method = (...args: never[]) => Promise<unknown>;
 
+/** Stores announcingStore made, by their feed: wrapping one again on the same feed would announce each write twice. */
+const announcing = new WeakMap<Store, StoreChangeFeed>();
+
 /**
  * The write methods that change a cached record, by repository, and what each changes. Deleting
  * an account deletes its API keys too, but keys are never cached (authenticator.ts): every
@@ -59,6 +62,7 @@ const WRITES: Record<string, Record<string, StoreChange>> = {
  * else passes through untouched.
  */
 export function announcingStore(store: Store, feed: StoreChangeFeed): Store {
+  if (announcing.get(store) === feed) return store;
   const repositories = new Map<string, unknown>();
   for (const [name, methods] of Object.entries(WRITES)) {
     const repo = (store as unknown as Record<string, Record<string, Method>>)[name]!;
@@ -75,11 +79,13 @@ export function announcingStore(store: Store, feed: StoreChangeFeed): Store {
       }),
     );
   }
-  return new Proxy(store, {
+  const announced = new Proxy(store, {
     get(target, prop) {
       if (typeof prop === 'string' && repositories.has(prop)) return repositories.get(prop);
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as Method).bind(target) : value;
     },
   });
+  announcing.set(announced, feed);
+  return announced;
 }

@@ -89,6 +89,15 @@ for (const backend of backends) {
       expect((await silent.projects.get(ids.project))!.verified).to.equal(true);
     });
 
+    it('announces each write once, however often the store is wrapped on one feed', async () => {
+      const feed = new StoreChangeFeed();
+      const heard: unknown[] = [];
+      feed.on((change) => heard.push(change));
+      const twice = cachingStore(announcingStore(announcingStore(engine, feed), feed), feed, { ttlMs: TTL_MS });
+      await twice.projects.setVerified(ids.project, true);
+      expect(heard).to.deep.equal([{ projects: true }]);
+    });
+
     it('keeps no absence: a project or account created elsewhere is found at its first request', async () => {
       const later = {
         project: `${ids.project}-later`,

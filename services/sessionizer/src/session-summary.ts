@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { PAGE_VIEW_ACTIONS, type EnrichedEvent, type SessionState } from '@spoor/schemas';
+import {
+  formatRawPosition,
+  PAGE_VIEW_ACTIONS,
+  parseRawPosition,
+  type EnrichedEvent,
+  type SessionState,
+} from '@spoor/schemas';
 
 /** Page views count by PAGE_VIEW_ACTIONS (the logger sends `pageview`; others are common spellings). */
 export { PAGE_VIEW_ACTIONS };
@@ -19,20 +25,19 @@ export interface AppliedMark {
 }
 
 /**
- * The mark rides in `seen` as its first entry, `@<source>#<offset>` (hashes are hex, so the `@`
- * cannot be one): both stores keep `seen` as an opaque list, and no migration is needed.
+ * The mark rides in `seen` as its first entry, `@` and the position as RAW_POSITION_HEADER writes
+ * it, `<source>#<offset>` (hashes are hex, so the `@` cannot be one): both stores keep `seen` as
+ * an opaque list, and no migration is needed.
  */
 const MARK_PREFIX = '@';
 
 export function markOf(s: SessionState): AppliedMark | null {
   const first = s.seen[0];
-  if (first === undefined || !first.startsWith(MARK_PREFIX)) return null;
-  const at = first.lastIndexOf('#');
-  return { source: first.slice(1, at), offset: Number(first.slice(at + 1)) };
+  return first?.startsWith(MARK_PREFIX) ? parseRawPosition(first.slice(MARK_PREFIX.length)) : null;
 }
 
 export function setMark(s: SessionState, mark: AppliedMark): void {
-  const entry = `${MARK_PREFIX}${mark.source}#${mark.offset}`;
+  const entry = `${MARK_PREFIX}${formatRawPosition(mark.source, mark.offset)}`;
   if (markOf(s)) s.seen[0] = entry;
   else s.seen.unshift(entry);
 }
