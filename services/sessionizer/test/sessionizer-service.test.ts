@@ -126,9 +126,11 @@ describe('SessionizerService', function () {
   describe('an enricher replay on the enriched topic', function () {
     const N = 150;
     /** Events 0..N-1 of session S as enriched messages from `at` on, naming their raw positions. */
-    const published = (at: number, from = 0, to = N): DeliveredMessage[] =>
+    /** `sameMs`: every event in one millisecond, so that ordering by time keeps a copy far from its first. */
+    const published = (at: number, from = 0, to = N, sameMs = false): DeliveredMessage[] =>
       Array.from({ length: to - from }, (_, k) => {
         const { event, source, offset } = input(from + k);
+        if (sameMs) event.timestamp = T0;
         return {
           topic: 'events.enriched',
           partition: 3,
@@ -148,7 +150,8 @@ describe('SessionizerService', function () {
     });
 
     it('counts each event once when both copies are in one batch', async function () {
-      await service.handle([...published(0), ...published(N)]);
+      // Sorted by time, the copies of one millisecond stay apart by N events, past the 64 ids a session remembers.
+      await service.handle([...published(0, 0, N, true), ...published(N, 0, N, true)]);
       const s = await store.sessions.get('p-1', 'S');
       expect(s?.event_count).to.equal(N);
     });
