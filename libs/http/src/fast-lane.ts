@@ -10,12 +10,19 @@ import { stringifyOrFallback } from './safe-json.js';
 /** What a fast route gets: the parsed JSON body (undefined when empty), the request, and the body's size when known. */
 export type FastHandler = (body: unknown, req: IncomingMessage, ip: string, bodyBytes?: number) => Promise<unknown>;
 
+/** A fast GET route's answer, computed in memory (a probe): no engine, no await. */
+export interface FastAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
 const JSON_MEDIA = new Set(['application/json', 'text/plain']);
 const UTF8 = new Set(['utf-8', 'utf8', 'us-ascii']);
 
 /**
- * A bare node:http path for the few hot POST routes (the ingest endpoints), beside the express
- * app: a CPU profile of ingest put about half of each request's time in express' per-request
+ * A bare node:http path for the few hot POST routes (the ingest endpoints) and the probes' GETs,
+ * beside the express app: a CPU profile of ingest put about half of each request's time in express' per-request
  * machinery (docs/performance.md). It keeps what the express path does — the same CORS
  * middleware, `trust proxy` client IPs through proxy-addr with express' own compiled setting, the
  * body rules of jsonBody (JSON or text/plain, 415, 413, 400) and the error catalogue's bodies —
@@ -24,30 +31,37 @@ const UTF8 = new Set(['utf-8', 'utf8', 'us-ascii']);
  */
 export class FastLane {
   private readonly routes = new Map<string, { handler: FastHandler; limitBytes: number }>();
+  private readonly gets = new Map<string, () => FastAnswer>();
   private readonly cors: RequestHandler[] = corsMiddleware();
 
   /** `observe` hears of every request this lane answered, with its route, status and duration. */
   constructor(
     private readonly app: Express,
     private readonly logger: Logger,
-    private readonly observe: (route: string, status: number, seconds: number) => void = () => {},
+    private readonly observe: (method: string, route: string, status: number, seconds: number) => void = () => {},
   ) {}
 
   add(path: string, handler: FastHandler, limitBytes: number): void {
     this.routes.set(path, { handler, limitBytes });
   }
 
+  /**
+   * A GET answered from memory (the probes: a load balancer asks /healthz many times a second,
+   * and express' machinery was most of its cost, issue 15). HEAD, a trailing slash and any other
+   * method on the path stay with express, whose router serves the same answer.
+   */
+  addGet(path: string, answer: () => FastAnswer): void {
+    this.gets.set(path, answer);
+  }
+
   /** True when the request was taken here; false leaves it to express (nothing was read). */
   handle(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method === 'GET') return this.handleGet(req, res);
     if (req.method !== 'POST' || this.routes.size === 0) return false;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
+    const path = pathOf(req);
     const route = this.routes.get(path);
     if (!route || !this.plainBody(req)) return false;
-    const start = process.hrtime.bigint();
-    res.once('finish', () => this.observe(path, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9));
-    for (const step of this.cors) step(req as never, res as never, () => {});
+    this.begin(path, req, res);
     // run() catches everything it can; this is the last net for a fault inside its own catch.
     this.run(route.handler, route.limitBytes, req, res).catch((err: unknown) => {
       this.logger.error('fast lane failed', { err });
@@ -55,6 +69,33 @@ export class FastLane {
       else res.destroy();
     });
     return true;
+  }
+
+  private handleGet(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.gets.size === 0) return false;
+    const path = pathOf(req);
+    const answer = this.gets.get(path);
+    if (!answer) return false;
+    this.begin(path, req, res);
+    req.resume(); // a GET's body, if any, is not read (as express)
+    try {
+      const { status, headers, body } = answer();
+      send(res, status, headers ?? {}, body);
+    } catch (err) {
+      this.logger.error('unhandled error', { err, method: req.method, path: req.url });
+      sendError(res, errors.internal());
+    }
+    return true;
+  }
+
+  /** What every answer of the lane gets before its handler runs: its metric and the CORS headers. */
+  private begin(path: string, req: IncomingMessage, res: ServerResponse): void {
+    const start = process.hrtime.bigint();
+    const method = req.method ?? '';
+    res.once('finish', () =>
+      this.observe(method, path, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9),
+    );
+    for (const step of this.cors) step(req as never, res as never, () => {});
   }
 
   /** Headers this lane reads bodies for: no content coding, UTF-8 (or no charset). */
@@ -83,6 +124,12 @@ export class FastLane {
       sendError(res, e);
     }
   }
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
 }
 
 /** jsonBody's rules on a raw stream. */

@@ -5,4 +5,4 @@ export { corsMiddleware, ALLOWED_HEADERS, ALLOWED_METHODS } from './cors-middlew
 export { createHttpApp, type HttpAppOptions } from './create-http-app.js';
 export { listen, type RunningServer } from './listen.js';
 export { onServerClosing } from './server-closing.js';
-export { FastLane, type FastHandler } from './fast-lane.js';
+export { FastLane, type FastAnswer, type FastHandler } from './fast-lane.js';

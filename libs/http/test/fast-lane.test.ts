@@ -10,6 +10,7 @@ import {
   jsonBody,
   listen,
   parseOr422,
+  type FastAnswer,
   type FastHandler,
   type RunningServer,
 } from '../src/index.js';
@@ -28,9 +29,17 @@ interface Answer {
   headers: Record<string, string | string[] | undefined>;
 }
 
-function send(url: string, headers: Record<string, string>, body: Buffer | string | null): Promise<Answer> {
+/** A probe's answer, the same in memory behind both doors: /probe through the lane, /probe-slow through express. */
+let probe: FastAnswer = { status: 200, body: { status: 'ok' } };
+
+function send(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer | string | null,
+  method = 'POST',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers }, (res) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
@@ -51,6 +60,8 @@ describe('FastLane', () => {
       ...jsonBody(64, { textPlain: true }),
       async (req, res) => void res.json(await handler(req.body, req, req.ip ?? '')),
     );
+    router.get('/probe-slow', (_req, res) => void res.status(probe.status).set(probe.headers ?? {}).json(probe.body));
+    router.get('/probe', (_req, res) => void res.json({ via: 'express' }));
     const app = createHttpApp({
       logger: createLogger('t', 'silent'),
       trustProxy: ['loopback'],
@@ -58,6 +69,7 @@ describe('FastLane', () => {
     });
     const lane = new FastLane(app, createLogger('t', 'silent'));
     lane.add('/fast', handler, 64);
+    lane.addGet('/probe', () => probe);
     server = await listen(app, 0, '127.0.0.1', lane);
   });
   after(() => server.close());
@@ -99,6 +111,35 @@ describe('FastLane', () => {
       }
     });
   }
+
+  const probeCases: Array<[string, FastAnswer]> = [
+    ['a 200', { status: 200, body: { status: 'ok', n: 1 } }],
+    ['a 503 with Retry-After', { status: 503, headers: { 'Retry-After': '1' }, body: { status: 'starting' } }],
+  ];
+  for (const [what, answer] of probeCases) {
+    it(`answers a GET probe's ${what} exactly as the express path does`, async () => {
+      probe = answer;
+      const headers = { origin: 'https://lb.example' };
+      const [fast, slow] = await Promise.all([
+        send(`${server.url}/probe?x=1`, headers, null, 'GET'),
+        send(`${server.url}/probe-slow?x=1`, headers, null, 'GET'),
+      ]);
+      expect(fast.status).to.equal(answer.status);
+      expect(fast.status).to.equal(slow.status);
+      expect(fast.body).to.equal(slow.body);
+      for (const h of ['content-type', 'content-length', 'retry-after', 'access-control-allow-origin', 'vary']) {
+        expect(fast.headers[h], h).to.deep.equal(slow.headers[h]);
+      }
+    });
+  }
+
+  it('leaves HEAD, a trailing slash and other methods of a GET probe to express', async () => {
+    probe = { status: 200, body: { via: 'lane' } };
+    expect(JSON.parse((await send(`${server.url}/probe`, {}, null, 'GET')).body)).to.deep.equal({ via: 'lane' });
+    expect(JSON.parse((await send(`${server.url}/probe/`, {}, null, 'GET')).body)).to.deep.equal({ via: 'express' });
+    expect((await send(`${server.url}/probe`, {}, null, 'HEAD')).status).to.equal(200);
+    expect((await send(`${server.url}/probe`, json, '{}', 'POST')).status).to.equal(405); // express' Allow: GET
+  });
 
   it('takes the client IP from X-Forwarded-For only through a trusted proxy, and leaves other paths to express', async () => {
     const fast = await send(`${server.url}/fast`, { ...json, 'x-forwarded-for': '203.0.113.9' }, '{"name":"a"}');

@@ -104,8 +104,8 @@ export class ProcessMetrics {
   }
 
   /** The fast lane's requests (libs/http FastLane), which express never sees. */
-  fastRequest(route: string, status: number, durationSeconds: number): void {
-    this.requests.observe({ method: 'POST', route, status: String(status) }, durationSeconds);
+  fastRequest(method: string, route: string, status: number, durationSeconds: number): void {
+    this.requests.observe({ method, route, status: String(status) }, durationSeconds);
   }
 
   jobFinished(kind: string, status: string, durationMs: number): void {

@@ -6,7 +6,7 @@ import { openAdapters, type Adapters } from './adapters.js';
 import { openAdaptersWithPipeline, threadable } from './pipeline-thread.js';
 import { hostname } from 'node:os';
 import { buildVersion } from './build-version.js';
-import { healthRouter } from './health-router.js';
+import { healthRouter, probes } from './health-router.js';
 import { startHeartbeats } from './heartbeat.js';
 import { LagSampler } from './lag-sampler.js';
 import { LocalHandoff } from './local-handoff.js';
@@ -53,7 +53,7 @@ export async function runServices(
       ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) })
       : null;
   const lane = app
-    ? new FastLane(app, logger.child('http'), (route, status, seconds) => metrics.fastRequest(route, status, seconds))
+    ? new FastLane(app, logger.child('http'), (method, route, status, seconds) => metrics.fastRequest(method, route, status, seconds))
     : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;
@@ -66,7 +66,9 @@ export async function runServices(
   );
   if (http) {
     root.use(metrics.http());
-    root.use(healthRouter(adapters, services, clock, () => started, lagSampler));
+    const probeAnswers = probes(adapters, services, clock, () => started, lagSampler);
+    root.use(healthRouter(probeAnswers));
+    for (const [path, answer] of Object.entries(probeAnswers)) lane?.addGet(path, answer);
     root.use(
       metricsRouter(
         adapters,
