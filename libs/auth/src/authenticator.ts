@@ -135,9 +135,10 @@ export class Authenticator {
   }
 
   /**
-   * No cache of positive answers: every request reads the key by its hash, so a revoked key is
-   * refused by every gateway replica at the next request. The lookup is one indexed read; a
-   * cache would save little and make revocation lag by its lifetime.
+   * No cache of positive answers here: every request reads the key by its hash, so a revoked key
+   * is refused by every gateway replica at the next request. (The store the gateway hands in
+   * answers from memory only where this process holds it alone and hears every revocation:
+   * libs/store/src/record-cache.ts, `credentials`.)
    */
   async #byApiKey(apiKey: string): Promise<Principal> {
     if (!isApiKeyShaped(apiKey)) throw new AuthError('invalid_api_key', 'Invalid API key');

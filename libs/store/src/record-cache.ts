@@ -4,9 +4,16 @@
 // read. This process' own writes (store-changes.ts) empty the cache at once; another process'
 // change shows within `ttlMs`. Only records found are kept: a project registered elsewhere is
 // seen at its first request, and a deleted one is never answered from memory once this process
-// heard of the deletion or the entry aged out.
-import type { AccountRecord, ProjectRecord } from '@spoor/schemas';
-import type { AccountRepository, ProjectRepository, Store } from './store.js';
+// heard of the deletion or the entry aged out. On a store this process holds alone (embedded
+// DuckDB), API keys and token revocations are cached too (`credentials`, fourth round).
+import type { AccountRecord, ApiKeyRecord, ProjectRecord } from '@spoor/schemas';
+import type {
+  AccountRepository,
+  ApiKeyRepository,
+  ProjectRepository,
+  Store,
+  TokenRevocationRepository,
+} from './store.js';
 import { announcingStore, type StoreChange, type StoreChangeFeed } from './store-changes.js';
 
 export interface RecordCacheOptions {
@@ -16,6 +23,14 @@ export interface RecordCacheOptions {
   now?: () => number;
   /** Entries per kind; past it the kind starts empty again (a burst of many accounts, not a steady state). */
   maxEntries?: number;
+  /**
+   * Also answer API keys by hash and token revocations from memory. Only for a store this process
+   * holds alone (an embedded DuckDB file, which one process opens): there every write to either
+   * is this process' own, heard on `changes` before the write's answer, so a revoked key or a
+   * logged-out token is refused at its next request as without the cache. On a store shared by
+   * several gateways a revocation elsewhere would go unheard for `ttlMs`: leave it off there.
+   */
+  credentials?: boolean;
 }
 
 interface Entry<T> {
@@ -61,12 +76,11 @@ class Shelf<T> {
 
 /**
  * `store` with `projects.find`, `projects.get`, `accounts.get` and `accounts.findBySubject`
- * answered from memory for up to `ttlMs`. Writes go through `announcingStore` on `changes` (once:
- * a store already announcing there is used as it is), so every change announced there — this
- * one's writes, another thread's it forwards — empties the kind it names; the list of writes that
- * change a record lives in store-changes.ts alone. Every other read goes to `store` as it is. API
- * keys and token revocations are not cached: they are read on every request, so a revoked
- * credential is refused by every process at once (authenticator.ts).
+ * answered from memory for up to `ttlMs` — and with `credentials`, `apiKeys.findByHash` and
+ * `revokedTokens.isRevoked` too. Writes go through `announcingStore` on `changes` (once: a store
+ * already announcing there is used as it is), so every change announced there — this one's
+ * writes, another thread's it forwards — empties the kind it names; the list of writes that
+ * change a record lives in store-changes.ts alone. Every other read goes to `store` as it is.
  */
 export function cachingStore(store: Store, changes: StoreChangeFeed, options: RecordCacheOptions): Store {
   if (options.ttlMs <= 0) return store;
@@ -74,27 +88,46 @@ export function cachingStore(store: Store, changes: StoreChangeFeed, options: Re
   const max = options.maxEntries ?? 10_000;
   const projects = new Shelf<ProjectRecord>(options.ttlMs, now, max);
   const accounts = new Shelf<AccountRecord>(options.ttlMs, now, max);
+  const apiKeys = new Shelf<ApiKeyRecord>(options.ttlMs, now, max);
+  const revocations = new Shelf<{ revoked: boolean }>(options.ttlMs, now, max);
   changes.on((change: StoreChange) => {
     if (change.projects) projects.clear();
     if (change.accounts) accounts.clear();
+    if (change.apiKeys) apiKeys.clear();
+    if (change.revocations) revocations.clear();
   });
   const announced = announcingStore(store, changes);
   const projectRepo = announced.projects;
   const accountRepo = announced.accounts;
-  const cachedProjects = withReads<ProjectRepository>(projectRepo, {
-    find: (origin, project) =>
-      projects.get(`o\u0000${origin}\u0000${project}`, () => projectRepo.find(origin, project)),
-    get: (projectId) => projects.get(`i\u0000${projectId}`, () => projectRepo.get(projectId)),
-  });
-  const cachedAccounts = withReads<AccountRepository>(accountRepo, {
-    get: (accountId) => accounts.get(`i\u0000${accountId}`, () => accountRepo.get(accountId)),
-    findBySubject: (issuer, subject) =>
-      accounts.get(`s\u0000${issuer}\u0000${subject}`, () => accountRepo.findBySubject(issuer, subject)),
-  });
+  const cached: Partial<Record<keyof Store, unknown>> = {
+    projects: withReads<ProjectRepository>(projectRepo, {
+      find: (origin, project) =>
+        projects.get(`o\u0000${origin}\u0000${project}`, () => projectRepo.find(origin, project)),
+      get: (projectId) => projects.get(`i\u0000${projectId}`, () => projectRepo.get(projectId)),
+    }),
+    accounts: withReads<AccountRepository>(accountRepo, {
+      get: (accountId) => accounts.get(`i\u0000${accountId}`, () => accountRepo.get(accountId)),
+      findBySubject: (issuer, subject) =>
+        accounts.get(`s\u0000${issuer}\u0000${subject}`, () => accountRepo.findBySubject(issuer, subject)),
+    }),
+  };
+  if (options.credentials) {
+    const keyRepo = announced.apiKeys;
+    const revokedRepo = announced.revokedTokens;
+    cached.apiKeys = withReads<ApiKeyRepository>(keyRepo, {
+      findByHash: (keyHash) => apiKeys.get(keyHash, () => keyRepo.findByHash(keyHash)),
+    });
+    cached.revokedTokens = withReads<TokenRevocationRepository>(revokedRepo, {
+      // Both answers are kept: a revocation only ever ends by the token's own expiry, which the
+      // token's `exp` refuses before the store is asked.
+      isRevoked: async (tokenId, at) =>
+        (await revocations.get(tokenId, async () => ({ revoked: await revokedRepo.isRevoked(tokenId, at) })))!
+          .revoked,
+    });
+  }
   return new Proxy(announced, {
     get(target, prop) {
-      if (prop === 'projects') return cachedProjects;
-      if (prop === 'accounts') return cachedAccounts;
+      if (typeof prop === 'string' && prop in cached) return cached[prop as keyof Store];
       return Reflect.get(target, prop, target) as unknown;
     },
   });

@@ -8,6 +8,10 @@ import type { Store } from './store.js';
 export interface StoreChange {
   projects?: true;
   accounts?: true;
+  /** API keys created or revoked (cached only on a store this process holds alone, record-cache.ts). */
+  apiKeys?: true;
+  /** ID tokens revoked (likewise). */
+  revocations?: true;
 }
 
 export type StoreChangeListener = (change: StoreChange) => void;
@@ -40,8 +44,7 @@ const announcing = new WeakMap<Store, StoreChangeFeed>();
 
 /**
  * The write methods that change a cached record, by repository, and what each changes. Deleting
- * an account deletes its API keys too, but keys are never cached (authenticator.ts): every
- * request reads its key, so a revocation elsewhere is refused at once.
+ * an account deletes its API keys too.
  */
 const WRITES: Record<string, Record<string, StoreChange>> = {
   projects: {
@@ -50,9 +53,11 @@ const WRITES: Record<string, Record<string, StoreChange>> = {
     updateSettings: { projects: true },
   },
   accounts: { create: { accounts: true } },
+  apiKeys: { create: { apiKeys: true }, revoke: { apiKeys: true } },
+  revokedTokens: { revoke: { revocations: true } },
   erasure: {
     deleteProject: { projects: true },
-    deleteAccount: { accounts: true, projects: true },
+    deleteAccount: { accounts: true, projects: true, apiKeys: true },
   },
 };
 

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { announcingStore, cachingStore, StoreChangeFeed, type Store } from '../src/index.js';
 import { backends, type Opened } from './store-backends.js';
-import { account, project } from './store-fixtures.js';
+import { account, apiKey, project } from './store-fixtures.js';
 
 const TTL_MS = 2_000;
 
@@ -142,6 +142,60 @@ for (const backend of backends) {
       const first = (await cached.projects.get(ids.project))!;
       first.verified = true;
       expect((await cached.projects.get(ids.project))!.verified).to.equal(false);
+    });
+
+    describe('with credentials (a store this process holds alone)', () => {
+      let keyed: Store;
+      let keyHash: string;
+      const token = () => `jti:${ids.account}`;
+      // Wall-clock times for the revocation (ClickHouse's TTL drops rows of tokens long expired);
+      // `now` is the cache's own clock.
+      const wall = Date.now();
+      const revocation = () => ({ token_id: token(), expires_at: wall + 3_600_000, revoked_at: wall });
+
+      beforeEach(async () => {
+        const feed = new StoreChangeFeed();
+        here = announcingStore(engine, feed);
+        keyed = cachingStore(here, feed, { ttlMs: TTL_MS, now: () => now, credentials: true });
+        keyHash = `hash-${n}`;
+        await engine.apiKeys.create(apiKey({ account_id: ids.account, api_key_name: 'ci', key_hash: keyHash }));
+      });
+
+      it("refuses a key or a token at once when this process revokes it, an account's keys when it deletes the account", async () => {
+        expect(await keyed.apiKeys.findByHash(keyHash)).to.not.equal(null);
+        expect(await keyed.revokedTokens.isRevoked(token(), wall)).to.equal(false);
+        expect(await here.apiKeys.revoke(ids.account, 'ci', wall)).to.equal(true);
+        expect(await keyed.apiKeys.findByHash(keyHash)).to.equal(null);
+        await here.revokedTokens.revoke(revocation());
+        expect(await keyed.revokedTokens.isRevoked(token(), wall)).to.equal(true);
+
+        await engine.apiKeys.create(apiKey({ account_id: ids.account, api_key_name: 'ci2', key_hash: `${keyHash}-2` }));
+        expect(await keyed.apiKeys.findByHash(`${keyHash}-2`)).to.not.equal(null);
+        await here.erasure.deleteAccount(ids.account, 'no-job');
+        expect(await keyed.apiKeys.findByHash(`${keyHash}-2`)).to.equal(null);
+      });
+
+      it('answers both from memory within its lifetime (only a write unheard here, as no other process writes such a store, would show late)', async () => {
+        expect(await keyed.apiKeys.findByHash(keyHash)).to.not.equal(null);
+        expect(await keyed.revokedTokens.isRevoked(token(), wall)).to.equal(false);
+        await engine.apiKeys.revoke(ids.account, 'ci', wall);
+        await engine.revokedTokens.revoke(revocation());
+        now += TTL_MS - 1;
+        expect(await keyed.apiKeys.findByHash(keyHash)).to.not.equal(null);
+        expect(await keyed.revokedTokens.isRevoked(token(), wall)).to.equal(false);
+        now += 1;
+        expect(await keyed.apiKeys.findByHash(keyHash)).to.equal(null);
+        expect(await keyed.revokedTokens.isRevoked(token(), wall)).to.equal(true);
+      });
+
+      it('without credentials reads keys and revocations every time, so another process\' revocation shows at once', async () => {
+        expect(await cached.apiKeys.findByHash(keyHash)).to.not.equal(null);
+        expect(await cached.revokedTokens.isRevoked(token(), wall)).to.equal(false);
+        await engine.apiKeys.revoke(ids.account, 'ci', wall);
+        await engine.revokedTokens.revoke(revocation());
+        expect(await cached.apiKeys.findByHash(keyHash)).to.equal(null);
+        expect(await cached.revokedTokens.isRevoked(token(), wall)).to.equal(true);
+      });
     });
 
     it('with a lifetime of 0 is the store itself', () => {

@@ -118,7 +118,12 @@ export const gatewayModule: ServiceModule = {
   async start({ config, adapters, clock, publicUrl, logger }) {
     // Accounts and projects from memory for a moment: two of the four engine queries of every
     // authenticated read (issue 15; libs/store/src/record-cache.ts).
-    const store = cachingStore(adapters.store, adapters.changes, { ttlMs: config.gatewayCacheMs });
+    // API keys and revocations too where this process holds the store alone (an embedded DuckDB
+    // file: one process opens it, so every revocation is this process' own write, heard at once).
+    const store = cachingStore(adapters.store, adapters.changes, {
+      ttlMs: config.gatewayCacheMs,
+      credentials: adapters.store.kind === 'duckdb',
+    });
     const issuerUrl = publicUrl ?? `http://${config.host}:${config.port}`;
     const issuer = new BuiltInIssuer({ accounts: store.accounts, signingKeys: store.signingKeys, issuerUrl, clock });
     const external = config.oidcIssuer ? { issuer: config.oidcIssuer, audience: config.oidcAudience ?? 'spoor' } : null;
