@@ -92,9 +92,7 @@ export class FastLane {
   private begin(path: string, req: IncomingMessage, res: ServerResponse): void {
     const start = process.hrtime.bigint();
     const method = req.method ?? '';
-    res.once('finish', () =>
-      this.observe(method, path, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9),
-    );
+    res.once('finish', () => this.observe(method, path, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9));
     for (const step of this.cors) step(req as never, res as never, () => {});
   }
 

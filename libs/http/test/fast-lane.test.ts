@@ -60,7 +60,14 @@ describe('FastLane', () => {
       ...jsonBody(64, { textPlain: true }),
       async (req, res) => void res.json(await handler(req.body, req, req.ip ?? '')),
     );
-    router.get('/probe-slow', (_req, res) => void res.status(probe.status).set(probe.headers ?? {}).json(probe.body));
+    router.get(
+      '/probe-slow',
+      (_req, res) =>
+        void res
+          .status(probe.status)
+          .set(probe.headers ?? {})
+          .json(probe.body),
+    );
     router.get('/probe', (_req, res) => void res.json({ via: 'express' }));
     const app = createHttpApp({
       logger: createLogger('t', 'silent'),

@@ -20,7 +20,10 @@ export function healthRouter(probes: Probes): Router {
   for (const [path, answer] of Object.entries(probes)) {
     router.get(path, (_req, res) => {
       const { status, headers, body } = answer();
-      res.status(status).set(headers ?? {}).json(body);
+      res
+        .status(status)
+        .set(headers ?? {})
+        .json(body);
     });
   }
   return router;

@@ -53,7 +53,9 @@ export async function runServices(
       ? createHttpApp({ logger: logger.child('http'), trustProxy: config.trustProxy, mount: (a) => a.use(root) })
       : null;
   const lane = app
-    ? new FastLane(app, logger.child('http'), (method, route, status, seconds) => metrics.fastRequest(method, route, status, seconds))
+    ? new FastLane(app, logger.child('http'), (method, route, status, seconds) =>
+        metrics.fastRequest(method, route, status, seconds),
+      )
     : null;
   const http = app ? await listen(app, config.port, config.host, lane!) : null;
   let started = false;

@@ -121,8 +121,7 @@ export function cachingStore(store: Store, changes: StoreChangeFeed, options: Re
       // Both answers are kept: a revocation only ever ends by the token's own expiry, which the
       // token's `exp` refuses before the store is asked.
       isRevoked: async (tokenId, at) =>
-        (await revocations.get(tokenId, async () => ({ revoked: await revokedRepo.isRevoked(tokenId, at) })))!
-          .revoked,
+        (await revocations.get(tokenId, async () => ({ revoked: await revokedRepo.isRevoked(tokenId, at) })))!.revoked,
     });
   }
   return new Proxy(announced, {

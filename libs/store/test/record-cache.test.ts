@@ -188,7 +188,7 @@ for (const backend of backends) {
         expect(await keyed.revokedTokens.isRevoked(token(), wall)).to.equal(true);
       });
 
-      it('without credentials reads keys and revocations every time, so another process\' revocation shows at once', async () => {
+      it("without credentials reads keys and revocations every time, so another process' revocation shows at once", async () => {
         expect(await cached.apiKeys.findByHash(keyHash)).to.not.equal(null);
         expect(await cached.revokedTokens.isRevoked(token(), wall)).to.equal(false);
         await engine.apiKeys.revoke(ids.account, 'ci', wall);
