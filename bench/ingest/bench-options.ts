@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 /** The targets the ingest benchmark knows, in the order it runs them. */
-export const TARGETS = ['baseline', 'ingest', 'embedded', 'kafka'] as const;
+export const TARGETS = ['baseline', 'ingest', 'embedded', 'kafka', 'kafka-split'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export interface BenchOptions {
@@ -21,10 +21,11 @@ export interface BenchOptions {
 /** bench/results at the repository root (git-ignored), wherever the bench is started from. */
 const DEFAULT_RESULTS_DIR = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
 
-const USAGE = `usage: npm run bench -- [--duration 10] [--connections 50|10] [--sessions 1000] [--batch 1] [--only ingest,embedded,kafka] [--results-dir bench/results]
+const USAGE = `usage: npm run bench -- [--duration 10] [--connections 50|10] [--sessions 1000] [--batch 1] [--only ingest,embedded,kafka,kafka-split] [--results-dir bench/results]
   Each flag may also come from the environment: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_SESSIONS, BENCH_BATCH, BENCH_ONLY.
   --batch 20 posts 20 events of one session per /v1/event/batch request (connections default to 10 then, else 50).
-  Targets: ingest (the all-in-one process with SPOOR_SERVICES=ingest: the front door alone), embedded, kafka.
+  Targets: ingest (the all-in-one process with SPOOR_SERVICES=ingest: the front door alone), embedded, kafka,
+  kafka-split (Kafka mode, ingest in one process and the consumers in another).
   The bare node:http baseline always runs (the ratios need it) unless --only names baseline alone.`;
 
 /** A bad flag or BENCH_* value: run.ts prints the message and the usage, without a stack. */

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { BENCH_ORIGIN, benchEventBody } from './bench-event.js';
 import type { BenchOptions, TargetName } from './bench-options.js';
 import { runLoad, type AutocannonResult } from './load-runner.js';
-import { waitForDrain, type DrainResult } from './pipeline-drain.js';
+import { readHealthz, waitForDrain, type DrainResult } from './pipeline-drain.js';
 import { readCpuSeconds, readMemory, type ProcMemory } from './proc-stats.js';
 import { freePort, ServerChild } from './server-child.js';
 import { countStored, registerBenchProject, spoorEnv, type SpoorMode, type StoredCounts } from './spoor-deployment.js';
@@ -85,22 +85,40 @@ async function probeEvent(url: string, deadline = Date.now() + 120_000): Promise
 /**
  * (b) embedded and (c) Kafka mode: the all-in-one process as `npm start` runs it; `ingest`: the
  * same process on the embedded default with SPOOR_SERVICES=ingest, the front door alone (no
- * consumers, so nothing to drain or count).
+ * consumers, so nothing to drain or count); `kafka-split`: Kafka mode with ingest in one process
+ * and the enricher, sessionizer and classifier in a second one (issue 14, target 4). The load,
+ * CPU and memory figures are the front door's process; the drain is read from the consumers'.
  */
-export async function runSpoor(target: 'ingest' | SpoorMode, options: BenchOptions): Promise<TargetResult> {
-  const mode: SpoorMode = target === 'ingest' ? 'embedded' : target;
+export async function runSpoor(
+  target: 'ingest' | 'kafka-split' | SpoorMode,
+  options: BenchOptions,
+): Promise<TargetResult> {
+  const mode: SpoorMode = target === 'embedded' || target === 'ingest' ? 'embedded' : 'kafka';
   const frontDoorOnly = target === 'ingest';
+  const split = target === 'kafka-split';
   const dataDir = await mkdtemp(join(tmpdir(), `spoor-bench-${target}-`));
   try {
     const port = await freePort();
     const modeEnv = await spoorEnv(mode, dataDir, port);
-    const env = modeEnv && frontDoorOnly ? { ...modeEnv, SPOOR_SERVICES: 'ingest' } : modeEnv;
-    if (!env) return { target, skipped: 'Kafka, ClickHouse or Redis could not be started by @spoor/testkit' };
+    const env = modeEnv && (frontDoorOnly || split) ? { ...modeEnv, SPOOR_SERVICES: 'ingest' } : modeEnv;
+    if (!modeEnv || !env)
+      return { target, skipped: 'Kafka, ClickHouse or Redis could not be started by @spoor/testkit' };
     const project = await registerBenchProject(env);
     const url = `http://127.0.0.1:${port}`;
+    const consumersPort = split ? await freePort() : 0;
+    const consumersUrl = split ? `http://127.0.0.1:${consumersPort}` : url;
+    const consumers = split
+      ? new ServerChild(`${target} consumers`, HOST_MAIN, [], {
+          ...modeEnv,
+          SPOOR_PORT: String(consumersPort),
+          SPOOR_SERVICES: 'enricher,sessionizer,classifier',
+          SPOOR_HEALTH_HTTP: 'true',
+        })
+      : null;
     const child = new ServerChild(target, HOST_MAIN, [], env);
     let result: TargetResult;
     try {
+      await consumers?.waitUntilServing(`${consumersUrl}/healthz`, 120_000);
       await child.waitUntilServing(`${url}/healthz`, 120_000);
       await probeEvent(url);
       const cpu0 = readCpuSeconds(child.pid);
@@ -113,13 +131,15 @@ export async function runSpoor(target: 'ingest' | SpoorMode, options: BenchOptio
         batch: options.batch,
       });
       const memoryAtLoadEnd = readMemory(child.pid);
-      const drain = frontDoorOnly ? null : await waitForDrain(url, Date.now(), DRAIN_TIMEOUT_MS);
+      const drain = frontDoorOnly ? null : await waitForDrain(consumersUrl, Date.now(), DRAIN_TIMEOUT_MS);
+      // Ingest's counters (accepted, refused) live in its own process.
+      if (drain && split) drain.counters = { ...drain.counters, ...(await readHealthz(url)).counters };
       const server = {
         memoryAtLoadEnd,
         memoryAtEnd: readMemory(child.pid),
         cpuSec: readCpuSeconds(child.pid) - cpu0,
-        errorLogLines: child.errorLines,
-        firstErrors: child.firstErrors,
+        errorLogLines: child.errorLines + (consumers?.errorLines ?? 0),
+        firstErrors: [...child.firstErrors, ...(consumers?.firstErrors ?? [])],
       };
       result = drain
         ? { target, load, server, pipeline: { ...drain, stored: null, probeAccepted: 1 } }
@@ -127,6 +147,9 @@ export async function runSpoor(target: 'ingest' | SpoorMode, options: BenchOptio
     } finally {
       const code = await child.stop();
       if (code !== 0) process.stderr.write(`${target}: the Spoor process exited with ${code} on SIGTERM\n`);
+      const consumersCode = await consumers?.stop();
+      if (consumersCode !== undefined && consumersCode !== 0)
+        process.stderr.write(`${target}: the consumers' process exited with ${consumersCode} on SIGTERM\n`);
     }
     if (result.pipeline) result.pipeline.stored = await countStored(env, project.project_id, options.sessions + 10);
     return result;
