@@ -21,6 +21,13 @@ function summarize(r: TargetResult): string {
   parts.push(
     `RSS at load end ${s.memoryAtLoadEnd.rssMiB.toFixed(0)} MiB, after drain ${s.memoryAtEnd.rssMiB.toFixed(0)} MiB, peak ${s.memoryAtEnd.peakRssMiB.toFixed(0)} MiB`,
   );
+  if (s.rssByMinute.length > 1) {
+    const [first] = s.rssByMinute;
+    const last = s.rssByMinute[s.rssByMinute.length - 1]!;
+    parts.push(
+      `RSS by minute of load ${s.rssByMinute.map((m) => m.toFixed(0)).join(', ')} MiB: last ÷ first ${(last / first!).toFixed(2)}`,
+    );
+  }
   if (r.pipeline) {
     const p = r.pipeline;
     parts.push(

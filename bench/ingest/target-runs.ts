@@ -21,6 +21,8 @@ export interface TargetResult {
   load?: AutocannonResult;
   /** The server child: memory at the end, CPU seconds used during load and drain. */
   server?: {
+    /** RSS at the end of each whole minute of load, MiB (issue 14, target 5: flat over 5 minutes). */
+    rssByMinute: number[];
     memoryAtLoadEnd: ProcMemory;
     memoryAtEnd: ProcMemory;
     cpuSec: number;
@@ -50,6 +52,7 @@ export async function runBaseline(options: BenchOptions): Promise<TargetResult> 
     });
     const memory = readMemory(child.pid);
     const server = {
+      rssByMinute: [],
       memoryAtLoadEnd: memory,
       memoryAtEnd: memory,
       cpuSec: readCpuSeconds(child.pid) - cpu0,
@@ -122,6 +125,12 @@ export async function runSpoor(
       await child.waitUntilServing(`${url}/healthz`, 120_000);
       await probeEvent(url);
       const cpu0 = readCpuSeconds(child.pid);
+      const rssByMinute: number[] = [];
+      const loadStart = Date.now();
+      const sampler = setInterval(() => {
+        const minute = Math.floor((Date.now() - loadStart) / 60_000);
+        if (minute > rssByMinute.length) rssByMinute.push(readMemory(child.pid).rssMiB);
+      }, 1_000);
       const load = await runLoad({
         url,
         origin: BENCH_ORIGIN,
@@ -129,12 +138,15 @@ export async function runSpoor(
         durationSec: options.durationSec,
         sessions: options.sessions,
         batch: options.batch,
-      });
+      }).finally(() => clearInterval(sampler));
       const memoryAtLoadEnd = readMemory(child.pid);
+      // The last whole minute ends with the load itself.
+      if (rssByMinute.length < Math.floor(options.durationSec / 60)) rssByMinute.push(memoryAtLoadEnd.rssMiB);
       const drain = frontDoorOnly ? null : await waitForDrain(consumersUrl, Date.now(), DRAIN_TIMEOUT_MS);
       // Ingest's counters (accepted, refused) live in its own process.
       if (drain && split) drain.counters = { ...drain.counters, ...(await readHealthz(url)).counters };
       const server = {
+        rssByMinute,
         memoryAtLoadEnd,
         memoryAtEnd: readMemory(child.pid),
         cpuSec: readCpuSeconds(child.pid) - cpu0,
