@@ -72,11 +72,15 @@ export class DuckDbTagRepository implements TagRepository {
     tag: string,
     q: ListQuery,
   ): Promise<Array<{ session_id: string; tagged_at: number }>> {
+    // A session's latest standing fact is at or after the window's start exactly when one of its
+    // standing facts is, and is then the latest of those: so only the facts from the start on are
+    // grouped, not every fact of the tag (one row per fact here, so no older version can stand in
+    // for a newer one). At 10 M events this halved the read (issue 15, fifth round).
     const rows = await this.reader.all(
       `SELECT session_id, max(tagged_at) AS latest FROM session_tag_facts
-       WHERE project_id = $1 AND tag = $2 AND NOT removed
+       WHERE project_id = $1 AND tag = $2 AND NOT removed AND tagged_at >= $3
        GROUP BY session_id
-       HAVING latest >= $3 AND latest < $4
+       HAVING latest < $4
        ORDER BY latest DESC, session_id LIMIT $5`,
       [projectId, tag, q.window_start ?? MIN_MS, q.window_end ?? MAX_MS, checkLimit(q.limit)],
     );
