@@ -3,7 +3,7 @@
 // "another process" writes through the engine's store directly, which announces nothing here.
 import { expect } from 'chai';
 import { announcingStore, cachingStore, StoreChangeFeed, type Store } from '../src/index.js';
-import { backends, type Opened } from './store-backends.js';
+import { backends, migratedStore } from './store-backends.js';
 import { account, apiKey, project } from './store-fixtures.js';
 
 const TTL_MS = 2_000;
@@ -11,7 +11,6 @@ const TTL_MS = 2_000;
 for (const backend of backends) {
   describe(`record cache: ${backend.name}`, function () {
     this.timeout(60_000);
-    let opened: Opened | undefined;
     let engine: Store;
     let here: Store;
     let cached: Store;
@@ -20,15 +19,7 @@ for (const backend of backends) {
     let n = 0;
     let ids: { account: string; project: string; origin: string; name: string };
 
-    before(async function () {
-      opened = await backend.open(this);
-      engine = opened.store;
-      await engine.migrate();
-    });
-
-    after(async () => {
-      await opened?.cleanup();
-    });
+    migratedStore(backend, (s) => (engine = s));
 
     beforeEach(async () => {
       n++;

@@ -55,3 +55,20 @@ export const backends: Backend[] = [
     },
   },
 ];
+
+/**
+ * The suite's store: `backend.open` and `migrate` before the suite's other `before` hooks (call it
+ * where they would go), `cleanup` after it. `use` gets the store once it is ready.
+ */
+export function migratedStore(backend: Backend, use: (store: Store) => void): void {
+  let opened: Opened | undefined;
+  before(async function () {
+    opened = await backend.open(this);
+    await opened.store.migrate();
+    use(opened.store);
+  });
+  after(async function () {
+    await opened?.cleanup();
+    opened = undefined;
+  });
+}

@@ -3,7 +3,7 @@
 // rows, a project without retention and another project are untouched.
 import { expect } from 'chai';
 import type { Store } from '../src/index.js';
-import { backends, type Opened } from './store-backends.js';
+import { backends, migratedStore } from './store-backends.js';
 import { T0, classification, enriched, project, raw, session, tagFact } from './store-fixtures.js';
 
 const DAY = 86_400_000;
@@ -69,20 +69,14 @@ const all = (p: string) => ({
 for (const backend of backends) {
   describe(`Store retention: ${backend.name}`, function () {
     this.timeout(60_000);
-    let opened: Opened | undefined;
     let store: Store;
 
+    migratedStore(backend, (s) => (store = s));
+
     before(async function () {
-      opened = await backend.open(this);
-      store = opened.store;
-      await store.migrate();
       await store.projects.create(project({ project_id: 'p-keep', origin: 'https://keep.example' }));
       await store.projects.create(project({ project_id: 'p-expire', origin: 'https://expire.example' }));
       for (const p of ['p-expire', 'p-keep', 'p-other']) await seed(store, p);
-    });
-
-    after(async function () {
-      await opened?.cleanup();
     });
 
     it('stores retention days and IP policy, a field left out kept, null by default', async function () {

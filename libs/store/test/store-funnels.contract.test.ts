@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { EnrichedEvent, FunnelStepInput } from '@spoor/schemas';
 import { compileFunnelStep } from '@spoor/rules';
 import type { FunnelCounts, FunnelSpec, Store } from '../src/index.js';
-import { backends, type Opened } from './store-backends.js';
+import { backends, migratedStore } from './store-backends.js';
 import { T0, enriched } from './store-fixtures.js';
 
 const P = 'p-funnel';
@@ -93,19 +93,13 @@ const medians = (c: FunnelCounts) => c.total.map((s) => s.medianMsToNext);
 for (const backend of backends) {
   describe(`Funnels and retention: ${backend.name}`, function () {
     this.timeout(60_000);
-    let opened: Opened | undefined;
     let store: Store;
 
+    migratedStore(backend, (s) => (store = s));
+
     before(async function () {
-      opened = await backend.open(this);
-      store = opened.store;
-      await store.migrate();
       await store.events.insertEnriched([...fixtureEvents(P), ...fixtureEvents('p-funnel-other')]);
       await store.events.insertEnriched(fixtureEvents(P).slice(0, 2)); // a redelivery counts once
-    });
-
-    after(async function () {
-      await opened?.cleanup();
     });
 
     for (const [label, step2, path] of [

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { EnrichedEvent } from '@spoor/schemas';
 import type { Store } from '../src/index.js';
-import { backends, type Opened } from './store-backends.js';
+import { backends, migratedStore } from './store-backends.js';
 import { T0, enriched } from './store-fixtures.js';
 
 const P = 'p-live';
@@ -44,19 +44,13 @@ const EVENTS: EnrichedEvent[] = [
 for (const backend of backends) {
   describe(`Live view snapshot: ${backend.name}`, function () {
     this.timeout(60_000);
-    let opened: Opened | undefined;
     let store: Store;
 
+    migratedStore(backend, (s) => (store = s));
+
     before(async function () {
-      opened = await backend.open(this);
-      store = opened.store;
-      await store.migrate();
       await store.events.insertEnriched(EVENTS);
       await store.events.insertEnriched(EVENTS.slice(0, 2)); // a redelivery counts once
-    });
-
-    after(async function () {
-      await opened?.cleanup();
     });
 
     it('counts active sessions and the page each is on, and lists the newest events without IP or user agent', async function () {

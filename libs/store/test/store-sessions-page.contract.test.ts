@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { SessionListItem, SessionState } from '@spoor/schemas';
 import type { ListQuery, Store } from '../src/index.js';
-import { backends, type Opened } from './store-backends.js';
+import { backends, migratedStore } from './store-backends.js';
 import { T0, session } from './store-fixtures.js';
 
 const HOUR = 3_600_000;
@@ -54,7 +54,6 @@ function grow(s: SessionState, byMs: number, at: number): SessionState {
 for (const backend of backends) {
   describe(`Store sessions page: ${backend.name}`, function () {
     this.timeout(120_000);
-    let opened: Opened | undefined;
     let store: Store;
     const latest = new Map<string, Map<string, SessionState>>();
 
@@ -74,15 +73,7 @@ for (const backend of backends) {
       return got;
     }
 
-    before(async function () {
-      opened = await backend.open(this);
-      store = opened.store;
-      await store.migrate();
-    });
-
-    after(async function () {
-      await opened?.cleanup();
-    });
+    migratedStore(backend, (s) => (store = s));
 
     it('shows a session updated many times once, with its latest values, in and out of windows', async function () {
       const p = 'p-many';

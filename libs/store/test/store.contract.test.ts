@@ -5,7 +5,7 @@
 // inside each backend's suite.
 import { expect } from 'chai';
 import { StoreConflictError, type Store } from '../src/index.js';
-import { backends, type Opened } from './store-backends.js';
+import { backends, migratedStore } from './store-backends.js';
 import { accountCases, apiKeyCases, revokedTokenCases, signingKeyCases } from './store-contract-accounts.js';
 import { analyticsCases, recordCases, sizeCases } from './store-contract-analytics.js';
 import { backfillCases } from './store-contract-backfill.js';
@@ -18,18 +18,9 @@ const ids = (events: Array<{ event_id: string }>) => events.map((e) => e.event_i
 
 for (const backend of backends) {
   describe(`Store contract: ${backend.name}`, function () {
-    let opened: Opened | undefined;
     let store: Store;
 
-    before(async function () {
-      opened = await backend.open(this);
-      store = opened.store;
-      await store.migrate();
-    });
-
-    after(async function () {
-      await opened?.cleanup();
-    });
+    migratedStore(backend, (s) => (store = s));
 
     it('reports its kind', function () {
       expect(store.kind).to.equal(backend.name);
