@@ -141,7 +141,8 @@ describe('FastLane', () => {
   }
 
   it('leaves HEAD, a trailing slash and other methods of a GET probe to express', async () => {
-    probe = { status: 200, body: { via: 'lane' } };
+    // The lane's answer is a 503, express' a 200: a HEAD the lane took would show its status.
+    probe = { status: 503, headers: { 'Retry-After': '1' }, body: { via: 'lane' } };
     expect(JSON.parse((await send(`${server.url}/probe`, {}, null, 'GET')).body)).to.deep.equal({ via: 'lane' });
     expect(JSON.parse((await send(`${server.url}/probe/`, {}, null, 'GET')).body)).to.deep.equal({ via: 'express' });
     expect((await send(`${server.url}/probe`, {}, null, 'HEAD')).status).to.equal(200);

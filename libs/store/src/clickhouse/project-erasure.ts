@@ -1,7 +1,8 @@
 // Project deletion in ClickHouse mode: a lightweight DELETE per table (docs/data.md), a mutation
 // for sessions (deleteSessions). Rows leave every read at once (the delete mask applies to FINAL
-// too); the bytes stay in their parts until the next merge rewrites them. Partition drops do not fit: no table is
-// partitioned by project (a ReplacingMergeTree only collapses duplicates within a partition).
+// too); the bytes stay in their parts until the next merge rewrites them. Partition drops do not
+// fit: no table is partitioned by project (a ReplacingMergeTree only collapses duplicates within a
+// partition).
 import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { deleteSessions } from './session-repository.js';
