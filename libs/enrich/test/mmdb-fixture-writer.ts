@@ -2,7 +2,8 @@
  * Writes tiny MaxMind DB files for tests, following the MaxMind DB File Format Spec 2.0
  * (https://maxmind.github.io/MaxMind-DB/). No GeoIP2/GeoLite2 file can be shipped in the
  * repository (licence), yet the GeoIP2 branch of geo-lookup needs one, so we build one.
- * Supports what fixtures need: IPv4 networks, 24-bit records, strings, numbers, maps, arrays.
+ * Supports what fixtures need: IPv4 networks, 24-, 28- or 32-bit records, strings, numbers, maps,
+ * arrays.
  */
 import { isIPv4 } from 'node:net';
 
@@ -16,6 +17,8 @@ export interface FixtureOptions {
   databaseType: string;
   ipVersion: 4 | 6;
   networks: FixtureNetwork[];
+  /** Bits per record (default 24). */
+  recordSize?: 24 | 28 | 32;
 }
 
 const TYPE = { utf8: 2, double: 3, uint16: 5, uint32: 6, map: 7, array: 11, boolean: 14 } as const;
@@ -102,14 +105,27 @@ export function writeMmdb(options: FixtureOptions): Buffer {
   const count = nodes.length;
   // Record values: < count a node, == count "not found", > count a data pointer (spec §tree).
   const value = (slot: Slot): number => (slot === null ? count : 'node' in slot ? slot.node : count + 16 + slot.data);
-  const tree = Buffer.alloc(count * 6);
-  nodes.forEach(([left, right], i) => {
-    tree.writeUIntBE(value(left), i * 6, 3);
-    tree.writeUIntBE(value(right), i * 6 + 3, 3);
+  const recordSize = options.recordSize ?? 24;
+  const nodeBytes = recordSize / 4;
+  const tree = Buffer.alloc(count * nodeBytes);
+  nodes.forEach(([l, r], i) => {
+    const [left, right, at] = [value(l), value(r), i * nodeBytes];
+    if (recordSize === 32) {
+      tree.writeUInt32BE(left, at);
+      tree.writeUInt32BE(right, at + 4);
+    } else if (recordSize === 28) {
+      // The middle byte holds the top four bits of each record: the left's high, the right's low.
+      tree.writeUIntBE(left & 0xffffff, at, 3);
+      tree[at + 3] = ((left >>> 24) << 4) | (right >>> 24);
+      tree.writeUIntBE(right & 0xffffff, at + 4, 3);
+    } else {
+      tree.writeUIntBE(left, at, 3);
+      tree.writeUIntBE(right, at + 3, 3);
+    }
   });
   const metadata = encodeValue({
     node_count: count,
-    record_size: 24,
+    record_size: recordSize,
     ip_version: options.ipVersion,
     database_type: options.databaseType,
     languages: ['en'],
