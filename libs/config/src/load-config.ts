@@ -29,6 +29,8 @@ export interface Config {
   busFsync: 'always' | 'interval' | 'never';
   /** SPOOR_BUS_FSYNC_INTERVAL_MS: `interval`'s period. */
   busFsyncIntervalMs: number;
+  /** SPOOR_HEAP_GROWING_PERCENT: V8's heap growing factor, 1 + this / 100; 0: V8's own. */
+  heapGrowingPercent: number;
   trustProxy: boolean | number | string[];
   geoipDb: string | null;
   ipMode: 'full' | 'truncate' | 'hash';
@@ -143,6 +145,7 @@ function toConfig(p: Parsed): Config {
     pipelineThread: p.SPOOR_PIPELINE_THREAD,
     busFsync: p.SPOOR_BUS_FSYNC,
     busFsyncIntervalMs: p.SPOOR_BUS_FSYNC_INTERVAL_MS,
+    heapGrowingPercent: p.SPOOR_HEAP_GROWING_PERCENT,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,
     ipMode: p.SPOOR_IP_MODE,

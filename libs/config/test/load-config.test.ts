@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     expect(c.services).to.deep.equal(['ingest', 'enricher', 'sessionizer', 'classifier', 'worker', 'gateway']);
     expect(c.adminEmails).to.deep.equal([]);
     expect(c).to.include({ kafkaPartitions: 4, kafkaReplicationFactor: null, healthHttp: false });
+    expect(c.heapGrowingPercent).to.equal(50);
   });
 
   it('reads SPOOR_ADMIN_EMAILS as a lowercased comma list without blanks or repeats', () => {
@@ -38,8 +39,9 @@ describe('loadConfig', () => {
       SPOOR_KAFKA_PARTITIONS: '12',
       SPOOR_KAFKA_REPLICATION_FACTOR: '3',
       SPOOR_HEALTH_HTTP: 'true',
+      SPOOR_HEAP_GROWING_PERCENT: '0',
     });
-    expect(c).to.include({ kafkaPartitions: 12, kafkaReplicationFactor: 3, healthHttp: true });
+    expect(c).to.include({ kafkaPartitions: 12, kafkaReplicationFactor: 3, healthHttp: true, heapGrowingPercent: 0 });
     expect(c.services).to.deep.equal(['enricher', 'sessionizer']);
     expect(c.kafkaBrokers).to.deep.equal(['a:9092', 'b:9093']);
     expect(c).to.include({
@@ -67,6 +69,9 @@ describe('loadConfig', () => {
     ['SPOOR_KAFKA_PARTITIONS', 'twelve'],
     ['SPOOR_KAFKA_REPLICATION_FACTOR', '-1'],
     ['SPOOR_HEALTH_HTTP', 'sometimes'],
+    ['SPOOR_HEAP_GROWING_PERCENT', '-5'],
+    ['SPOOR_HEAP_GROWING_PERCENT', '1.5x'],
+    ['SPOOR_HEAP_GROWING_PERCENT', '5000'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com,not-an-email'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com;root@example.com'],
   ];

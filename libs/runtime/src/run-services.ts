@@ -5,6 +5,7 @@ import { createHttpApp, errors, FastLane, listen, type RunningServer } from '@sp
 import { openAdapters, type Adapters } from './adapters.js';
 import { openAdaptersWithPipeline, threadable } from './pipeline-thread.js';
 import { hostname } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { buildVersion } from './build-version.js';
 import { healthRouter, probes } from './health-router.js';
 import { startHeartbeats } from './heartbeat.js';
@@ -176,6 +177,8 @@ export async function main(modules: ServiceModule[], only?: ServiceName[]): Prom
     throw err;
   }
   if (only) config = { ...config, services: only };
+  // V8 reads its growing factor at every full collection, on every thread's heap (issue 14, target 5).
+  if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   const logger = createLogger('spoor', config.logLevel);
   guardProcess(logger);
   // Everything this process creates (DuckDB's files and WAL, the bus log, exports) is its owner's
