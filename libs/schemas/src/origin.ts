@@ -1,8 +1,26 @@
 /**
+ * Answers already given, by input: ingest normalises the Origin header and the body's origin of
+ * every request, and a WHATWG URL parse cost ~1.8 µs of its ~85 µs of CPU (issue 14). Inputs come
+ * from the network, so the memory is bounded: it starts afresh when full.
+ */
+const normalized = new Map<string, string | null>();
+const NORMALIZED_MAX = 1024;
+
+/**
  * The canonical form of an origin (RFC 6454 serialisation): lowercase scheme and host, default
  * port dropped, no path. Returns null when `value` is not an http(s) origin.
  */
 export function normalizeOrigin(value: string): string | null {
+  let answer = normalized.get(value);
+  if (answer === undefined) {
+    answer = parseOrigin(value);
+    if (normalized.size >= NORMALIZED_MAX) normalized.clear();
+    normalized.set(value, answer);
+  }
+  return answer;
+}
+
+function parseOrigin(value: string): string | null {
   let url: URL;
   try {
     url = new URL(value.trim());
