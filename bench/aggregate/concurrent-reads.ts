@@ -1,9 +1,9 @@
 // What a job costs everyone else: while one more run of a handler goes on (outside the timed
 // rounds), a small read the gateway makes on every authenticated request (projects.get) is
 // issued every 50 ms and timed. DuckDbStore serves reads on a pool of reader connections and
-// analytics jobs on one of their own (libs/store/src/duckdb/duckdb-store.ts), and the chDB
-// stand-in runs one query at a time (deploy/local/chdb/chdb_engine.py); a real ClickHouse
-// serves concurrent queries.
+// analytics jobs on one of their own (libs/store/src/duckdb/duckdb-store.ts); the chDB stand-in
+// runs up to four queries at once (a pool of sessions, deploy/local/chdb/chdb_engine.py), as a
+// real ClickHouse serves concurrent queries.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store } from '@spoor/store';
 

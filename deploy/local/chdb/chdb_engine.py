@@ -1,12 +1,16 @@
-"""One chDB session, used by one query at a time.
+"""chDB sessions, each used by one query at a time, and a pool of them for concurrent queries.
 
-chDB is an embedded ClickHouse: one connection per data directory and per process, with
-session state (current database, SET values) that survives between queries. The ClickHouse
-HTTP interface is stateless, so each request's database and settings are put in place
-before its query and the settings are put back afterwards, all under one lock.
+chDB is an embedded ClickHouse: one engine per data directory and per process. Each connection
+to it is a session, with state (current database, SET values) that survives between queries;
+several connections to one directory share the engine (its tables, parts, caches) and run
+their queries at once, each with its own state (issue 15: one session made the stand-in answer
+one query at a time, so Kafka-mode figures measured the shim's queue, not Spoor). The
+ClickHouse HTTP interface is stateless, so each request's database and settings are put in
+place on the session it gets before its query and put back afterwards.
 """
 
 import json
+import queue
 import re
 import sys
 import threading
@@ -127,6 +131,32 @@ class ChdbEngine:
             if match is not None:
                 return match.group(1).decode()
         return request.default_format
+
+
+class ChdbEnginePool:
+    """`size` sessions on one data directory; each request waits for a free one."""
+
+    def __init__(self, data_dir: str, size: int):
+        if size < 1:
+            raise ValueError("a pool needs at least one session")
+        self._sessions = [ChdbEngine(data_dir) for _ in range(size)]
+        self._free: queue.SimpleQueue[ChdbEngine] = queue.SimpleQueue()
+        for session in self._sessions:
+            self._free.put(session)
+        self.version = self._sessions[0].version
+        self.size = size
+
+    def run(self, request: QueryRequest) -> QueryOutcome:
+        session = self._free.get()
+        try:
+            return session.run(request)
+        finally:
+            self._free.put(session)
+
+    def close(self) -> None:
+        # Each session refuses new queries once closed; one under way finishes first (its lock).
+        for session in self._sessions:
+            session.close()
 
 
 def summary_header(summary: dict[str, str]) -> str:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ClickHouse's HTTP interface on loopback, answered by chDB: a stand-in for tests.
 
-    chdb_http_server.py --data-dir DIR [--host 127.0.0.1] [--port 0] [--port-file FILE]
+    chdb_http_server.py --data-dir DIR [--host 127.0.0.1] [--port 0] [--port-file FILE] [--sessions 4]
 
 Binds (port 0 picks a free one), writes the bound port to --port-file, serves until SIGTERM,
 SIGINT or end of stdin (so a parent that dies without cleaning up still takes it down), then
@@ -22,7 +22,7 @@ from urllib.parse import unquote_plus, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from chdb_engine import ChdbEngine, summary_header  # noqa: E402
+from chdb_engine import ChdbEnginePool, summary_header  # noqa: E402
 from clickhouse_errors import ClickHouseHttpError  # noqa: E402
 from clickhouse_request import build_request, decode_body  # noqa: E402
 
@@ -45,7 +45,7 @@ class ClickHouseHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the client's socket pool expects
     timeout = 60  # idle keep-alive sockets are dropped after this
     server_version = "chdb-http-shim"
-    engine: ChdbEngine  # set on the class before serving
+    engine: ChdbEnginePool  # set on the class before serving
 
     def do_GET(self) -> None:
         self._dispatch(allow_body=False)
@@ -162,10 +162,12 @@ def main() -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--port-file")
+    parser.add_argument("--sessions", type=int, default=int(os.environ.get("CHDB_SESSIONS", "4")),
+                        help="chDB sessions answering queries at once (default 4, or CHDB_SESSIONS)")
     parser.add_argument("--no-stdin-watch", action="store_true", help="do not stop when stdin closes")
     args = parser.parse_args()
 
-    ClickHouseHandler.engine = ChdbEngine(args.data_dir)
+    ClickHouseHandler.engine = ChdbEnginePool(args.data_dir, args.sessions)
     server = ThreadingHTTPServer((args.host, args.port), ClickHouseHandler)
     server.daemon_threads = True
     port = server.server_address[1]
@@ -174,7 +176,8 @@ def main() -> int:
         with open(partial, "w") as out:
             out.write(f"{port}\n")
         os.replace(partial, args.port_file)  # readers never see a half-written number
-    print(f"chDB {ClickHouseHandler.engine.version} serving ClickHouse HTTP on {args.host}:{port}",
+    print(f"chDB {ClickHouseHandler.engine.version} serving ClickHouse HTTP on {args.host}:{port}"
+          f" with {args.sessions} sessions",
           file=sys.stderr, flush=True)
 
     stop = threading.Event()

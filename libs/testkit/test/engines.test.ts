@@ -248,6 +248,34 @@ describe('testkit engines', function () {
       expect(await next.json()).to.deep.equal([{ v: 5 }]);
     });
 
+    it('answers a query while another one is still running (a pool of chDB sessions, issue 15)', async function () {
+      const finished: string[] = [];
+      const slow = client
+        .query({ query: 'SELECT sleep(1.5) AS s', format: 'JSONEachRow' })
+        .then((r) => r.json())
+        .then(() => finished.push('slow'));
+      // Each on its own session: a setting of one is not seen by the others while they run.
+      const quick = Promise.all(
+        [1, 2, 3].map((i) =>
+          client
+            .query({
+              query: "SELECT getSetting('max_threads') AS t",
+              format: 'JSONEachRow',
+              clickhouse_settings: { max_threads: i },
+            })
+            .then((r) => r.json<{ t: number }>())
+            .then((rows) => {
+              finished.push('quick');
+              return Number(rows[0]!.t);
+            }),
+        ),
+      );
+      expect(await quick).to.deep.equal([1, 2, 3]);
+      expect(finished).to.deep.equal(['quick', 'quick', 'quick']);
+      await slow;
+      expect(finished).to.deep.equal(['quick', 'quick', 'quick', 'slow']);
+    });
+
     it('raises ClickHouseError with code 60 for an unknown table, and 62 for bad syntax', async function () {
       const unknown = await client.query({ query: `SELECT * FROM ${db}.nope` }).then(
         () => null,
