@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { loadConfig } from '@spoor/config';
-import { clickhouseUrl, kafkaBrokers, redisUrl, requireEngine } from '@spoor/testkit';
+import { partitionKey } from '@spoor/ingest';
+import type { RawEvent } from '@spoor/schemas';
+import { clickhouseUrl, kafkaBrokers, kafkaPartitionOf, redisUrl, requireEngine } from '@spoor/testkit';
 import {
   deploymentEnv,
   LoadClient,
@@ -17,6 +19,30 @@ import { waitFor } from '../support/spoor-harness.js';
 // rebalances and hands it partitions) and leaves again with SIGTERM (its partitions go back).
 // Nothing acknowledged may be lost or doubled, sessions stay whole and in order, and the lag
 // returns to 0.
+
+const CLIENTS = 6;
+
+/**
+ * A LoadClient prefix whose clients' sessions (`s-<prefix><n>`) reach every partition of the raw
+ * topic. Ingest keys a session's events onto one partition, and six sessions named at random left
+ * one of four partitions without events in about 6 runs of 10: when the group handed the third
+ * enricher only that partition, it had nothing to take and the test failed (about 1 run in 8).
+ */
+function prefixReachingEveryPartition(projectId: string, partitions: number): string {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const prefix = attempt === 0 ? 'w' : `w${attempt}x`;
+    const reached = new Set(
+      Array.from({ length: CLIENTS }, (_, n) =>
+        kafkaPartitionOf(
+          partitionKey({ project_id: projectId, session_id: `s-${prefix}${n}` } as RawEvent),
+          partitions,
+        ),
+      ),
+    );
+    if (reached.size === partitions) return prefix;
+  }
+  throw new Error(`no client names found whose ${CLIENTS} sessions reach all ${partitions} partitions`);
+}
 
 interface Health {
   lag?: Record<string, number>;
@@ -49,9 +75,10 @@ describe('Scaling: a third enricher joins under load and leaves again', function
     await start('sessionizer');
     await start('classifier');
 
-    const load = new LoadClient(ingest!.url, 15_000, 10, 'w');
+    const prefix = prefixReachingEveryPartition(project.project_id, config.kafkaPartitions);
+    const load = new LoadClient(ingest!.url, 15_000, 10, prefix);
     loads.push(load);
-    load.start(6);
+    load.start(CLIENTS);
     await waitFor(
       async () => load.acked.size,
       (n) => n >= 300,
