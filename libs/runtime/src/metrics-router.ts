@@ -89,10 +89,22 @@ export function metricsRouter(
       this.set(storeUp);
     },
   });
+  let storeMemory: Record<string, number> = {};
+  new Gauge({
+    name: 'spoor_store_memory_bytes',
+    help: "Memory the embedded store's engine holds, by DuckDB's tag (ART_INDEX: primary keys, which stay in memory and grow with the rows; the limit is SPOOR_DUCKDB_MEMORY). Absent on ClickHouse",
+    labelNames: ['tag'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [tag, bytes] of Object.entries(storeMemory)) this.set({ tag }, bytes);
+    },
+  });
   const router = Router();
   router.get('/metrics', async (_req, res) => {
     lags = lagSampler.current().groups;
     storeUp = (await answersWithin(adapters.store.sizeBytes(), 2_000)) ? 1 : 0;
+    storeMemory = storeUp ? ((await within(adapters.store.memoryBytes(), 2_000)) ?? {}) : {};
     // The Node process' defaults live in a registry of their own (process-metrics.ts, nodeProcessRegistry).
     const own = more ? AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), await more()]) : registry;
     const texts = await Promise.all([nodeProcessRegistry(), own].map((r) => r.metrics()));
@@ -102,17 +114,21 @@ export function metricsRouter(
 }
 
 /** Whether `query` resolved within `ms` (a store that hangs counts as down for this scrape). */
-function answersWithin(query: Promise<unknown>, ms: number): Promise<boolean> {
+async function answersWithin(query: Promise<unknown>, ms: number): Promise<boolean> {
+  return (
+    (await within(
+      query.then(() => true),
+      ms,
+    )) ?? false
+  );
+}
+
+/** What `query` resolved to within `ms`; undefined when it failed or took longer. */
+function within<T>(query: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
     timer.unref();
   });
-  return Promise.race([
-    query.then(
-      () => true,
-      () => false,
-    ),
-    late,
-  ]).finally(() => clearTimeout(timer));
+  return Promise.race([query.catch(() => undefined), late]).finally(() => clearTimeout(timer));
 }

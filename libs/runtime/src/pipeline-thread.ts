@@ -254,6 +254,7 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
     erasure: repo('erasure'),
     expiry: repo('expiry'),
     sizeBytes: () => ep.call('store', ['sizeBytes'], []),
+    memoryBytes: () => ep.call('store', ['memoryBytes'], []),
     close: async () => {},
   };
   const remoteKv = ep.remote<Kv>('kv');

@@ -174,6 +174,17 @@ describe('runServices', function () {
     });
   });
 
+  /** An embedded process serving `service` as its gateway alone, on a fresh data directory. */
+  async function startGateway(service: ServiceModule): Promise<RunningProcess> {
+    const config = loadConfig({
+      SPOOR_DATA_DIR: await makeTempDir('runtime'),
+      SPOOR_PORT: '0',
+      SPOOR_SERVICES: 'gateway',
+      SPOOR_LOG_LEVEL: 'error',
+    });
+    return runServices(config, [service], createLogger('test', 'error'));
+  }
+
   /** Starts and stops a process whose one service holds 16 MB; answers a weak reference to that. */
   async function startAndStop(): Promise<WeakRef<object>> {
     const held = { big: new Uint8Array(16 * 1024 * 1024) };
@@ -184,13 +195,7 @@ describe('runServices', function () {
         return { router: Router(), stats: () => ({ size: held.big.length }), stop: async () => {} };
       },
     };
-    const config = loadConfig({
-      SPOOR_DATA_DIR: await makeTempDir('runtime'),
-      SPOOR_PORT: '0',
-      SPOOR_SERVICES: 'gateway',
-      SPOOR_LOG_LEVEL: 'error',
-    });
-    const started = await runServices(config, [service], createLogger('test', 'error'));
+    const started = await startGateway(service);
     // /metrics reads every service's figures: its registry must not outlive the process.
     expect(await (await fetch(`${started.http!.url}/metrics`)).text()).to.match(
       /spoor_service_counter\{service="gateway",counter="size"\} 16777216/,
@@ -198,6 +203,29 @@ describe('runServices', function () {
     await started.stop();
     return new WeakRef(held);
   }
+
+  it("exports the embedded store's memory by DuckDB's tag on /metrics, its primary-key indexes among them (issue 14)", async () => {
+    const service: ServiceModule = {
+      name: 'gateway',
+      serves: true,
+      start: async () => ({ router: Router(), stop: async () => {} }),
+    };
+    const started = await startGateway(service);
+    try {
+      const text = await (await fetch(`${started.http!.url}/metrics`)).text();
+      const index = /^spoor_store_memory_bytes\{tag="ART_INDEX"\} (\d+)$/m.exec(text);
+      expect(
+        index,
+        text
+          .split('\n')
+          .filter((l) => l.includes('store'))
+          .join('\n'),
+      ).to.not.equal(null);
+      expect(Number(index![1])).to.be.greaterThan(0);
+    } finally {
+      await started.stop();
+    }
+  });
 
   it('leaves nothing of a stopped process reachable, so a test run can start many (issue 20)', async () => {
     // A full GC on demand, without starting node with --expose-gc.

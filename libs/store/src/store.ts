@@ -327,6 +327,12 @@ export interface Store {
   readonly expiry: DataExpiry;
   /** Bytes the store takes on disk (DuckDB: the database file and its WAL; ClickHouse: active parts of the database). */
   sizeBytes(): Promise<number>;
+  /**
+   * Memory this process' engine holds for the store, by DuckDB's tags (`duckdb_memory()`:
+   * `ART_INDEX` is the tables' primary keys, which stay in memory and grow with the rows; issue 14).
+   * Empty for ClickHouse, whose memory is its own server's.
+   */
+  memoryBytes(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 

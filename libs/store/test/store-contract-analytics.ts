@@ -211,5 +211,14 @@ export function sizeCases(store: () => Store): void {
       await events.insertRaw([{ ...raw0, event_id: 'size-1' }]);
       expect(await store().sizeBytes()).to.be.greaterThan(0);
     });
+
+    it("reports DuckDB's memory by tag, its primary-key indexes among them; nothing for ClickHouse's own server", async function () {
+      const { events } = store();
+      await events.insertRaw([{ ...raw0, event_id: 'memory-1' }]);
+      const memory = await store().memoryBytes();
+      if (store().kind === 'clickhouse') return void expect(memory).to.deep.equal({});
+      expect(memory['ART_INDEX']).to.be.greaterThan(0);
+      for (const bytes of Object.values(memory)) expect(bytes).to.be.at.least(0);
+    });
   });
 }

@@ -116,6 +116,10 @@ export class ClickHouseStore implements Store {
     return Number(row?.bytes ?? 0);
   }
 
+  async memoryBytes(): Promise<Record<string, number>> {
+    return {};
+  }
+
   close(): Promise<void> {
     return this.ch.close();
   }

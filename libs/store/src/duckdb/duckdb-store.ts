@@ -177,6 +177,11 @@ export class DuckDbStore implements Store {
     return sizes[0]! + sizes[1]!;
   }
 
+  async memoryBytes(): Promise<Record<string, number>> {
+    const rows = await this.reader.all('SELECT tag, memory_usage_bytes AS bytes FROM duckdb_memory()');
+    return Object.fromEntries(rows.map((r) => [String(r.tag), Number(r.bytes)]));
+  }
+
   close(): Promise<void> {
     this.closed ??= (async () => {
       try {
