@@ -20,6 +20,11 @@ export function normalizeOrigin(value: string): string | null {
   return answer;
 }
 
+/** How many inputs normalizeOrigin remembers now: never more than 1,024, whatever the network sends. */
+export function rememberedOrigins(): number {
+  return normalized.size;
+}
+
 function parseOrigin(value: string): string | null {
   let url: URL;
   try {

@@ -1,6 +1,6 @@
 /// <reference types="mocha" />
 import { expect } from 'chai';
-import { normalizeOrigin } from '../src/origin.js';
+import { normalizeOrigin, rememberedOrigins } from '../src/origin.js';
 
 describe('normalizeOrigin', () => {
   const cases: Array<[string, string | null]> = [
@@ -19,8 +19,11 @@ describe('normalizeOrigin', () => {
 
   it('answers the same from its memory of past inputs, and after that memory filled and started afresh', () => {
     const first = cases.map(([input]) => normalizeOrigin(input));
-    for (let i = 0; i < 5_000; i++)
+    for (let i = 0; i < 5_000; i++) {
       expect(normalizeOrigin(`https://site-${i}.example:443/`)).to.equal(`https://site-${i}.example`);
+      expect(rememberedOrigins()).to.be.at.most(1_024);
+    }
+    expect(rememberedOrigins()).to.be.above(0);
     expect(cases.map(([input]) => normalizeOrigin(input))).to.deep.equal(first);
     expect(first).to.deep.equal(cases.map(([, expected]) => expected));
   });
