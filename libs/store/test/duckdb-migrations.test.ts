@@ -1,6 +1,7 @@
 // An embedded store made by an earlier release keeps its data through the later steps: step 6
 // copies raw_events and enriched_events into tables keyed by a hash of (project_id, event_id),
-// step 7 merges the two into one row per event (`events`) with the old names as views.
+// step 7 merges the two into one row per event (`events`) with the old names as views, step 9
+// takes the key off `events` and remembers the latest events' keys in `event_keys`.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -8,12 +9,14 @@ import { makeTempDir } from '@spoor/testkit';
 import { expect } from 'chai';
 import { ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, rawEventToRow } from '../src/event-row.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations, EVENT_KEY } from '../src/duckdb/migrations.js';
-import { EVENTS_TABLE, eventKey } from '../src/duckdb/events-table.js';
+import { appendEventRow, EVENTS_TABLE, eventHalves, eventKey } from '../src/duckdb/events-table.js';
 import { openStore } from '../src/index.js';
 import { T0, enriched, raw } from './store-fixtures.js';
 
 const cell = (v: unknown) =>
   (typeof v === 'object' && v !== null ? JSON.stringify(v) : v) as string | number | boolean | null;
+
+const ids = (events: Array<{ event_id: string }>) => events.map((e) => e.event_id);
 
 type Connection = Awaited<ReturnType<DuckDBInstance['connect']>>;
 
@@ -104,6 +107,64 @@ describe('DuckDB migrations', function () {
       expect(await store.events.countEnriched('p-c')).to.equal(1);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('DuckDB events without a primary key (step 9)', function () {
+  let dir: string;
+  beforeEach(async function () {
+    dir = await makeTempDir('spoor-unkeyed-');
+  });
+  afterEach(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every event of a step-8 store, drops the key of `events`, and remembers the events for repeats', async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const { c, close } = await storeAtStep(path, 8);
+    const rows = [
+      { raw: raw({ event_id: 'm1' }), enriched: enriched({ event_id: 'm1', session_id: 's-1' }) },
+      { raw: raw({ event_id: 'm2', timestamp: T0 + 1 }), enriched: null },
+      { raw: null, enriched: enriched({ event_id: 'm3', timestamp: T0 + 2, session_id: 's-1' }) },
+    ];
+    const appender = await c.createAppender('events');
+    for (const r of rows) appendEventRow(appender, eventHalves(r.raw, r.enriched));
+    appender.flushSync();
+    appender.closeSync();
+    close();
+
+    const store = await openStore({ kind: 'duckdb', path });
+    try {
+      await store.migrate();
+      expect(ids(await store.events.listRaw('p-a', { limit: 10 }))).to.deep.equal(['m1', 'm2']);
+      expect(ids(await store.events.listEnriched('p-a', { limit: 10 }))).to.deep.equal(['m1', 'm3']);
+      // Repeats of all three, whole: each stored once, the halves m2 and m3 lacked filled in.
+      await store.events.insertEvents(
+        ['m1', 'm2', 'm3'].map((id, i) => ({
+          raw: raw({ event_id: id, timestamp: T0 + i }),
+          enriched: enriched({ event_id: id, timestamp: T0 + i, session_id: 's-1' }),
+        })),
+      );
+      expect(ids(await store.events.listRaw('p-a', { limit: 10 }))).to.deep.equal(['m1', 'm2', 'm3']);
+      expect(ids(await store.events.listEnriched('p-a', { limit: 10 }))).to.deep.equal(['m1', 'm2', 'm3']);
+    } finally {
+      await store.close();
+    }
+    const db = await DuckDBInstance.create(path);
+    const c2 = await db.connect();
+    try {
+      const constraints = (
+        await c2.runAndReadAll(
+          `SELECT table_name, constraint_type FROM duckdb_constraints() WHERE table_name IN ('events', 'event_keys') AND constraint_type = 'PRIMARY KEY'`,
+        )
+      ).getRowObjectsJS();
+      expect(constraints.map((r) => r.table_name)).to.deep.equal(['event_keys']);
+      const described = (await c2.runAndReadAll('DESCRIBE events')).getRowObjectsJS().map((r) => r.column_name);
+      expect(described).to.deep.equal(EVENTS_TABLE.map(([name]) => name));
+    } finally {
+      c2.closeSync();
+      db.closeSync();
     }
   });
 });

@@ -13,6 +13,8 @@ export class DuckDbDataExpiry implements DataExpiry {
       x.transaction(async () => {
         // `events` holds the raw and the enriched half of each event in one row (migration step 7).
         await x.run('DELETE FROM events WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);
+        // The keys of those events (each key row carries its event's timestamp; migration step 9).
+        await x.run('DELETE FROM event_keys WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);
         // A session's tags and verdict go before the session that names them.
         await x.run(`DELETE FROM session_tag_facts WHERE project_id = $1 AND session_id IN (${EXPIRED_SESSIONS})`, [
           projectId,

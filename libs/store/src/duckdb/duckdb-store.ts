@@ -54,6 +54,11 @@ export interface DuckDbStoreOptions {
   readers?: number;
   /** Where export files go (issue 17); default `exports` beside the database file. */
   exportDir?: string;
+  /**
+   * How many of the latest events' keys are remembered for idempotency (default
+   * DEFAULT_KEY_WINDOW; event-repository.ts). A repeat of an older event is stored again.
+   */
+  keyWindow?: number;
 }
 
 const openPaths = new Set<string>();
@@ -88,9 +93,10 @@ export class DuckDbStore implements Store {
     private readonly jobReader: DuckDbConnection,
     private readonly key: string | null,
     exportDir: string,
+    keyWindow: number | undefined,
   ) {
     this.projects = new DuckDbProjectRepository(writer, reader);
-    this.events = new DuckDbEventRepository(writer, reader);
+    this.events = new DuckDbEventRepository(writer, reader, keyWindow);
     this.sessions = new DuckDbSessionRepository(writer, reader);
     this.accounts = new DuckDbAccountRepository(writer, reader);
     this.apiKeys = new DuckDbApiKeyRepository(writer, reader);
@@ -118,10 +124,11 @@ export class DuckDbStore implements Store {
       if (openPaths.has(key)) throw new Error(`DuckDB file ${key} is already open in this process; share its Store`);
       await mkdir(dirname(key), { recursive: true, mode: 0o700 });
     }
-    // Checkpoints every 64 MB of WAL instead of DuckDB's 16 MB: each one rewrites the events'
+    // Checkpoints every 64 MB of WAL instead of DuckDB's 16 MB: each one rewrote the events'
     // primary-key indexes, and at the pipeline's write rate they took a third of its CPU
-    // (200,000 event pairs: 94 → 64 µs each, the final checkpoint included; issue 14). A crash
-    // replays at most that much WAL on the next open.
+    // (200,000 event pairs: 94 → 64 µs each, the final checkpoint included; issue 14; since
+    // migration step 9 only event_keys' bounded index is left). A crash replays at most that
+    // much WAL on the next open.
     const instance = await DuckDBInstance.create(key ?? ':memory:', {
       memory_limit: opts.memoryLimit ?? '1GB',
       checkpoint_threshold: '64MB',
@@ -138,7 +145,15 @@ export class DuckDbStore implements Store {
       const jobReader = new DuckDbConnection(await instance.connect(), true);
       const exportDir =
         opts.exportDir ?? (key !== null ? exportDirBeside(key) : join(tmpdir(), `spoor-exports-${randomUUID()}`));
-      return new DuckDbStore(instance, writer, new DuckDbReaderPool(readers), jobReader, key, exportDir);
+      return new DuckDbStore(
+        instance,
+        writer,
+        new DuckDbReaderPool(readers),
+        jobReader,
+        key,
+        exportDir,
+        opts.keyWindow,
+      );
     } catch (err) {
       if (key !== null) openPaths.delete(key);
       instance.closeSync();

@@ -125,16 +125,42 @@ export const CREATE_EVENTS_STAGE = `CREATE OR REPLACE TEMP TABLE ${EVENTS_STAGE}
 
 const half = (which: Half) => EVENTS_TABLE.filter(([, , h]) => h === which).map(([n]) => n);
 const takeHalf = (flag: string) => (c: string) =>
-  `${quote(c)} = CASE WHEN events.${flag} OR NOT excluded.${flag} THEN events.${quote(c)} ELSE excluded.${quote(c)} END`;
+  `${quote(c)} = CASE WHEN events.${flag} OR NOT s.${flag} THEN events.${quote(c)} ELSE s.${quote(c)} END`;
+
+/** `event_keys`' columns (migrations.ts, step 9), for the table's rotation. */
+export const EVENT_KEYS_COLUMNS = `event_key UHUGEINT PRIMARY KEY, project_id VARCHAR NOT NULL, "timestamp" BIGINT NOT NULL`;
+
+/** One row of `event_keys`, in its column order. */
+export function appendKeyRow(a: DuckDBAppender, e: EventHalves): void {
+  const c = common(e);
+  a.appendUHugeInt(e.key);
+  a.appendVarchar(c.project_id);
+  a.appendBigInt(BigInt(c.timestamp));
+  a.endRow();
+}
+
+/** The staged rows whose key is remembered: how many, and the span of their stored timestamps. */
+export const STORED_OF_STAGE = `SELECT count(*) AS n, min(k."timestamp") AS lo, max(k."timestamp") AS hi
+  FROM event_keys k WHERE k.event_key IN (SELECT event_key FROM ${EVENTS_STAGE})`;
 
 /**
- * The slow path: rows staged, then merged. A row already stored keeps its first write; a half
- * it lacks (raw or enriched) is filled from the new row. Replays after a crash and repeats
- * beyond the dedup window end here (the fast path's append refuses a stored key).
+ * The slow path's first half: a stored row keeps its first write; a half it lacks (raw or
+ * enriched) is filled from the staged row. Only rows whose key is remembered in `event_keys`,
+ * found at the stored timestamp ($1, $2: the span of STORED_OF_STAGE, which lets the zone maps
+ * skip the rest of the table).
  */
-export const UPSERT_FROM_STAGE = `INSERT INTO events SELECT * FROM ${EVENTS_STAGE}
-  ON CONFLICT (event_key) DO UPDATE SET
+export const FILL_HALVES_FROM_STAGE = `UPDATE events SET
     ${[...half('raw').map(takeHalf('has_raw')), ...half('enriched').map(takeHalf('has_enriched'))].join(',\n    ')},
-    has_raw = events.has_raw OR excluded.has_raw,
-    has_enriched = events.has_enriched OR excluded.has_enriched
-  WHERE NOT (events.has_raw AND events.has_enriched)`;
+    has_raw = events.has_raw OR s.has_raw,
+    has_enriched = events.has_enriched OR s.has_enriched
+  FROM ${EVENTS_STAGE} s JOIN event_keys k ON k.event_key = s.event_key
+  WHERE events.event_key = s.event_key AND events."timestamp" = k."timestamp"
+    AND events."timestamp" BETWEEN $1 AND $2
+    AND NOT (events.has_raw AND events.has_enriched)`;
+
+/** The slow path's second half: staged rows whose key is not remembered, into `events`, then their keys. */
+export const INSERT_NEW_FROM_STAGE = [
+  `INSERT INTO events SELECT * FROM ${EVENTS_STAGE} WHERE event_key NOT IN (SELECT event_key FROM event_keys)`,
+  `INSERT INTO event_keys SELECT event_key, project_id, "timestamp" FROM ${EVENTS_STAGE}
+    WHERE event_key NOT IN (SELECT event_key FROM event_keys)`,
+] as const;

@@ -7,7 +7,8 @@
 // exact round trips, and DuckDB's json functions can still look inside them.
 //
 // Indexes: only the primary keys (they carry the idempotency; from step 6 the events' is one
-// hashed column, EVENT_KEY) and, from step 2, the UNIQUE constraints of the small account
+// hashed column, EVENT_KEY, and from step 9 it lives in `event_keys`, which holds the latest
+// events' keys only) and, from step 2, the UNIQUE constraints of the small account
 // tables (they carry the conflicts). DuckDB prunes range
 // scans with per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need
 // no ART index; extra ART indexes would slow every batch insert.
@@ -282,6 +283,30 @@ export const duckdbMigrations: readonly DuckMigration[] = [
     statements: [
       'ALTER TABLE projects ADD COLUMN retention_days INTEGER',
       'ALTER TABLE projects ADD COLUMN ip_policy VARCHAR',
+    ],
+  },
+  {
+    // The events' idempotency moves from a primary key over every event to `event_keys`, the
+    // keys of the latest events only (issue 14, memory; event-keys.ts). DuckDB holds an ART
+    // index in memory whole and never evicts it: at 45–65 bytes an event, the key of `events`
+    // outgrew a 128 MB memory limit near 2.7 M events and would outgrow the default 1 GB near
+    // 15 M, after which every write is refused. `events` is copied once into a table without
+    // the key (DuckDB cannot drop one); the latest 500,000 events by physical order keep their
+    // keys (the default window then; event-keys.ts may keep another number from here on).
+    version: 9,
+    name: 'events without a primary key; event_keys holds the latest events’ keys',
+    statements: [
+      'CREATE TABLE events_unkeyed AS SELECT * FROM events LIMIT 0',
+      ...['event_key', 'has_raw', 'has_enriched'].map((c) => `ALTER TABLE events_unkeyed ALTER ${c} SET NOT NULL`),
+      'INSERT INTO events_unkeyed SELECT * FROM events',
+      'DROP TABLE events',
+      'ALTER TABLE events_unkeyed RENAME TO events',
+      `CREATE TABLE event_keys (
+        event_key   UHUGEINT PRIMARY KEY,
+        project_id  VARCHAR NOT NULL,
+        "timestamp" BIGINT  NOT NULL)`,
+      `INSERT INTO event_keys SELECT event_key, project_id, "timestamp" FROM events
+        WHERE rowid >= (SELECT count(*) FROM events) - 500000`,
     ],
   },
 ];

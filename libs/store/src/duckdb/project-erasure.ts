@@ -5,8 +5,12 @@ import type { DuckDbConnection } from './duckdb-connection.js';
 import type { DuckDbExportRepository } from './export-repository.js';
 import { eraseVisitorDuckDb } from './visitor-erasure.js';
 
-/** Every table with a project_id column (migrations.ts), the projects row last; `events` holds raw and enriched. */
+/**
+ * Every table with a project_id column (migrations.ts), the projects row last; `events` holds raw
+ * and enriched, `event_keys` the latest events' keys (a repeat after the deletion is stored again).
+ */
 const PROJECT_TABLES = [
+  'event_keys',
   'events',
   'sessions',
   'actions',

@@ -46,6 +46,8 @@ export async function eraseVisitorDuckDb(
     const actions = (await x.all(`SELECT DISTINCT action FROM events WHERE ${erased}`, params)).map((r) =>
       String(r.action),
     );
+    // Their keys go too: a repeat of an erased event is stored again, as on ClickHouse.
+    await x.run(`DELETE FROM event_keys WHERE event_key IN (SELECT event_key FROM events WHERE ${erased})`, params);
     await x.run(`DELETE FROM events WHERE ${erased}`, params);
     for (const table of ['sessions', 'session_tag_facts', 'session_classifications']) {
       await x.run(`DELETE FROM ${table} WHERE project_id = $1 AND list_contains($2::VARCHAR[], session_id)`, [
