@@ -137,6 +137,12 @@ export const ConfigSchema = z.object({
       message: 'expected a size such as 512MB or 2GB',
     }),
   /**
+   * How many of the latest events' keys the embedded store remembers, so that their repeats are
+   * stored once (issue 14, docs/ingestion.md): DuckDB holds the index in memory, ~25 MiB per
+   * 500,000 keys, and keeps up to twice this many before it cuts back.
+   */
+  SPOOR_DUCKDB_KEY_WINDOW: count(500_000, 1_000, 100_000_000),
+  /**
    * How co-located services pass events on (issue 14): `local` (default) hands the enricher's
    * output to a sessionizer in the same process, and its summaries to a classifier there, within
    * the batch; `bus` publishes to the topics even then (a sessionizer elsewhere consumes them).

@@ -14,6 +14,8 @@ export interface Config {
   clickhouseDatabase: string;
   redisUrl: string | null;
   duckdbMemory: string;
+  /** SPOOR_DUCKDB_KEY_WINDOW: the latest events whose repeats the embedded store recognises. */
+  duckdbKeyWindow: number;
   topicPrefix: string;
   /** SPOOR_KAFKA_PARTITIONS: partitions of each topic Spoor creates. */
   kafkaPartitions: number;
@@ -137,6 +139,7 @@ function toConfig(p: Parsed): Config {
     clickhouseDatabase: p.SPOOR_CLICKHOUSE_DATABASE,
     redisUrl: p.SPOOR_REDIS_URL ?? null,
     duckdbMemory: p.SPOOR_DUCKDB_MEMORY,
+    duckdbKeyWindow: p.SPOOR_DUCKDB_KEY_WINDOW,
     topicPrefix: p.SPOOR_TOPIC_PREFIX,
     kafkaPartitions: p.SPOOR_KAFKA_PARTITIONS,
     kafkaReplicationFactor: p.SPOOR_KAFKA_REPLICATION_FACTOR === 0 ? null : p.SPOOR_KAFKA_REPLICATION_FACTOR,

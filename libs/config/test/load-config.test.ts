@@ -17,6 +17,7 @@ describe('loadConfig', () => {
     expect(c.adminEmails).to.deep.equal([]);
     expect(c).to.include({ kafkaPartitions: 4, kafkaReplicationFactor: null, healthHttp: false });
     expect(c.heapGrowingPercent).to.equal(50);
+    expect(c.duckdbKeyWindow).to.equal(500_000);
   });
 
   it('reads SPOOR_ADMIN_EMAILS as a lowercased comma list without blanks or repeats', () => {
@@ -40,8 +41,10 @@ describe('loadConfig', () => {
       SPOOR_KAFKA_REPLICATION_FACTOR: '3',
       SPOOR_HEALTH_HTTP: 'true',
       SPOOR_HEAP_GROWING_PERCENT: '0',
+      SPOOR_DUCKDB_KEY_WINDOW: '2000000',
     });
     expect(c).to.include({ kafkaPartitions: 12, kafkaReplicationFactor: 3, healthHttp: true, heapGrowingPercent: 0 });
+    expect(c.duckdbKeyWindow).to.equal(2_000_000);
     expect(c.services).to.deep.equal(['enricher', 'sessionizer']);
     expect(c.kafkaBrokers).to.deep.equal(['a:9092', 'b:9093']);
     expect(c).to.include({
@@ -72,6 +75,8 @@ describe('loadConfig', () => {
     ['SPOOR_HEAP_GROWING_PERCENT', '-5'],
     ['SPOOR_HEAP_GROWING_PERCENT', '1.5x'],
     ['SPOOR_HEAP_GROWING_PERCENT', '5000'],
+    ['SPOOR_DUCKDB_KEY_WINDOW', '10'],
+    ['SPOOR_DUCKDB_KEY_WINDOW', '1e6'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com,not-an-email'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com;root@example.com'],
   ];

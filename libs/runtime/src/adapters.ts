@@ -69,7 +69,12 @@ export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
 export async function openStoreOf(config: Config): Promise<Store> {
   const store = config.clickhouseUrl
     ? await openStore({ kind: 'clickhouse', url: config.clickhouseUrl, database: config.clickhouseDatabase })
-    : await openStore({ kind: 'duckdb', path: duckdbPath(config), memoryLimit: config.duckdbMemory });
+    : await openStore({
+        kind: 'duckdb',
+        path: duckdbPath(config),
+        memoryLimit: config.duckdbMemory,
+        keyWindow: config.duckdbKeyWindow,
+      });
   await store.migrate();
   return store;
 }
