@@ -60,6 +60,17 @@ describe('DuckDB event keys (step 9: the latest events remembered)', function ()
     expect(lo).to.be.at.least(T0 + (5_000 - 2 * WINDOW) * 1_000);
   });
 
+  it('cuts back to the latest window also when erasures left gaps among the keys', async function () {
+    await store.events.insertEvents(Array.from({ length: 1_000 }, (_, i) => pair(i, { session_id: 'gone' })));
+    await store.events.insertEvents(Array.from({ length: 900 }, (_, i) => pair(1_000 + i)));
+    await store.erasure.eraseVisitor('p-a', { session_id: 'gone' });
+    // 900 keys left; 1,100 more reach twice the window, and the cut keeps the latest 1,000.
+    await store.events.insertEvents(Array.from({ length: 1_100 }, (_, i) => pair(1_900 + i)));
+    const { n, lo } = await keysHeld();
+    expect(n).to.equal(WINDOW);
+    expect(lo).to.equal(T0 + 2_000 * 1_000);
+  });
+
   it('stores a repeat of a remembered event once, in a replayed batch and alone, raw half or whole', async function () {
     const batch = Array.from({ length: 1_500 }, (_, i) => pair(i));
     await store.events.insertEvents(batch);

@@ -197,7 +197,10 @@ export class DuckDbEventRepository implements EventRepository {
       await x.transaction(async () => {
         await x.run(`CREATE TABLE event_keys_kept (${EVENT_KEYS_COLUMNS})`);
         // rowid follows the appends; erasures leave gaps, so this keeps at most the window.
-        await x.run(`INSERT INTO event_keys_kept SELECT * FROM event_keys WHERE rowid >= $1`, [n - this.keyWindow]);
+        await x.run(
+          `INSERT INTO event_keys_kept SELECT * FROM event_keys WHERE rowid > (SELECT max(rowid) FROM event_keys) - $1`,
+          [this.keyWindow],
+        );
         await x.run('DROP TABLE event_keys');
         await x.run('ALTER TABLE event_keys_kept RENAME TO event_keys');
       });
