@@ -139,7 +139,7 @@ export const ConfigSchema = z.object({
   /**
    * How many of the latest events' keys the embedded store remembers, so that their repeats are
    * stored once (issue 14, docs/ingestion.md): DuckDB holds the index in memory, ~25 MiB per
-   * 500,000 keys, and keeps up to twice this many before it cuts back.
+   * 500,000 keys, and keeps up to twice this many (~50 MiB) before it cuts back.
    */
   SPOOR_DUCKDB_KEY_WINDOW: count(500_000, 1_000, 100_000_000),
   /**

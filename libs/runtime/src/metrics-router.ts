@@ -92,7 +92,7 @@ export function metricsRouter(
   let storeMemory: Record<string, number> = {};
   new Gauge({
     name: 'spoor_store_memory_bytes',
-    help: "Memory the embedded store's engine holds, by DuckDB's tag (ART_INDEX: primary keys, which stay in memory and grow with the rows; the limit is SPOOR_DUCKDB_MEMORY). Absent on ClickHouse",
+    help: "Memory the embedded store's engine holds, by DuckDB's tag (ART_INDEX: primary keys, which stay in memory; the events' covers the latest SPOOR_DUCKDB_KEY_WINDOW events only; the limit is SPOOR_DUCKDB_MEMORY). Absent on ClickHouse",
     labelNames: ['tag'],
     registers: [registry],
     collect() {

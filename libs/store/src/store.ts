@@ -329,7 +329,8 @@ export interface Store {
   sizeBytes(): Promise<number>;
   /**
    * Memory this process' engine holds for the store, by DuckDB's tags (`duckdb_memory()`:
-   * `ART_INDEX` is the tables' primary keys, which stay in memory and grow with the rows; issue 14).
+   * `ART_INDEX` is the tables' primary keys, which stay in memory; the events' covers only the
+   * latest events, `event_keys`; issue 14).
    * Empty for ClickHouse, whose memory is its own server's.
    */
   memoryBytes(): Promise<Record<string, number>>;

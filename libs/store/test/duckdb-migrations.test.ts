@@ -109,16 +109,6 @@ describe('DuckDB migrations', function () {
       await store.close();
     }
   });
-});
-
-describe('DuckDB events without a primary key (step 9)', function () {
-  let dir: string;
-  beforeEach(async function () {
-    dir = await makeTempDir('spoor-unkeyed-');
-  });
-  afterEach(async function () {
-    await rm(dir, { recursive: true, force: true });
-  });
 
   it('keeps every event of a step-8 store, drops the key of `events`, and remembers the events for repeats', async function () {
     const path = join(dir, 'spoor.duckdb');

@@ -158,9 +158,11 @@ export const FILL_HALVES_FROM_STAGE = `UPDATE events SET
     AND events."timestamp" BETWEEN $1 AND $2
     AND NOT (events.has_raw AND events.has_enriched)`;
 
-/** The slow path's second half: staged rows whose key is not remembered, into `events`, then their keys. */
+/**
+ * The slow path's second half: staged rows whose key is not remembered, into `events`; then the
+ * staged keys, where the key's own index skips those already there (one scan of `event_keys`, not two).
+ */
 export const INSERT_NEW_FROM_STAGE = [
   `INSERT INTO events SELECT * FROM ${EVENTS_STAGE} WHERE event_key NOT IN (SELECT event_key FROM event_keys)`,
-  `INSERT INTO event_keys SELECT event_key, project_id, "timestamp" FROM ${EVENTS_STAGE}
-    WHERE event_key NOT IN (SELECT event_key FROM event_keys)`,
+  `INSERT INTO event_keys SELECT event_key, project_id, "timestamp" FROM ${EVENTS_STAGE} ON CONFLICT DO NOTHING`,
 ] as const;

@@ -287,12 +287,12 @@ export const duckdbMigrations: readonly DuckMigration[] = [
   },
   {
     // The events' idempotency moves from a primary key over every event to `event_keys`, the
-    // keys of the latest events only (issue 14, memory; event-keys.ts). DuckDB holds an ART
+    // keys of the latest events only (issue 14, memory; event-repository.ts). DuckDB holds an ART
     // index in memory whole and never evicts it: at 45–65 bytes an event, the key of `events`
     // outgrew a 128 MB memory limit near 2.7 M events and would outgrow the default 1 GB near
     // 15 M, after which every write is refused. `events` is copied once into a table without
     // the key (DuckDB cannot drop one); the latest 500,000 events by physical order keep their
-    // keys (the default window then; event-keys.ts may keep another number from here on).
+    // keys (the default window then; SPOOR_DUCKDB_KEY_WINDOW may set another from here on).
     version: 9,
     name: 'events without a primary key; event_keys holds the latest events’ keys',
     statements: [
