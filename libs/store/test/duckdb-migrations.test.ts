@@ -157,6 +157,64 @@ describe('DuckDB migrations', function () {
       db.closeSync();
     }
   });
+
+  it("builds a step-9 store's hourly rollups from its events, so a window of whole hours answers what they hold", async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const { c, close } = await storeAtStep(path, 9);
+    // One session across two hours (pageview → click | → signup), one in the second hour, a bot.
+    const ev = (id: string, sid: string, action: string, at: number, over: Record<string, unknown> = {}) =>
+      eventHalves(null, enriched({ event_id: id, session_id: sid, action, timestamp: at, path: '/', ...over }));
+    const rows = [
+      ev('r1', 's-1', 'pageview', T0 + 3_000_000),
+      ev('r2', 's-1', 'click', T0 + 3_500_000),
+      ev('r3', 's-1', 'signup', T0 + 3_700_000),
+      ev('r4', 's-2', 'pageview', T0 + 4_000_000, { ip: '198.51.100.2' }),
+      ev('r5', 's-3', 'pageview', T0 + 4_100_000, { bot: true }),
+    ];
+    const appender = await c.createAppender('events');
+    for (const r of rows) appendEventRow(appender, r);
+    appender.flushSync();
+    appender.closeSync();
+    close();
+
+    const store = await openStore({ kind: 'duckdb', path });
+    try {
+      await store.migrate();
+      const w = { start: T0, end: T0 + 2 * 3_600_000 };
+      const a = await store.analytics.aggregate('p-a', w, 10);
+      expect({ events: a.events, visitors: a.visitors, actions: a.actions, pages: a.pages }).to.deep.equal({
+        events: 4,
+        visitors: 2,
+        actions: [
+          { name: 'pageview', count: 2 },
+          { name: 'click', count: 1 },
+          { name: 'signup', count: 1 },
+        ],
+        pages: [{ name: '/', count: 2 }],
+      });
+      expect((await store.analytics.transitions('p-a', w)).cells).to.deep.equal([
+        { from: '$start', to: 'pageview', count: 2 },
+        { from: 'click', to: 'signup', count: 1 },
+        { from: 'pageview', to: '$end', count: 1 },
+        { from: 'pageview', to: 'click', count: 1 },
+        { from: 'signup', to: '$end', count: 1 },
+      ]);
+    } finally {
+      await store.close();
+    }
+    // The figures above came from the rollups: the migration filled them, and nothing was left to rebuild.
+    const db = await DuckDBInstance.create(path);
+    const c2 = await db.connect();
+    try {
+      const count = async (sql: string) => Number((await c2.runAndReadAll(sql)).getRowObjectsJS()[0]!.n);
+      expect(await count('SELECT sum(events) AS n FROM rollup_events')).to.equal(4);
+      expect(await count('SELECT count(*) AS n FROM rollup_segments')).to.equal(3);
+      expect(await count('SELECT count(*) AS n FROM rollup_dirty')).to.equal(0);
+    } finally {
+      c2.closeSync();
+      db.closeSync();
+    }
+  });
 });
 
 describe('DuckDB events table (step 7: one row per event)', function () {

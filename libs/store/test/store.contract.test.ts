@@ -8,6 +8,7 @@ import { StoreConflictError, type Store } from '../src/index.js';
 import { backends, migratedStore } from './store-backends.js';
 import { accountCases, apiKeyCases, revokedTokenCases, signingKeyCases } from './store-contract-accounts.js';
 import { analyticsCases, recordCases, sizeCases } from './store-contract-analytics.js';
+import { rollupCases } from './store-contract-rollups.js';
 import { backfillCases } from './store-contract-backfill.js';
 import { jobCases } from './store-contract-jobs.js';
 import { classificationCases, ruleCases } from './store-contract-rules.js';
@@ -451,6 +452,7 @@ for (const backend of backends) {
     classificationCases(() => store);
     jobCases(() => store);
     analyticsCases(() => store);
+    rollupCases(() => store);
     recordCases(() => store);
     sizeCases(() => store);
     backfillCases(() => store);

@@ -1,6 +1,7 @@
 // Retention days in the embedded mode (issue 17, docs/data.md): one transaction of DELETEs per
 // project, so a reader sees a session's tags and verdict go together with the session.
 import type { DataExpiry } from '../data-ownership.js';
+import { ROLLUP_TABLES, markWhere } from './rollups.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 
 const EXPIRED_SESSIONS = 'SELECT session_id FROM sessions WHERE project_id = $1 AND last_event_at < $2';
@@ -12,6 +13,14 @@ export class DuckDbDataExpiry implements DataExpiry {
     await this.writer.exclusive((x) =>
       x.transaction(async () => {
         // `events` holds the raw and the enriched half of each event in one row (migration step 7).
+        // The hour `before` cuts is rebuilt by the next job; the hours before it go (rollups.ts).
+        await x.run(markWhere('project_id = $1 AND "timestamp" < $2 AND "timestamp" >= $2 // 3600000 * 3600000'), [
+          projectId,
+          before,
+        ]);
+        for (const table of ROLLUP_TABLES) {
+          await x.run(`DELETE FROM ${table} WHERE project_id = $1 AND hour < $2 // 3600000`, [projectId, before]);
+        }
         await x.run('DELETE FROM events WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);
         // The keys of those events (each key row carries its event's timestamp; migration step 9).
         await x.run('DELETE FROM event_keys WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);

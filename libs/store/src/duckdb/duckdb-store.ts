@@ -106,7 +106,7 @@ export class DuckDbStore implements Store {
     this.rules = new DuckDbRuleRepository(writer, reader);
     this.classifications = new DuckDbClassificationRepository(writer, reader);
     this.jobs = new DuckDbJobRepository(writer, reader);
-    this.analytics = new DuckDbAnalyticsRepository(jobReader);
+    this.analytics = new DuckDbAnalyticsRepository(jobReader, writer);
     this.records = new DuckDbRecordRepository(writer, reader);
     // Funnels and retention answer API requests synchronously: the readers' pool, not the jobs' connection.
     this.funnels = new DuckDbFunnelRepository(reader);

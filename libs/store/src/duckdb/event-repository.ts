@@ -1,5 +1,6 @@
 import type { ActionSeen, EnrichedEvent, RawEvent } from '@spoor/schemas';
 import type { EventPair, EventRepository, ListQuery } from '../store.js';
+import { markHours } from './rollups.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt, toStr } from '../column-values.js';
 import {
   ENRICHED_EVENT_COLUMNS,
@@ -88,6 +89,7 @@ export class DuckDbEventRepository implements EventRepository {
         await x.transaction(async () => {
           await x.appendTo('event_keys', rows, appendKeyRow);
           await x.appendTo('events', rows, appendEventRow);
+          await markHours(x, rows);
         });
       } catch (err) {
         if (!isConstraintViolation(err)) throw err;
@@ -221,6 +223,7 @@ async function mergeRows(x: DuckExecutor, rows: readonly EventHalves[]): Promise
     const [stored] = await x.all(STORED_OF_STAGE);
     if (toInt(stored?.n ?? 0) > 0) await x.run(FILL_HALVES_FROM_STAGE, [toInt(stored!.lo), toInt(stored!.hi)]);
     for (const sql of INSERT_NEW_FROM_STAGE) await x.run(sql);
+    await markHours(x, rows);
   });
 }
 

@@ -12,6 +12,7 @@
 // tables (they carry the conflicts). DuckDB prunes range
 // scans with per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need
 // no ART index; extra ART indexes would slow every batch insert.
+import { BUILD_ALL_ROLLUPS, CREATE_ROLLUP_TABLES } from './rollups.js';
 
 export interface DuckMigration {
   version: number;
@@ -308,6 +309,13 @@ export const duckdbMigrations: readonly DuckMigration[] = [
       `INSERT INTO event_keys SELECT event_key, project_id, "timestamp" FROM events
         WHERE rowid >= (SELECT count(*) FROM events) - 500000`,
     ],
+  },
+  {
+    // Hourly rollups of the enriched events, built here from what is stored; from here on each
+    // write marks its hours and a job rebuilds the marked ones first (issue 15; rollups.ts).
+    version: 10,
+    name: 'hourly rollups of events, visitors and session paths',
+    statements: [...CREATE_ROLLUP_TABLES, ...BUILD_ALL_ROLLUPS],
   },
 ];
 

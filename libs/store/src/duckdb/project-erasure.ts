@@ -1,5 +1,6 @@
 // Project deletion in the embedded mode: one transaction of DELETEs, so a reader sees the
 // project either whole or gone; then the export files of the project's export jobs.
+import { ROLLUP_TABLES } from './rollups.js';
 import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { DuckDbExportRepository } from './export-repository.js';
@@ -18,6 +19,7 @@ const PROJECT_TABLES = [
   'rules',
   'session_classifications',
   'records',
+  ...ROLLUP_TABLES,
 ] as const;
 
 export class DuckDbProjectErasure implements ProjectErasure {

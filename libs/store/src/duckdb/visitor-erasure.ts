@@ -1,6 +1,7 @@
 // One person's erasure in the embedded mode (POST /v1/erasures, docs/data.md): one transaction,
 // so a reader sees the person's rows either all there or all gone. `events` holds the raw and
 // the enriched half of an event in one row, so one DELETE takes both.
+import { markWhere } from './rollups.js';
 import type { VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { DuckExecutor, Param } from './duckdb-connection.js';
 
@@ -46,6 +47,8 @@ export async function eraseVisitorDuckDb(
     const actions = (await x.all(`SELECT DISTINCT action FROM events WHERE ${erased}`, params)).map((r) =>
       String(r.action),
     );
+    // Their hours' rollups are rebuilt by the next job (rollups.ts).
+    await x.run(markWhere(erased), params);
     // Their keys go too: a repeat of an erased event is stored again, as on ClickHouse.
     await x.run(`DELETE FROM event_keys WHERE event_key IN (SELECT event_key FROM events WHERE ${erased})`, params);
     await x.run(`DELETE FROM events WHERE ${erased}`, params);

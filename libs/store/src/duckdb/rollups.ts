@@ -1,0 +1,160 @@
+// Hourly rollups of the enriched events (issue 15, target 6; docs/analytics.md, Rollups). An
+// overview's event figures and a transition matrix are summed from them for the window's whole
+// hours; only the window's partial first and last hours are read from the events themselves.
+//
+// Kept exact by marks written at insert: every write that adds or fills an enriched event marks
+// its (project, hour) in `rollup_dirty`, in the same transaction; a job first rebuilds its
+// project's marked hours from the events and clears the marks, in one transaction on the writer
+// connection, which serialises it with every write. An hour is rebuilt whole, so late events,
+// repeats stored again (event-repository.ts) and erasures leave no trace of an older count.
+//
+// A transition matrix does not add up by hour: a session's path crosses hours. So each hour keeps
+// its sessions' segments (the session's first and last action within the hour) and the counts
+// of transitions between consecutive events inside one segment; the matrix is those counts plus
+// the joins between a session's consecutive segments, `$start` before its first segment in the
+// window and `$end` after its last. A late event changes only its own hour's segments.
+import { PAGE_VIEW_SQL } from '../analytics-row.js';
+import { toInt } from '../column-values.js';
+import type { DuckExecutor } from './duckdb-connection.js';
+import type { EventHalves } from './events-table.js';
+
+export const HOUR_MS = 3_600_000;
+
+/** The rollup tables, each with project_id (project erasure deletes from all). */
+export const ROLLUP_TABLES = [
+  'rollup_dirty',
+  'rollup_events',
+  'rollup_visitors',
+  'rollup_segments',
+  'rollup_cells',
+] as const;
+
+export const CREATE_ROLLUP_TABLES = [
+  `CREATE TABLE rollup_dirty (
+    project_id VARCHAR NOT NULL,
+    hour       BIGINT  NOT NULL,
+    PRIMARY KEY (project_id, hour))`,
+  // Non-bot events per hour, action and page (path only for page views, else NULL).
+  `CREATE TABLE rollup_events (
+    project_id VARCHAR NOT NULL,
+    hour       BIGINT  NOT NULL,
+    action     VARCHAR NOT NULL,
+    path       VARCHAR,
+    events     BIGINT  NOT NULL)`,
+  // Each visitor (the hash the raw count uses) once per hour it was seen.
+  `CREATE TABLE rollup_visitors (
+    project_id VARCHAR NOT NULL,
+    hour       BIGINT  NOT NULL,
+    visitor    UBIGINT NOT NULL)`,
+  `CREATE TABLE rollup_segments (
+    project_id   VARCHAR NOT NULL,
+    hour         BIGINT  NOT NULL,
+    session_id   VARCHAR NOT NULL,
+    first_action VARCHAR NOT NULL,
+    last_action  VARCHAR NOT NULL)`,
+  `CREATE TABLE rollup_cells (
+    project_id  VARCHAR NOT NULL,
+    hour        BIGINT  NOT NULL,
+    from_action VARCHAR NOT NULL,
+    to_action   VARCHAR NOT NULL,
+    n           BIGINT  NOT NULL)`,
+] as const;
+
+const HOUR = `"timestamp" // ${HOUR_MS}`;
+/** Consecutive events of a session within one hour; the same order the raw matrix uses. */
+const IN_SEGMENT = `PARTITION BY session_id, ${HOUR} ORDER BY "timestamp", event_id`;
+
+/**
+ * Statements that rebuild the rollups of the events matching `where` (over enriched_events),
+ * after deleting the rollup rows matching `whereRollup`. With `$n` parameters both.
+ */
+export function rebuildStatements(where: string, whereRollup: string): string[] {
+  const deletes = ROLLUP_TABLES.filter((t) => t !== 'rollup_dirty').map((t) => `DELETE FROM ${t} WHERE ${whereRollup}`);
+  return [
+    ...deletes,
+    `INSERT INTO rollup_events SELECT project_id, ${HOUR}, action, CASE WHEN action IN (${PAGE_VIEW_SQL}) THEN path END, count(*)
+      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
+    `INSERT INTO rollup_visitors SELECT DISTINCT project_id, ${HOUR}, hash(ip, user_agent)
+      FROM enriched_events WHERE ${where} AND NOT bot`,
+    `INSERT INTO rollup_segments SELECT project_id, ${HOUR}, session_id,
+        arg_min(action, ("timestamp", event_id)), arg_max(action, ("timestamp", event_id))
+      FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL GROUP BY ALL`,
+    `INSERT INTO rollup_cells SELECT project_id, h, prev, action, count(*) FROM (
+        SELECT project_id, ${HOUR} AS h, action, lag(action) OVER (${IN_SEGMENT}) AS prev
+        FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL)
+      WHERE prev IS NOT NULL GROUP BY ALL`,
+  ];
+}
+
+/** A project's hours [$2, $3), by hour number. */
+const HOURS_OF_PROJECT = rebuildStatements(
+  `project_id = $1 AND "timestamp" >= $2::BIGINT * ${HOUR_MS} AND "timestamp" < $3::BIGINT * ${HOUR_MS}`,
+  'project_id = $1 AND hour >= $2 AND hour < $3',
+);
+
+/** Migration step 10: every project's rollups from the events stored before it. */
+export const BUILD_ALL_ROLLUPS = rebuildStatements('TRUE', 'TRUE');
+
+/** Marks the hours of the enriched halves among `rows`; inside the writing transaction. */
+export async function markHours(x: DuckExecutor, rows: readonly EventHalves[]): Promise<void> {
+  const marks = new Map<string, [string, number]>();
+  for (const r of rows) {
+    const e = r.enriched;
+    if (!e) continue;
+    const hour = Math.floor(e.timestamp / HOUR_MS);
+    const key = `${hour}\u001f${e.project_id}`;
+    if (!marks.has(key)) marks.set(key, [e.project_id, hour]);
+  }
+  if (marks.size === 0) return;
+  const values = [...marks.values()];
+  await x.run(
+    `INSERT INTO rollup_dirty VALUES ${values.map((_, i) => `($${2 * i + 1}, $${2 * i + 2})`).join(', ')} ON CONFLICT DO NOTHING`,
+    values.flat(),
+  );
+}
+
+/** Marks every hour of a project's enriched events matching `where` (erasures, before they delete). */
+export function markWhere(where: string): string {
+  return `INSERT INTO rollup_dirty SELECT DISTINCT project_id, ${HOUR} FROM events WHERE has_enriched AND ${where}
+    ON CONFLICT DO NOTHING`;
+}
+
+/** Runs of consecutive hours, [lo, hi); runs closer than `gap` hours are joined (fewer statements). */
+export function hourRuns(hours: readonly number[], gap = 4): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const h of [...hours].sort((a, b) => a - b)) {
+    const last = runs[runs.length - 1];
+    if (last && h < last[1] + gap) last[1] = Math.max(last[1], h + 1);
+    else runs.push([h, h + 1]);
+  }
+  return runs;
+}
+
+/** Rebuilds a project's marked hours and clears its marks; on the writer, in one transaction. */
+export async function refreshRollups(x: DuckExecutor, projectId: string): Promise<void> {
+  await x.transaction(async () => {
+    const hours = (await x.all('SELECT hour FROM rollup_dirty WHERE project_id = $1', [projectId])).map((r) =>
+      toInt(r.hour),
+    );
+    if (hours.length === 0) return;
+    for (const [lo, hi] of hourRuns(hours)) {
+      for (const sql of HOURS_OF_PROJECT) await x.run(sql, [projectId, lo, hi]);
+    }
+    await x.run('DELETE FROM rollup_dirty WHERE project_id = $1', [projectId]);
+  });
+}
+
+/**
+ * A window split at whole hours: `[lo, hi)` hour numbers come from the rollups, the events of
+ * `[start, lo·H)` and `[hi·H, end)` from the table. Null when the window holds no whole hour.
+ */
+export interface HourSplit {
+  lo: number;
+  hi: number;
+}
+
+export function splitWindow(start: number, end: number): HourSplit | null {
+  const lo = Math.ceil(start / HOUR_MS);
+  const hi = Math.floor(end / HOUR_MS);
+  return lo < hi ? { lo, hi } : null;
+}
