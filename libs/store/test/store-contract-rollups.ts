@@ -103,8 +103,34 @@ function recount(stored: readonly EnrichedEvent[], w: Window) {
   };
 }
 
+/** Bucket lengths checked: under an hour, an hour, a length no hour divides, six hours. */
+const BUCKETS = [15 * 60_000, H, 2.5 * H, 6 * H];
+
+/** Events and visitors per bucket from the window's start, empty buckets left out (the project has no sessions). */
+function recountSeries(stored: readonly EnrichedEvent[], w: Window, bucketMs: number) {
+  const buckets = new Map<number, EnrichedEvent[]>();
+  for (const e of stored) {
+    if (e.bot || e.timestamp < w.start || e.timestamp >= w.end) continue;
+    const b = Math.floor((e.timestamp - w.start) / bucketMs);
+    buckets.set(b, [...(buckets.get(b) ?? []), e]);
+  }
+  return [...buckets]
+    .sort(([a], [b]) => a - b)
+    .map(([b, events]) => ({
+      start: w.start + b * bucketMs,
+      events: events.length,
+      visitors: new Set(events.map((e) => `${e.ip}\u0000${e.user_agent}`)).size,
+      sessions: 0,
+    }));
+}
+
 async function expectRecount(store: Store, stored: readonly EnrichedEvent[]): Promise<void> {
   for (const w of WINDOWS) {
+    for (const bucketMs of BUCKETS) {
+      expect(await store.analytics.series(P, w, bucketMs), `series of ${bucketMs} ms`).to.deep.equal(
+        recountSeries(stored, w, bucketMs),
+      );
+    }
     const want = recount(stored, w);
     const a = await store.analytics.aggregate(P, w, 100);
     const t = await store.analytics.transitions(P, w);

@@ -41,11 +41,15 @@ export const CREATE_ROLLUP_TABLES = [
     action     VARCHAR NOT NULL,
     path       VARCHAR,
     events     BIGINT  NOT NULL)`,
-  // Each visitor (the hash the raw count uses) once per hour it was seen.
+  // Each visitor (the hash the raw count uses) once per hour it was seen, with its first and
+  // last event of the hour: a series bucket that takes the hour's start or end up to a time
+  // holds the visitor exactly when the first is before it, or the last at or after it.
   `CREATE TABLE rollup_visitors (
     project_id VARCHAR NOT NULL,
     hour       BIGINT  NOT NULL,
-    visitor    UBIGINT NOT NULL)`,
+    visitor    UBIGINT NOT NULL,
+    first_at   BIGINT  NOT NULL,
+    last_at    BIGINT  NOT NULL)`,
   `CREATE TABLE rollup_segments (
     project_id   VARCHAR NOT NULL,
     hour         BIGINT  NOT NULL,
@@ -74,8 +78,8 @@ export function rebuildStatements(where: string, whereRollup: string): string[] 
     ...deletes,
     `INSERT INTO rollup_events SELECT project_id, ${HOUR}, action, CASE WHEN action IN (${PAGE_VIEW_SQL}) THEN path END, count(*)
       FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
-    `INSERT INTO rollup_visitors SELECT DISTINCT project_id, ${HOUR}, hash(ip, user_agent)
-      FROM enriched_events WHERE ${where} AND NOT bot`,
+    `INSERT INTO rollup_visitors SELECT project_id, ${HOUR}, hash(ip, user_agent), min("timestamp"), max("timestamp")
+      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
     `INSERT INTO rollup_segments SELECT project_id, ${HOUR}, session_id,
         arg_min(action, ("timestamp", event_id)), arg_max(action, ("timestamp", event_id))
       FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL GROUP BY ALL`,
