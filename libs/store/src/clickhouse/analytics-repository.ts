@@ -1,5 +1,5 @@
 import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
-import { checkLimit } from '../column-values.js';
+import { checkLimit, toInt } from '../column-values.js';
 import {
   END_STATE,
   MAX_ACTIONS,
@@ -13,6 +13,8 @@ import {
   type SessionDimension,
 } from '../analytics-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { currentGenerations, refreshRollups } from './rollups.js';
+import { HOUR_MS, splitWindow, type HourSplit } from '../rollup-hours.js';
 
 const WINDOW = 'project_id = {project_id:String} AND {start:Int64} <= %c AND %c < {end:Int64}';
 
@@ -39,12 +41,60 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     return `FROM ${this.ch.table('sessions')} FINAL WHERE ${WINDOW.replaceAll('%c', 'last_event_at')}`;
   }
 
-  async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
-    const p = { project_id: projectId, start: w.start, end: w.end, top: checkLimit(topN) };
-    const [events] = await this.ch.rows(
-      `SELECT count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()}`,
+  /** Rollup rows of the window's whole hours, the current generation only (rollups.ts). */
+  private wholeHours(table: string): string {
+    return `${this.ch.table(table)} WHERE project_id = {project_id:String} AND hour >= {lo:Int64} AND hour < {hi:Int64}
+      AND ${currentGenerations(this.ch)}`;
+  }
+
+  /** The window's events outside its whole hours, as a subquery. */
+  private edges(cols: string, more = ''): string {
+    const events = this.ch.table('enriched_events');
+    return `(SELECT ${cols} FROM ${events} FINAL WHERE project_id = {project_id:String} AND timestamp >= {start:Int64} AND timestamp < {lo_ms:Int64} AND NOT bot${more}
+      UNION ALL
+      SELECT ${cols} FROM ${events} FINAL WHERE project_id = {project_id:String} AND timestamp >= {hi_ms:Int64} AND timestamp < {end:Int64} AND NOT bot${more})`;
+  }
+
+  /** The split's parameters, after bringing the project's rollups up to date. */
+  private async splitParams(projectId: string, split: HourSplit) {
+    await refreshRollups(this.ch, projectId);
+    return { lo: split.lo, hi: split.hi, lo_ms: split.lo * HOUR_MS, hi_ms: split.hi * HOUR_MS };
+  }
+
+  /** Events, visitors, actions and pages of a window with whole hours, from the rollups and the partial hours' events. */
+  private async eventFigures(p: Record<string, unknown>) {
+    const [headline] = await this.ch.rows(
+      `SELECT (SELECT sum(events) FROM ${this.wholeHours('rollup_events')})
+                + (SELECT count() FROM ${this.edges('1 AS one')}) AS events,
+              (SELECT uniqExact(v) FROM (
+                 SELECT visitor AS v FROM ${this.wholeHours('rollup_visitors')}
+                 UNION ALL SELECT v FROM ${this.edges('cityHash64(ip, user_agent) AS v')})) AS visitors`,
       p,
     );
+    const actions = await this.ch.rows(
+      `SELECT name, sum(n) AS count FROM (
+         SELECT action AS name, events AS n FROM ${this.wholeHours('rollup_events')}
+         UNION ALL SELECT a, toUInt64(1) FROM ${this.edges('toString(action) AS a')})
+       GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
+      p,
+    );
+    const pages = await this.ch.rows(
+      `SELECT name, sum(n) AS count FROM (
+         SELECT assumeNotNull(path) AS name, events AS n FROM ${this.wholeHours('rollup_events')} AND path IS NOT NULL
+         UNION ALL SELECT assumeNotNull(path), toUInt64(1) FROM ${this.edges('path', ` AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL`)})
+       GROUP BY name ORDER BY count DESC, name LIMIT {top:UInt64}`,
+      p,
+    );
+    return { headline: headline!, actions, pages };
+  }
+
+  async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
+    const p = { project_id: projectId, start: w.start, end: w.end, top: checkLimit(topN) };
+    const split = splitWindow(w.start, w.end);
+    const figures = split ? await this.eventFigures({ ...p, ...(await this.splitParams(projectId, split)) }) : null;
+    const [events] = figures
+      ? [figures.headline]
+      : await this.ch.rows(`SELECT count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()}`, p);
     const [sessions] = await this.ch.rows(
       `SELECT count() AS sessions, countIf(page_count <= 1) AS bounces,
               quantileExactInclusive(0.5)(toFloat64(duration_ms)) AS p50, quantileExactInclusive(0.9)(toFloat64(duration_ms)) AS p90,
@@ -52,15 +102,19 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
        ${this.sessionsIn()}`,
       p,
     );
-    const actions = await this.ch.rows(
-      `SELECT toString(action) AS name, count() AS count ${this.eventsIn()} GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
-      p,
-    );
-    const pages = await this.ch.rows(
-      `SELECT assumeNotNull(path) AS name, count() AS count ${this.eventsIn()} AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL
-       GROUP BY name ORDER BY count DESC, name LIMIT {top:UInt64}`,
-      p,
-    );
+    const actions =
+      figures?.actions ??
+      (await this.ch.rows(
+        `SELECT toString(action) AS name, count() AS count ${this.eventsIn()} GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
+        p,
+      ));
+    const pages =
+      figures?.pages ??
+      (await this.ch.rows(
+        `SELECT assumeNotNull(path) AS name, count() AS count ${this.eventsIn()} AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL
+         GROUP BY name ORDER BY count DESC, name LIMIT {top:UInt64}`,
+        p,
+      ));
     const dims = {} as Record<SessionDimension, Array<{ name: string; count: number }>>;
     for (const [key, expr] of Object.entries(DIMENSIONS) as Array<[SessionDimension, string]>) {
       dims[key] = toRanked(
@@ -90,10 +144,13 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
 
   async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     const p = { project_id: projectId, start: w.start, end: w.end, bucket: checkBucket(bucketMs) };
-    const events = await this.ch.rows(
-      `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
-      p,
-    );
+    const split = bucketMs >= HOUR_MS ? splitWindow(w.start, w.end) : null;
+    const events = split
+      ? await this.bucketsByHour({ ...p, ...(await this.splitParams(projectId, split)) })
+      : await this.ch.rows(
+          `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
+          p,
+        );
     const sessions = await this.ch.rows(
       `SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`,
       p,
@@ -101,8 +158,75 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     return toSeries(w.start, bucketMs, events, sessions);
   }
 
+  /**
+   * Buckets of an hour or more: events counted from the table, visitors from the rollups' whole
+   * hours (each cut by at most one bucket start: its first and last event place a visitor) and
+   * the partial hours' events.
+   */
+  private async bucketsByHour(p: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+    const counts = await this.ch.rows(
+      `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events ${this.eventsIn()} GROUP BY b`,
+      p,
+    );
+    const visitors = await this.ch.rows(
+      `SELECT b, uniqExact(v) AS visitors FROM (
+         SELECT arrayJoin(arrayFilter(x -> x >= 0, [
+                  if(ks = ke OR first_at < {start:Int64} + ke * {bucket:Int64}, ks, -1),
+                  if(ks != ke AND last_at >= {start:Int64} + ke * {bucket:Int64}, ke, -1)])) AS b,
+                visitor AS v
+         FROM (SELECT visitor, first_at, last_at,
+                      intDiv(hour * ${HOUR_MS} - {start:Int64}, {bucket:Int64}) AS ks,
+                      intDiv((hour + 1) * ${HOUR_MS} - 1 - {start:Int64}, {bucket:Int64}) AS ke
+               FROM ${this.wholeHours('rollup_visitors')})
+         UNION ALL
+         SELECT b, v FROM ${this.edges('intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, cityHash64(ip, user_agent) AS v')})
+       GROUP BY b`,
+      p,
+    );
+    const byBucket = new Map(visitors.map((r) => [toInt(r.b), r.visitors]));
+    return counts.map((r) => ({ ...r, visitors: byBucket.get(toInt(r.b)) ?? 0 }));
+  }
+
+  /**
+   * A window with whole hours: the hours' in-segment counts, the partial hours' events cut into
+   * segments the same way, and each session's segments joined in hour order (rollups.ts).
+   */
+  private async transitionsByHour(p: Record<string, unknown>): Promise<TransitionCounts> {
+    const edge = this.edges(
+      'assumeNotNull(session_id) AS sid, timestamp AS ts, event_id AS eid, toString(action) AS a',
+      ' AND session_id IS NOT NULL',
+    );
+    const rows = await this.ch.rows(
+      `SELECT from_state, to_state, sum(n) AS count FROM (
+         SELECT from_action AS from_state, to_action AS to_state, n FROM ${this.wholeHours('rollup_cells')}
+         UNION ALL
+         SELECT prev, a, toUInt64(1) FROM (
+           SELECT a, row_number() OVER w AS rn, lagInFrame(a) OVER w AS prev FROM ${edge}
+           WINDOW w AS (PARTITION BY sid, intDiv(ts, ${HOUR_MS}) ORDER BY ts, eid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
+         WHERE rn > 1
+         UNION ALL
+         SELECT pair.1, pair.2, toUInt64(1) FROM (
+           SELECT arraySort(x -> x.1, groupArray((h, fa, la))) AS segs FROM (
+             SELECT hour AS h, session_id AS sid, first_action AS fa, last_action AS la FROM ${this.wholeHours('rollup_segments')}
+             UNION ALL
+             SELECT intDiv(ts, ${HOUR_MS}) AS h, sid, argMin(a, (ts, eid)) AS fa, argMax(a, (ts, eid)) AS la FROM ${edge} GROUP BY h, sid)
+           GROUP BY sid)
+         ARRAY JOIN arrayConcat([('${START_STATE}', segs[1].2)],
+                                arrayMap(i -> (segs[i].3, segs[i + 1].2), range(1, length(segs))),
+                                [(segs[length(segs)].3, '${END_STATE}')]) AS pair)
+       GROUP BY from_state, to_state`,
+      p,
+    );
+    return toTransitions(rows);
+  }
+
   /** Row numbers mark each session's first and last event, so no action name can pose as a boundary. */
   async transitions(projectId: string, w: Window): Promise<TransitionCounts> {
+    const split = splitWindow(w.start, w.end);
+    if (split) {
+      const p = { project_id: projectId, start: w.start, end: w.end };
+      return this.transitionsByHour({ ...p, ...(await this.splitParams(projectId, split)) });
+    }
     const rows = await this.ch.rows(
       `SELECT pair.1 AS from_state, pair.2 AS to_state, count() AS count FROM (
          SELECT toString(action) AS act, row_number() OVER w AS rn, count() OVER w AS n,

@@ -5,6 +5,8 @@
 // would rewrite every part).
 import type { DataExpiry } from '../data-ownership.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { HOUR_MS } from '../rollup-hours.js';
+import { ROLLUP_TABLES, markHours } from './rollups.js';
 import { deleteSessions } from './session-repository.js';
 
 export class ClickHouseDataExpiry implements DataExpiry {
@@ -18,6 +20,14 @@ export class ClickHouseDataExpiry implements DataExpiry {
         params,
       );
     }
+    // The rollups of the hours before the cut go; the hour it cuts is rebuilt by the next job.
+    for (const table of ROLLUP_TABLES) {
+      await this.ch.command(
+        `DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String} AND hour < intDiv({before:Int64}, ${HOUR_MS})`,
+        params,
+      );
+    }
+    await markHours(this.ch, projectId, [Math.floor(before / HOUR_MS)]);
     // last_event_at only grows from one version of a session to the next, so a version past the
     // cut is never newer than one inside it: deleting every matching version keeps FINAL right.
     const expired = `SELECT session_id FROM ${this.ch.table('sessions')} FINAL WHERE project_id = {p:String} AND last_event_at < {before:Int64}`;

@@ -7,6 +7,7 @@ import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ow
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { deleteSessions } from './session-repository.js';
 import { eraseVisitorClickHouse } from './visitor-erasure.js';
+import { ROLLUP_TABLES } from './rollups.js';
 
 /** Every table with a project_id column (migrations.ts) but sessions (deleteSessions), the projects row last. */
 const PROJECT_TABLES = [
@@ -19,6 +20,7 @@ const PROJECT_TABLES = [
   'session_classifications',
   'records',
   'export_chunks',
+  ...ROLLUP_TABLES,
 ] as const;
 
 export class ClickHouseProjectErasure implements ProjectErasure {

@@ -8,6 +8,7 @@
 // after a crash finds everything again.
 import type { VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import { toInt, toStr } from '../column-values.js';
+import { hoursWhere, markHours } from './rollups.js';
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 import { deleteSessions } from './session-repository.js';
 
@@ -38,6 +39,7 @@ export async function eraseVisitorClickHouse(
     toStr(r.action),
   );
   const ids = `event_id IN (SELECT event_id FROM ${enriched} WHERE ${erased})`;
+  const hours = await hoursWhere(ch, erased, params);
   if (sessionIds.length > 0) {
     await deleteSessions(ch, 'project_id = {p:String} AND session_id IN {s:Array(String)}', params);
   }
@@ -57,6 +59,8 @@ export async function eraseVisitorClickHouse(
     params,
   );
   await ch.command(`DELETE FROM ${enriched} WHERE ${erased}`, params);
+  // Marked after the DELETE, so a refresh that sees the marks reads the events without them.
+  await markHours(ch, projectId, hours);
   await recomputeActions(ch, projectId, actions);
   const events = toInt(span?.n ?? 0);
   const window = events === 0 ? null : { start: toInt(span!.lo), end: toInt(span!.hi) + 1 };

@@ -13,7 +13,8 @@ import {
   type SessionDimension,
 } from '../analytics-row.js';
 import type { DuckDbConnection, DuckReader, Param } from './duckdb-connection.js';
-import { HOUR_MS, refreshRollups, splitWindow } from './rollups.js';
+import { refreshRollups } from './rollups.js';
+import { HOUR_MS, splitWindow } from '../rollup-hours.js';
 
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
 /** Rollup rows of the window's whole hours, [$4, $5) (rollups.ts). */

@@ -15,10 +15,9 @@
 // window and `$end` after its last. A late event changes only its own hour's segments.
 import { PAGE_VIEW_SQL } from '../analytics-row.js';
 import { toInt } from '../column-values.js';
+import { HOUR_MS, hourRuns } from '../rollup-hours.js';
 import type { DuckExecutor } from './duckdb-connection.js';
 import type { EventHalves } from './events-table.js';
-
-export const HOUR_MS = 3_600_000;
 
 /** The rollup tables, each with project_id (project erasure deletes from all). */
 export const ROLLUP_TABLES = [
@@ -123,17 +122,6 @@ export function markWhere(where: string): string {
     ON CONFLICT DO NOTHING`;
 }
 
-/** Runs of consecutive hours, [lo, hi); runs closer than `gap` hours are joined (fewer statements). */
-export function hourRuns(hours: readonly number[], gap = 4): Array<[number, number]> {
-  const runs: Array<[number, number]> = [];
-  for (const h of [...hours].sort((a, b) => a - b)) {
-    const last = runs[runs.length - 1];
-    if (last && h < last[1] + gap) last[1] = Math.max(last[1], h + 1);
-    else runs.push([h, h + 1]);
-  }
-  return runs;
-}
-
 /** Rebuilds a project's marked hours and clears its marks; on the writer, in one transaction. */
 export async function refreshRollups(x: DuckExecutor, projectId: string): Promise<void> {
   await x.transaction(async () => {
@@ -146,19 +134,4 @@ export async function refreshRollups(x: DuckExecutor, projectId: string): Promis
     }
     await x.run('DELETE FROM rollup_dirty WHERE project_id = $1', [projectId]);
   });
-}
-
-/**
- * A window split at whole hours: `[lo, hi)` hour numbers come from the rollups, the events of
- * `[start, lo·H)` and `[hi·H, end)` from the table. Null when the window holds no whole hour.
- */
-export interface HourSplit {
-  lo: number;
-  hi: number;
-}
-
-export function splitWindow(start: number, end: number): HourSplit | null {
-  const lo = Math.ceil(start / HOUR_MS);
-  const hi = Math.floor(end / HOUR_MS);
-  return lo < hi ? { lo, hi } : null;
 }
