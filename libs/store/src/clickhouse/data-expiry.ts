@@ -6,7 +6,7 @@
 import type { DataExpiry } from '../data-ownership.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { HOUR_MS } from '../rollup-hours.js';
-import { ROLLUP_TABLES, markHours } from './rollups.js';
+import { ROLLUP_TABLES, markHours, refreshRollups } from './rollups.js';
 import { deleteSessions } from './session-repository.js';
 
 export class ClickHouseDataExpiry implements DataExpiry {
@@ -38,5 +38,7 @@ export class ClickHouseDataExpiry implements DataExpiry {
       );
     }
     await deleteSessions(this.ch, 'project_id = {p:String} AND last_event_at < {before:Int64}', params);
+    // The cut hour's rollups at once, without the expired events.
+    await refreshRollups(this.ch, projectId);
   }
 }

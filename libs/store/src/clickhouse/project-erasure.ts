@@ -7,7 +7,7 @@ import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ow
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { deleteSessions } from './session-repository.js';
 import { eraseVisitorClickHouse } from './visitor-erasure.js';
-import { ROLLUP_TABLES } from './rollups.js';
+import { ROLLUP_TABLES, refreshRollups } from './rollups.js';
 
 /** Every table with a project_id column (migrations.ts) but sessions (deleteSessions), the projects row last. */
 const PROJECT_TABLES = [
@@ -50,7 +50,10 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     await this.ch.command(`DELETE FROM ${this.ch.table('accounts')} WHERE account_id = {a:String}`, { a: accountId });
   }
 
-  eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
-    return eraseVisitorClickHouse(this.ch, projectId, selector);
+  async eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
+    // The erased hours' rollups are rebuilt at once: no visitor hash of the person is left behind.
+    const erased = await eraseVisitorClickHouse(this.ch, projectId, selector);
+    await refreshRollups(this.ch, projectId);
+    return erased;
   }
 }

@@ -76,7 +76,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
 
   /** Brings the project's rollups up to date with every write before this call. */
   refresh(projectId: string): Promise<void> {
-    return this.writer.exclusive((x) => refreshRollups(x, projectId));
+    return refreshRollups((fn) => this.writer.exclusive(fn), projectId);
   }
 
   async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {

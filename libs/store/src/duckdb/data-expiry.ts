@@ -1,7 +1,7 @@
 // Retention days in the embedded mode (issue 17, docs/data.md): one transaction of DELETEs per
 // project, so a reader sees a session's tags and verdict go together with the session.
 import type { DataExpiry } from '../data-ownership.js';
-import { ROLLUP_TABLES, markWhere } from './rollups.js';
+import { ROLLUP_TABLES, markWhere, refreshHeld } from './rollups.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 
 const EXPIRED_SESSIONS = 'SELECT session_id FROM sessions WHERE project_id = $1 AND last_event_at < $2';
@@ -10,8 +10,8 @@ export class DuckDbDataExpiry implements DataExpiry {
   constructor(private readonly writer: DuckDbConnection) {}
 
   async expire(projectId: string, before: number): Promise<void> {
-    await this.writer.exclusive((x) =>
-      x.transaction(async () => {
+    await this.writer.exclusive(async (x) => {
+      await x.transaction(async () => {
         // `events` holds the raw and the enriched half of each event in one row (migration step 7).
         // The hour `before` cuts is rebuilt by the next job; the hours before it go (rollups.ts).
         await x.run(markWhere('project_id = $1 AND "timestamp" < $2 AND "timestamp" >= $2 // 3600000 * 3600000'), [
@@ -34,7 +34,9 @@ export class DuckDbDataExpiry implements DataExpiry {
           [projectId, before],
         );
         await x.run('DELETE FROM sessions WHERE project_id = $1 AND last_event_at < $2', [projectId, before]);
-      }),
-    );
+      });
+      // The cut hour's rollups at once, without the expired events.
+      await refreshHeld(x, projectId);
+    });
   }
 }

@@ -1,6 +1,6 @@
 // Project deletion in the embedded mode: one transaction of DELETEs, so a reader sees the
 // project either whole or gone; then the export files of the project's export jobs.
-import { ROLLUP_TABLES } from './rollups.js';
+import { ROLLUP_TABLES, refreshHeld } from './rollups.js';
 import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ownership.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { DuckDbExportRepository } from './export-repository.js';
@@ -52,6 +52,11 @@ export class DuckDbProjectErasure implements ProjectErasure {
   }
 
   eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
-    return this.writer.exclusive((x) => eraseVisitorDuckDb(x, projectId, selector));
+    // The erased hours' rollups are rebuilt at once: no visitor hash of the person is left behind.
+    return this.writer.exclusive(async (x) => {
+      const erased = await eraseVisitorDuckDb(x, projectId, selector);
+      await refreshHeld(x, projectId);
+      return erased;
+    });
   }
 }
