@@ -132,8 +132,12 @@ function rebuildStatements(ch: ClickHouseConnection): string[] {
   ];
 }
 
-/** Rebuilds a project's hours marked since they were last built. */
-export async function refreshRollups(ch: ClickHouseConnection, projectId: string): Promise<void> {
+/** Rebuilds a project's hours marked since they were last built; first purges superseded generations. */
+export async function refreshRollups(
+  ch: ClickHouseConnection,
+  projectId: string,
+  purgeAfterMs = PURGE_AFTER_MS,
+): Promise<void> {
   const p = { p: projectId };
   const dirty = await ch.rows(
     `SELECT d.hour AS hour, d.m AS mark FROM
@@ -144,7 +148,7 @@ export async function refreshRollups(ch: ClickHouseConnection, projectId: string
     p,
   );
   if (dirty.length === 0) return;
-  await purgeSuperseded(ch, projectId);
+  await purgeSuperseded(ch, projectId, purgeAfterMs);
   const marks = new Map(dirty.map((r) => [toInt(r.hour), toInt(r.mark)]));
   const gen = randomBytes(8).readBigUInt64LE().toString();
   const statements = rebuildStatements(ch);
@@ -182,7 +186,7 @@ async function builtThrough(
 }
 
 /** Deletes generations superseded by one written over PURGE_AFTER_MS ago. */
-async function purgeSuperseded(ch: ClickHouseConnection, projectId: string): Promise<void> {
+async function purgeSuperseded(ch: ClickHouseConnection, projectId: string, afterMs: number): Promise<void> {
   const hoursTable = ch.table('rollup_hours');
   const old = await ch.rows(
     `SELECT r.hour AS hour, toString(r.gen) AS gen FROM ${hoursTable} AS r
@@ -190,13 +194,15 @@ async function purgeSuperseded(ch: ClickHouseConnection, projectId: string): Pro
                    WHERE project_id = {p:String} AND written_at < ${NOW_MS} - {after:Int64} GROUP BY hour) AS t
        ON r.hour = t.hour
      WHERE r.project_id = {p:String} AND (r.built_at, r.gen) < t.top`,
-    { p: projectId, after: PURGE_AFTER_MS },
+    { p: projectId, after: afterMs },
   );
   if (old.length === 0) return;
-  const params = { p: projectId, hg: old.map((r) => [toInt(r.hour), toStr(r.gen)]) };
+  // Generations as text: 64-bit integers are read back as JS numbers (clickhouse-connection.ts).
+  const params = { p: projectId, h: old.map((r) => toInt(r.hour)), g: old.map((r) => toStr(r.gen)) };
   for (const table of [...GENERATIONAL, 'rollup_hours']) {
     await ch.command(
-      `DELETE FROM ${ch.table(table)} WHERE project_id = {p:String} AND (hour, gen) IN {hg:Array(Tuple(Int64, UInt64))}`,
+      `DELETE FROM ${ch.table(table)} WHERE project_id = {p:String}
+         AND has(arrayZip({h:Array(Int64)}, {g:Array(String)}), (hour, toString(gen)))`,
       params,
     );
   }
