@@ -63,98 +63,121 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
 
   /** Events, visitors, actions and pages of a window with whole hours, from the rollups and the partial hours' events. */
   private async eventFigures(p: Record<string, unknown>) {
-    const [headline] = await this.ch.rows(
-      `SELECT (SELECT sum(events) FROM ${this.wholeHours('rollup_events')})
+    const [[headline], actions, pages] = await Promise.all([
+      this.ch.rows(
+        `SELECT (SELECT sum(events) FROM ${this.wholeHours('rollup_events')})
                 + (SELECT count() FROM ${this.edges('1 AS one')}) AS events,
               (SELECT uniqExact(v) FROM (
                  SELECT visitor AS v FROM ${this.wholeHours('rollup_visitors')}
                  UNION ALL SELECT v FROM ${this.edges('cityHash64(ip, user_agent) AS v')})) AS visitors`,
-      p,
-    );
-    const actions = await this.ch.rows(
-      `SELECT name, sum(n) AS count FROM (
+        p,
+      ),
+      this.ch.rows(
+        `SELECT name, sum(n) AS count FROM (
          SELECT action AS name, events AS n FROM ${this.wholeHours('rollup_events')}
          UNION ALL SELECT a, toUInt64(1) FROM ${this.edges('toString(action) AS a')})
        GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
-      p,
-    );
-    const pages = await this.ch.rows(
-      `SELECT name, sum(n) AS count FROM (
+        p,
+      ),
+      this.ch.rows(
+        `SELECT name, sum(n) AS count FROM (
          SELECT assumeNotNull(path) AS name, events AS n FROM ${this.wholeHours('rollup_events')} AND path IS NOT NULL
          UNION ALL SELECT assumeNotNull(path), toUInt64(1) FROM ${this.edges('path', ` AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL`)})
        GROUP BY name ORDER BY count DESC, name LIMIT {top:UInt64}`,
-      p,
-    );
+        p,
+      ),
+    ]);
     return { headline: headline!, actions, pages };
   }
 
+  /**
+   * The queries of an overview are independent, so they run at once (the server answers several
+   * at a time; the chDB stand-in four): the event figures and the session figures side by side.
+   */
   async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
     const p = { project_id: projectId, start: w.start, end: w.end, top: checkLimit(topN) };
     const split = splitWindow(w.start, w.end);
-    const figures = split ? await this.eventFigures({ ...p, ...(await this.splitParams(projectId, split)) }) : null;
-    const [events] = figures
-      ? [figures.headline]
-      : await this.ch.rows(`SELECT count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()}`, p);
-    const [sessions] = await this.ch.rows(
-      `SELECT count() AS sessions, countIf(page_count <= 1) AS bounces,
-              quantileExactInclusive(0.5)(toFloat64(duration_ms)) AS p50, quantileExactInclusive(0.9)(toFloat64(duration_ms)) AS p90,
-              quantileExactInclusive(0.99)(toFloat64(duration_ms)) AS p99
-       ${this.sessionsIn()}`,
-      p,
-    );
-    const actions =
-      figures?.actions ??
-      (await this.ch.rows(
+    const [events, sessions] = await Promise.all([
+      split
+        ? this.splitParams(projectId, split).then((s) => this.eventFigures({ ...p, ...s }))
+        : this.rawEventFigures(p),
+      this.sessionFigures(p),
+    ]);
+    return {
+      ...toHeadline(events.headline, sessions.headline),
+      actions: toRanked(events.actions),
+      pages: toRanked(events.pages),
+      ...sessions.dims,
+      tags: toRanked(sessions.tags),
+    };
+  }
+
+  /** Events, visitors, actions and pages of a window without a whole hour, from the events. */
+  private async rawEventFigures(p: Record<string, unknown>) {
+    const [[headline], actions, pages] = await Promise.all([
+      this.ch.rows(`SELECT count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()}`, p),
+      this.ch.rows(
         `SELECT toString(action) AS name, count() AS count ${this.eventsIn()} GROUP BY name ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
         p,
-      ));
-    const pages =
-      figures?.pages ??
-      (await this.ch.rows(
+      ),
+      this.ch.rows(
         `SELECT assumeNotNull(path) AS name, count() AS count ${this.eventsIn()} AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL
          GROUP BY name ORDER BY count DESC, name LIMIT {top:UInt64}`,
         p,
-      ));
-    const dims = {} as Record<SessionDimension, Array<{ name: string; count: number }>>;
-    for (const [key, expr] of Object.entries(DIMENSIONS) as Array<[SessionDimension, string]>) {
-      dims[key] = toRanked(
-        await this.ch.rows(
+      ),
+    ]);
+    return { headline: headline!, actions, pages };
+  }
+
+  /** Sessions, bounces, durations, the dimensions and tags of the window's sessions. */
+  private async sessionFigures(p: Record<string, unknown>) {
+    const dimensions = Object.entries(DIMENSIONS) as Array<[SessionDimension, string]>;
+    const [[headline], tags, ...ranked] = await Promise.all([
+      this.ch.rows(
+        `SELECT count() AS sessions, countIf(page_count <= 1) AS bounces,
+                quantileExactInclusive(0.5)(toFloat64(duration_ms)) AS p50, quantileExactInclusive(0.9)(toFloat64(duration_ms)) AS p90,
+                quantileExactInclusive(0.99)(toFloat64(duration_ms)) AS p99
+         ${this.sessionsIn()}`,
+        p,
+      ),
+      this.ch.rows(
+        `SELECT tag AS name, uniqExact(session_id) AS count FROM (
+           SELECT tag, session_id, argMax(removed, (changed_at, _written)) AS removed
+           FROM ${this.ch.table('session_tag_facts')} WHERE project_id = {project_id:String} GROUP BY tag, session_id, source)
+         WHERE NOT removed AND session_id IN (SELECT session_id ${this.sessionsIn()})
+         GROUP BY tag ORDER BY count DESC, name LIMIT {top:UInt64}`,
+        p,
+      ),
+      ...dimensions.map(([, expr]) =>
+        this.ch.rows(
           `SELECT toString(assumeNotNull(${expr})) AS name, count() AS count ${this.sessionsIn()} AND (${expr}) IS NOT NULL
-         GROUP BY name HAVING name <> '' ORDER BY count DESC, name LIMIT {top:UInt64}`,
+           GROUP BY name HAVING name <> '' ORDER BY count DESC, name LIMIT {top:UInt64}`,
           p,
         ),
-      );
-    }
-    const tags = await this.ch.rows(
-      `SELECT tag AS name, uniqExact(session_id) AS count FROM (
-         SELECT tag, session_id, argMax(removed, (changed_at, _written)) AS removed
-         FROM ${this.ch.table('session_tag_facts')} WHERE project_id = {project_id:String} GROUP BY tag, session_id, source)
-       WHERE NOT removed AND session_id IN (SELECT session_id ${this.sessionsIn()})
-       GROUP BY tag ORDER BY count DESC, name LIMIT {top:UInt64}`,
-      p,
-    );
-    return {
-      ...toHeadline(events!, sessions!),
-      actions: toRanked(actions),
-      pages: toRanked(pages),
-      ...dims,
-      tags: toRanked(tags),
-    };
+      ),
+    ]);
+    const dims = Object.fromEntries(dimensions.map(([key], i) => [key, toRanked(ranked[i]!)])) as Record<
+      SessionDimension,
+      Array<{ name: string; count: number }>
+    >;
+    return { headline: headline!, dims, tags };
   }
 
   async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     const p = { project_id: projectId, start: w.start, end: w.end, bucket: checkBucket(bucketMs) };
     const split = bucketMs >= HOUR_MS ? splitWindow(w.start, w.end) : null;
-    const events = split
-      ? await this.bucketsByHour({ ...p, ...(await this.splitParams(projectId, split)) })
-      : await this.ch.rows(
-          `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
-          p,
-        );
-    const sessions = await this.ch.rows(
-      `SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`,
-      p,
-    );
+    const [events, sessions] = await Promise.all([
+      split
+        ? this.splitParams(projectId, split).then((s) => this.bucketsByHour({ ...p, ...s }))
+        : this.ch.rows(
+            `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
+            p,
+          ),
+      this.ch.rows(
+        `SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`,
+        p,
+      ),
+    ]);
     return toSeries(w.start, bucketMs, events, sessions);
   }
 
@@ -164,12 +187,13 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
    * the partial hours' events.
    */
   private async bucketsByHour(p: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
-    const counts = await this.ch.rows(
-      `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events ${this.eventsIn()} GROUP BY b`,
-      p,
-    );
-    const visitors = await this.ch.rows(
-      `SELECT b, uniqExact(v) AS visitors FROM (
+    const [counts, visitors] = await Promise.all([
+      this.ch.rows(
+        `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events ${this.eventsIn()} GROUP BY b`,
+        p,
+      ),
+      this.ch.rows(
+        `SELECT b, uniqExact(v) AS visitors FROM (
          SELECT arrayJoin(arrayFilter(x -> x >= 0, [
                   if(ks = ke OR first_at < {start:Int64} + ke * {bucket:Int64}, ks, -1),
                   if(ks != ke AND last_at >= {start:Int64} + ke * {bucket:Int64}, ke, -1)])) AS b,
@@ -181,8 +205,9 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
          UNION ALL
          SELECT b, v FROM ${this.edges('intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, cityHash64(ip, user_agent) AS v')})
        GROUP BY b`,
-      p,
-    );
+        p,
+      ),
+    ]);
     const byBucket = new Map(visitors.map((r) => [toInt(r.b), r.visitors]));
     return counts.map((r) => ({ ...r, visitors: byBucket.get(toInt(r.b)) ?? 0 }));
   }
