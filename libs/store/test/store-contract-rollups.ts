@@ -163,6 +163,12 @@ export function rollupCases(store: () => Store): void {
       await expectRecount(store(), [...stored.values()]);
       await store().events.insertEnriched([...first.slice(200), ...first.slice(0, 20)]);
       keep(first);
+      // Repeats with a corrected timestamp, into other hours and the windows' cut ends: the
+      // version stored first stands.
+      await store().events.insertEnriched(
+        first.slice(20, 60).map((e) => ({ ...e, timestamp: e.timestamp + 37 * 60_000 })),
+      );
+      await expectRecount(store(), [...stored.values()]);
       await expectRecount(store(), [...stored.values()]);
       await store().events.insertEnriched(lateOnly);
       keep(lateOnly);

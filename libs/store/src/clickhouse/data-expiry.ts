@@ -14,12 +14,20 @@ export class ClickHouseDataExpiry implements DataExpiry {
 
   async expire(projectId: string, before: number): Promise<void> {
     const params = { p: projectId, before };
-    for (const table of ['raw_events', 'enriched_events', 'enriched_events_by_session']) {
+    // Every version of an event whose stored version (the one FINAL keeps) is past the cut: a
+    // repeat that carried a corrected, later timestamp must not stand in for it once it is gone.
+    for (const table of ['raw_events', 'enriched_events']) {
+      const t = this.ch.table(table);
       await this.ch.command(
-        `DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String} AND timestamp < {before:Int64}`,
+        `DELETE FROM ${t} WHERE project_id = {p:String}
+           AND event_id IN (SELECT event_id FROM ${t} FINAL WHERE project_id = {p:String} AND timestamp < {before:Int64})`,
         params,
       );
     }
+    await this.ch.command(
+      `DELETE FROM ${this.ch.table('enriched_events_by_session')} WHERE project_id = {p:String} AND timestamp < {before:Int64}`,
+      params,
+    );
     // The rollups of the hours before the cut go; the hour it cuts is rebuilt by the next job.
     for (const table of ROLLUP_TABLES) {
       await this.ch.command(
