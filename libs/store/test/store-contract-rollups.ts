@@ -21,6 +21,7 @@ const WINDOWS: Window[] = [
   { start: H0 + H + 5 * 60_000, end: H0 + H + 50 * 60_000 },
   { start: H0 + 30 * 60_000, end: H0 + 2 * H + 10 * 60_000 },
   { start: H0 - H, end: H0 + 7 * H },
+  { start: H0 + 17 * 60_000 + 23_456, end: H0 + 4 * H + 3 * 60_000 + 7 },
 ];
 
 /** A seeded generator: the same events on every run and engine. */
@@ -62,6 +63,23 @@ function dataset(seed: number, sessions: number, eventPrefix: string): EnrichedE
     }
   }
   return out;
+}
+
+/** One long session with an event every 7.001 s: every minute a bucket start cuts has events on both sides of it. */
+function denseSession(): EnrichedEvent[] {
+  return Array.from({ length: Math.floor((5 * H) / 7001) }, (_, i) =>
+    enriched({
+      event_id: `dense-${i}`,
+      project_id: P,
+      session_id: 'dense',
+      action: ACTIONS[i % ACTIONS.length]!,
+      path: PATHS[i % PATHS.length],
+      timestamp: H0 + i * 7001,
+      ip: `198.51.100.${20 + (i % 5)}`,
+      user_agent: 'UA-dense',
+      bot: false,
+    }),
+  );
 }
 
 const byCount = (m: Map<string, number>) =>
@@ -147,7 +165,7 @@ async function expectRecount(store: Store, stored: readonly EnrichedEvent[]): Pr
 
 export function rollupCases(store: () => Store): void {
   describe('event figures and transitions against a recount', function () {
-    const first = dataset(7, 60, 'a');
+    const first = [...dataset(7, 60, 'a'), ...denseSession()];
     const late = dataset(11, 40, 'late');
     const stored = new Map<string, EnrichedEvent>();
     const keep = (events: EnrichedEvent[]) => {

@@ -26,6 +26,23 @@ const DIMENSIONS: Record<SessionDimension, string> = {
   devices: `coalesce(device_type, 'desktop')`,
 };
 
+/** The window's partial first and last hour. */
+const EDGES = `project_id = {project_id:String} AND (timestamp >= {start:Int64} AND timestamp < {lo_ms:Int64}
+  OR timestamp >= {hi_ms:Int64} AND timestamp < {end:Int64})`;
+/** The minutes of the whole hours that a bucket start cuts ({cut}, minute numbers). */
+const CUT_MINUTES = `project_id = {project_id:String} AND timestamp >= {lo_ms:Int64} AND timestamp < {hi_ms:Int64}
+  AND intDiv(timestamp, 60000) IN {cut:Array(Int64)}`;
+
+/** Minutes of [lo_ms, hi_ms) holding a bucket start that is not a whole minute; [-1] for none (IN needs a value). */
+function cutMinutes(p: Record<string, unknown>): number[] {
+  const [start, bucket, lo, hi] = [p.start, p.bucket, p.lo_ms, p.hi_ms].map(Number) as [number, number, number, number];
+  const out: number[] = [];
+  for (let t = start + Math.max(1, Math.ceil((lo - start) / bucket)) * bucket; t < hi; t += bucket) {
+    if (t % 60_000 !== 0) out.push(Math.floor(t / 60_000));
+  }
+  return out.length > 0 ? out : [-1];
+}
+
 /** UTF-8 byte order, as ClickHouse orders Strings. */
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -65,15 +82,13 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
    * two time ranges are read through the index; each event found there is kept if it is its id's
    * newest version (`_version`, the one ReplacingMergeTree keeps), looked up by the primary key.
    */
-  private edges(cols: string, more = ''): string {
+  private edges(cols: string, more = '', range = EDGES): string {
     const events = this.ch.table('enriched_events');
-    const inEdges = `project_id = {project_id:String} AND (timestamp >= {start:Int64} AND timestamp < {lo_ms:Int64}
-      OR timestamp >= {hi_ms:Int64} AND timestamp < {end:Int64})`;
     return `(SELECT ${cols} FROM (
-        SELECT * FROM ${events} WHERE ${inEdges}
+        SELECT * FROM ${events} WHERE ${range}
           AND (event_id, _version) IN (
             SELECT event_id, max(_version) FROM ${events}
-            WHERE project_id = {project_id:String} AND event_id IN (SELECT event_id FROM ${events} WHERE ${inEdges})
+            WHERE project_id = {project_id:String} AND event_id IN (SELECT event_id FROM ${events} WHERE ${range})
             GROUP BY event_id)
         LIMIT 1 BY event_id)
       WHERE NOT bot${more})`;
@@ -214,10 +229,17 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
    * the partial hours' events.
    */
   private async bucketsByHour(p: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+    const bucket = `intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b`;
     const [counts, visitors] = await Promise.all([
       this.ch.rows(
-        `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events ${this.eventsIn()} GROUP BY b`,
-        p,
+        `SELECT b, sum(n) AS events FROM (
+           SELECT intDiv(minute * 60000 - {start:Int64}, {bucket:Int64}) AS b, events AS n
+           FROM ${this.wholeHours('rollup_minutes')}
+             AND intDiv(minute * 60000 - {start:Int64}, {bucket:Int64}) = intDiv(minute * 60000 + 59999 - {start:Int64}, {bucket:Int64})
+           UNION ALL SELECT b, toUInt64(1) FROM ${this.edges(bucket, '', CUT_MINUTES)}
+           UNION ALL SELECT b, toUInt64(1) FROM ${this.edges(bucket)})
+         GROUP BY b`,
+        { ...p, cut: cutMinutes(p) },
       ),
       this.ch.rows(
         `SELECT b, uniqExact(v) AS visitors FROM (

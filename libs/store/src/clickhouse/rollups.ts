@@ -19,7 +19,7 @@ import { HOUR_MS, hourRuns } from '../rollup-hours.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 
 /** Rollup rows carry a generation; the hours and marks do not. */
-const GENERATIONAL = ['rollup_events', 'rollup_visitors', 'rollup_segments', 'rollup_cells'] as const;
+const GENERATIONAL = ['rollup_events', 'rollup_minutes', 'rollup_visitors', 'rollup_segments', 'rollup_cells'] as const;
 export const ROLLUP_TABLES = ['rollup_dirty', 'rollup_hours', ...GENERATIONAL] as const;
 
 /** A superseded generation is deleted once the one that superseded it is this old. */
@@ -47,6 +47,15 @@ export const rollupMigration = (db: string): string[] => [
     gen        UInt64,
     action     String,
     path       Nullable(String),
+    events     UInt64
+  ) ENGINE = MergeTree ORDER BY (project_id, hour, gen)`,
+  // Events per minute: a series bucket start cuts a minute, not an hour, so only the cut minutes'
+  // events are read, not FINAL over the window (the embedded store counts one column instead).
+  `CREATE TABLE IF NOT EXISTS ${db}.rollup_minutes (
+    project_id String,
+    hour       Int64,
+    gen        UInt64,
+    minute     Int64,
     events     UInt64
   ) ENGINE = MergeTree ORDER BY (project_id, hour, gen)`,
   `CREATE TABLE IF NOT EXISTS ${db}.rollup_visitors (
@@ -116,6 +125,9 @@ function rebuildStatements(ch: ClickHouseConnection): string[] {
     `INSERT INTO ${ch.table('rollup_events')} (project_id, hour, gen, action, path, events)
       SELECT project_id, ${h} AS h, {gen:UInt64}, toString(action) AS a, if(action IN (${PAGE_VIEW_SQL}), path, NULL) AS pv, count()
       FROM ${events} GROUP BY project_id, h, a, pv`,
+    `INSERT INTO ${ch.table('rollup_minutes')} (project_id, hour, gen, minute, events)
+      SELECT project_id, ${h} AS h, {gen:UInt64}, intDiv(timestamp, 60000) AS m, count()
+      FROM ${events} GROUP BY project_id, h, m`,
     `INSERT INTO ${ch.table('rollup_visitors')} (project_id, hour, gen, visitor, first_at, last_at)
       SELECT project_id, ${h} AS h, {gen:UInt64}, cityHash64(ip, user_agent) AS v, min(timestamp), max(timestamp)
       FROM ${events} GROUP BY project_id, h, v`,
