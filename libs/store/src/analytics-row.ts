@@ -18,6 +18,20 @@ export type SessionDimension = 'referrers' | 'utm_sources' | 'countries' | 'brow
 export const toRanked = (rows: Array<Record<string, unknown>>) =>
   rows.map((r) => ({ name: toStr(r.name), count: toInt(r.count) }));
 
+/** UTF-8 byte order, as both engines order strings. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** Counts by name as the top list `ORDER BY count DESC, name LIMIT top` would give them. */
+export function rankCounts(
+  counts: Iterable<readonly [string, number]>,
+  top: number,
+): Array<{ name: string; count: number }> {
+  return [...counts]
+    .map(([name, count]) => ({ name, count }))
+    .sort((a, b) => b.count - a.count || byBytes(a.name, b.name))
+    .slice(0, top);
+}
+
 /** A series bucket is a positive whole number of milliseconds (a zero would divide by zero in SQL). */
 export function checkBucket(ms: number): number {
   if (!Number.isSafeInteger(ms) || ms < 1) throw new RangeError(`bucket must be a positive integer of ms, got ${ms}`);

@@ -9,7 +9,7 @@ import { makeTempDir } from '@spoor/testkit';
 import { expect } from 'chai';
 import { ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, rawEventToRow } from '../src/event-row.js';
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations, EVENT_KEY } from '../src/duckdb/migrations.js';
-import { appendEventRow, EVENTS_TABLE, eventHalves, eventKey } from '../src/duckdb/events-table.js';
+import { appendEventRow, EVENTS_TABLE, eventHalves, eventKey, type EventHalves } from '../src/duckdb/events-table.js';
 import { openStore } from '../src/index.js';
 import { T0, enriched, raw } from './store-fixtures.js';
 
@@ -37,6 +37,14 @@ async function insertRow(
     sql,
     cols.map((n) => cell(row[n])),
   );
+}
+
+/** Rows into `events` as the release's appender wrote them. */
+async function appendEvents(c: Connection, rows: readonly EventHalves[]): Promise<void> {
+  const appender = await c.createAppender('events');
+  for (const r of rows) appendEventRow(appender, r);
+  appender.flushSync();
+  appender.closeSync();
 }
 
 /** A store as the release with migrations up to `version` left it; close it before opening the store. */
@@ -118,10 +126,10 @@ describe('DuckDB migrations', function () {
       { raw: raw({ event_id: 'm2', timestamp: T0 + 1 }), enriched: null },
       { raw: null, enriched: enriched({ event_id: 'm3', timestamp: T0 + 2, session_id: 's-1' }) },
     ];
-    const appender = await c.createAppender('events');
-    for (const r of rows) appendEventRow(appender, eventHalves(r.raw, r.enriched));
-    appender.flushSync();
-    appender.closeSync();
+    await appendEvents(
+      c,
+      rows.map((r) => eventHalves(r.raw, r.enriched)),
+    );
     close();
 
     const store = await openStore({ kind: 'duckdb', path });
@@ -171,10 +179,7 @@ describe('DuckDB migrations', function () {
       ev('r4', 's-2', 'pageview', T0 + 4_000_000, { ip: '198.51.100.2' }),
       ev('r5', 's-3', 'pageview', T0 + 4_100_000, { bot: true }),
     ];
-    const appender = await c.createAppender('events');
-    for (const r of rows) appendEventRow(appender, r);
-    appender.flushSync();
-    appender.closeSync();
+    await appendEvents(c, rows);
     close();
 
     const store = await openStore({ kind: 'duckdb', path });

@@ -27,6 +27,11 @@ const PURGE_AFTER_MS = 10 * 60_000;
 
 const NOW_MS = 'toUnixTimestamp64Milli(now64(3))';
 
+/** A table of rollup rows: one project's hour, one generation, then its own columns. */
+const generational = (db: string, name: string, columns: string) =>
+  `CREATE TABLE IF NOT EXISTS ${db}.${name} (project_id String, hour Int64, gen UInt64, ${columns})
+    ENGINE = MergeTree ORDER BY (project_id, hour, gen)`;
+
 /** Migration step 10: the tables, the marking view, and marks for the hours already stored. */
 export const rollupMigration = (db: string): string[] => [
   `CREATE TABLE IF NOT EXISTS ${db}.rollup_dirty (
@@ -41,47 +46,13 @@ export const rollupMigration = (db: string): string[] => [
     gen        UInt64,
     written_at Int64 DEFAULT ${NOW_MS}
   ) ENGINE = MergeTree ORDER BY (project_id, hour)`,
-  `CREATE TABLE IF NOT EXISTS ${db}.rollup_events (
-    project_id String,
-    hour       Int64,
-    gen        UInt64,
-    action     String,
-    path       Nullable(String),
-    events     UInt64
-  ) ENGINE = MergeTree ORDER BY (project_id, hour, gen)`,
+  generational(db, 'rollup_events', 'action String, path Nullable(String), events UInt64'),
   // Events per minute: a series bucket start cuts a minute, not an hour, so only the cut minutes'
-  // events are read, not FINAL over the window (the embedded store counts one column instead).
-  `CREATE TABLE IF NOT EXISTS ${db}.rollup_minutes (
-    project_id String,
-    hour       Int64,
-    gen        UInt64,
-    minute     Int64,
-    events     UInt64
-  ) ENGINE = MergeTree ORDER BY (project_id, hour, gen)`,
-  `CREATE TABLE IF NOT EXISTS ${db}.rollup_visitors (
-    project_id String,
-    hour       Int64,
-    gen        UInt64,
-    visitor    UInt64,
-    first_at   Int64,
-    last_at    Int64
-  ) ENGINE = MergeTree ORDER BY (project_id, hour, gen)`,
-  `CREATE TABLE IF NOT EXISTS ${db}.rollup_segments (
-    project_id   String,
-    hour         Int64,
-    gen          UInt64,
-    session_id   String,
-    first_action String,
-    last_action  String
-  ) ENGINE = MergeTree ORDER BY (project_id, hour, gen)`,
-  `CREATE TABLE IF NOT EXISTS ${db}.rollup_cells (
-    project_id  String,
-    hour        Int64,
-    gen         UInt64,
-    from_action String,
-    to_action   String,
-    n           UInt64
-  ) ENGINE = MergeTree ORDER BY (project_id, hour, gen)`,
+  // events are read (the embedded store counts one column instead).
+  generational(db, 'rollup_minutes', 'minute Int64, events UInt64'),
+  generational(db, 'rollup_visitors', 'visitor UInt64, first_at Int64, last_at Int64'),
+  generational(db, 'rollup_segments', 'session_id String, first_action String, last_action String'),
+  generational(db, 'rollup_cells', 'from_action String, to_action String, n UInt64'),
   `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.rollup_dirty_mv TO ${db}.rollup_dirty
     AS SELECT project_id, intDiv(timestamp, ${HOUR_MS}) AS hour, max(${NOW_MS}) AS marked_at
     FROM ${db}.enriched_events GROUP BY project_id, hour`,
@@ -119,7 +90,7 @@ export const currentGenerations = (ch: ClickHouseConnection) =>
 
 function rebuildStatements(ch: ClickHouseConnection): string[] {
   const events = `${ch.table('enriched_events')} FINAL
-    WHERE project_id = {p:String} AND timestamp >= {lo_ms:Int64} AND timestamp < {hi_ms:Int64} AND NOT bot`;
+    WHERE project_id = {project_id:String} AND timestamp >= {lo_ms:Int64} AND timestamp < {hi_ms:Int64} AND NOT bot`;
   const h = `intDiv(timestamp, ${HOUR_MS})`;
   return [
     `INSERT INTO ${ch.table('rollup_events')} (project_id, hour, gen, action, path, events)
@@ -164,14 +135,14 @@ export async function refreshRollups(
   const marks = new Map(dirty.map((r) => [toInt(r.hour), toInt(r.mark)]));
   const gen = randomBytes(8).readBigUInt64LE().toString();
   const statements = rebuildStatements(ch);
-  for (const [lo, hi] of hourRuns([...marks.keys()])) {
-    const params = { ...p, gen, lo_ms: lo * HOUR_MS, hi_ms: hi * HOUR_MS };
-    for (const sql of statements) await ch.command(sql, params);
-  }
   // Every hour of the runs is rebuilt. One between marked ones is recorded as built through what
   // it was built through before: the rebuild read all of that and maybe more.
   const hours: number[] = [];
-  for (const [lo, hi] of hourRuns([...marks.keys()])) for (let h = lo; h < hi; h++) hours.push(h);
+  for (const [lo, hi] of hourRuns([...marks.keys()])) {
+    const params = { project_id: projectId, gen, lo_ms: lo * HOUR_MS, hi_ms: hi * HOUR_MS };
+    for (const sql of statements) await ch.command(sql, params);
+    for (let h = lo; h < hi; h++) hours.push(h);
+  }
   const built = await builtThrough(ch, projectId, hours, marks);
   await ch.insert(
     'rollup_hours',

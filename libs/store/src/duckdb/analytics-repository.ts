@@ -6,6 +6,7 @@ import {
   PAGE_VIEW_SQL,
   START_STATE,
   checkBucket,
+  rankCounts,
   toHeadline,
   toRanked,
   toSeries,
@@ -42,9 +43,6 @@ export function referrerHost(referrer: string): string {
   return URL_HOST.exec(referrer)?.[1] ?? referrer;
 }
 
-/** UTF-8 byte order, as DuckDB orders VARCHARs. */
-const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
 /**
  * Referrers by host from their counts per referrer: the host is taken once per distinct
  * referrer, not once per session (a regular expression per session row was a third of the
@@ -56,10 +54,7 @@ function rankReferrers(rows: Array<Record<string, unknown>>, topN: number) {
     const host = referrerHost(String(r.referrer));
     byHost.set(host, (byHost.get(host) ?? 0) + toInt(r.n));
   }
-  return [...byHost]
-    .map(([name, count]) => ({ name, count }))
-    .sort((a, b) => b.count - a.count || byBytes(a.name, b.name))
-    .slice(0, checkLimit(topN));
+  return rankCounts(byHost, checkLimit(topN));
 }
 
 /**
@@ -84,32 +79,15 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     const top = [...p, checkLimit(topN)];
     const split = splitWindow(w.start, w.end);
     if (split) await this.refresh(projectId);
-    const events = split ? await this.eventFigures([...p, split.lo, split.hi, checkLimit(topN)]) : null;
-    const [headline] = events
-      ? [events.headline]
-      : await this.reader.all(
-          `SELECT count(*) AS events, count(DISTINCT hash(ip, user_agent)) AS visitors ${EVENTS_IN}`,
-          p,
-        );
+    const events = split
+      ? await this.eventFigures([...p, split.lo, split.hi, checkLimit(topN)])
+      : await this.rawEventFigures(top);
     const [sessions] = await this.reader.all(
       `SELECT count(*) AS sessions, count(*) FILTER (WHERE page_count <= 1) AS bounces,
               quantile_cont(duration_ms, 0.5) AS p50, quantile_cont(duration_ms, 0.9) AS p90, quantile_cont(duration_ms, 0.99) AS p99
        ${SESSIONS_IN}`,
       p,
     );
-    const actions =
-      events?.actions ??
-      (await this.reader.all(
-        `SELECT action AS name, count(*) AS count ${EVENTS_IN} GROUP BY action ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
-        p,
-      ));
-    const pages =
-      events?.pages ??
-      (await this.reader.all(
-        `SELECT path AS name, count(*) AS count ${EVENTS_IN} AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL
-         GROUP BY path ORDER BY count DESC, name LIMIT $4`,
-        top,
-      ));
     const dims = {} as Record<SessionDimension, Array<{ name: string; count: number }>>;
     dims.referrers = rankReferrers(
       await this.reader.all(`SELECT referrer, count(*) AS n ${SESSIONS_IN} AND referrer <> '' GROUP BY referrer`, p),
@@ -132,12 +110,31 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
       top,
     );
     return {
-      ...toHeadline(headline!, sessions!),
-      actions: toRanked(actions),
-      pages: toRanked(pages),
+      ...toHeadline(events.headline, sessions!),
+      actions: toRanked(events.actions),
+      pages: toRanked(events.pages),
       ...dims,
       tags: toRanked(tags),
     };
+  }
+
+  /** Events, visitors, actions and pages of a window without a whole hour, from the events; $4 topN. */
+  private async rawEventFigures(top: Param[]) {
+    const p = top.slice(0, 3);
+    const [headline] = await this.reader.all(
+      `SELECT count(*) AS events, count(DISTINCT hash(ip, user_agent)) AS visitors ${EVENTS_IN}`,
+      p,
+    );
+    const actions = await this.reader.all(
+      `SELECT action AS name, count(*) AS count ${EVENTS_IN} GROUP BY action ORDER BY count DESC, name LIMIT ${MAX_ACTIONS}`,
+      p,
+    );
+    const pages = await this.reader.all(
+      `SELECT path AS name, count(*) AS count ${EVENTS_IN} AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL
+       GROUP BY path ORDER BY count DESC, name LIMIT $4`,
+      top,
+    );
+    return { headline: headline!, actions, pages };
   }
 
   /** Events, visitors, actions and pages of a window with whole hours: $4, $5 the hours, $6 topN. */

@@ -100,16 +100,15 @@ export const BUILD_ALL_ROLLUPS = rebuildStatements('TRUE', 'TRUE');
 
 /** Marks the hours of the enriched halves among `rows`; inside the writing transaction. */
 export async function markHours(x: DuckExecutor, rows: readonly EventHalves[]): Promise<void> {
-  const marks = new Map<string, [string, number]>();
-  for (const r of rows) {
-    const e = r.enriched;
+  const hours = new Map<string, Set<number>>();
+  for (const { enriched: e } of rows) {
     if (!e) continue;
-    const hour = Math.floor(e.timestamp / HOUR_MS);
-    const key = `${hour}\u001f${e.project_id}`;
-    if (!marks.has(key)) marks.set(key, [e.project_id, hour]);
+    let set = hours.get(e.project_id);
+    if (!set) hours.set(e.project_id, (set = new Set()));
+    set.add(Math.floor(e.timestamp / HOUR_MS));
   }
-  if (marks.size === 0) return;
-  const values = [...marks.values()];
+  const values = [...hours].flatMap(([project, set]) => [...set].map((h) => [project, h] as const));
+  if (values.length === 0) return;
   await x.run(
     `INSERT INTO rollup_dirty VALUES ${values.map((_, i) => `($${2 * i + 1}, $${2 * i + 2})`).join(', ')} ON CONFLICT DO NOTHING`,
     values.flat(),
