@@ -210,5 +210,63 @@ for (const backend of backends) {
       await expectPage('p-keep', { limit: 100 });
       await expectPage('p-keep', { window_start: T0 + 3 * HOUR, window_end: T0 + 7 * HOUR, limit: 2 });
     });
+
+    // The embedded store starts the next read of the same page where the last one ended; each
+    // change below moves sessions across that point, and every page must still be exact.
+    it('asks the same pages again and again while sessions grow, leave the window and are deleted', async function () {
+      const p = 'p-again';
+      const next = random(16);
+      await upsert(
+        Array.from({ length: 60 }, (_, k) =>
+          session({
+            project_id: p,
+            session_id: `a-${String(k).padStart(2, '0')}`,
+            first_event_at: T0 + k * 60_000,
+            last_event_at: T0 + k * 60_000 + (k % 4) * 1000,
+            updated_at: 1,
+          }),
+        ),
+      );
+      const pages: ListQuery[] = [
+        { limit: 10 },
+        { limit: 1 },
+        { window_end: T0 + 50 * 60_000, limit: 10 },
+        { window_start: T0 + 20 * 60_000, window_end: T0 + 55 * 60_000, limit: 7 },
+      ];
+      const again = async () => {
+        for (const q of pages) await expectPage(p, q);
+      };
+      await again();
+      let at = 2;
+      for (let round = 0; round < 6; round++) {
+        // Older sessions come back to life: past every page's cut, some past a window's end.
+        const ids = [...latest.get(p)!.keys()].filter(() => next() < 0.2);
+        await upsert(ids.map((id) => grow(latest.get(p)!.get(id)!, Math.floor(next() * 30) * 60_000, at++)));
+        await again();
+      }
+      // The newest sessions deleted: each page now holds fewer sessions past its cut than it shows.
+      const newest = [...latest.get(p)!.values()].sort((a, b) => b.last_event_at - a.last_event_at).slice(0, 12);
+      for (const s of newest) {
+        await store.erasure.eraseVisitor(p, { session_id: s.session_id });
+        latest.get(p)!.delete(s.session_id);
+      }
+      await again();
+      await store.expiry.expire(p, T0 + 40 * 60_000);
+      for (const [id, s] of latest.get(p)!) if (s.last_event_at < T0 + 40 * 60_000) latest.get(p)!.delete(id);
+      await again();
+      // Fewer sessions left than a page shows, then new ones past them all.
+      await upsert(
+        Array.from({ length: 15 }, (_, k) =>
+          session({
+            project_id: p,
+            session_id: `b-${k}`,
+            first_event_at: T0 + 200 * 60_000,
+            last_event_at: T0 + 200 * 60_000 + k,
+            updated_at: at,
+          }),
+        ),
+      );
+      await again();
+    });
   });
 }
