@@ -11,7 +11,7 @@ import { ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, rawEvent
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations, EVENT_KEY } from '../src/duckdb/migrations.js';
 import { appendEventRow, EVENTS_TABLE, eventHalves, eventKey, type EventHalves } from '../src/duckdb/events-table.js';
 import { openStore } from '../src/index.js';
-import { T0, enriched, raw } from './store-fixtures.js';
+import { T0, enriched, raw, session } from './store-fixtures.js';
 
 const cell = (v: unknown) =>
   (typeof v === 'object' && v !== null ? JSON.stringify(v) : v) as string | number | boolean | null;
@@ -218,6 +218,47 @@ describe('DuckDB migrations', function () {
     } finally {
       c2.closeSync();
       db.closeSync();
+    }
+  });
+
+  it("indexes a step-10 store's sessions by id; a session id in two projects reads as each project's", async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const { close } = await storeAtStep(path, 10);
+    close();
+    let store = await openStore({ kind: 'duckdb', path });
+    const shared = (p: string, n: number) =>
+      session({ project_id: p, session_id: 'same-id', event_count: n, updated_at: n, last_event_at: T0 + n });
+    try {
+      await store.migrate();
+      await store.sessions.upsert([shared('p-a', 3), shared('p-b', 5), session({ project_id: 'p-a', session_id: 'other' })]);
+      await store.sessions.upsert([shared('p-a', 4)]);
+      expect((await store.sessions.get('p-a', 'same-id'))?.event_count).to.equal(4);
+      expect((await store.sessions.get('p-b', 'same-id'))?.event_count).to.equal(5);
+      expect(await store.sessions.get('p-c', 'same-id')).to.equal(null);
+      await store.erasure.eraseVisitor('p-a', { session_id: 'same-id' });
+      expect(await store.sessions.get('p-a', 'same-id')).to.equal(null);
+      expect((await store.sessions.get('p-b', 'same-id'))?.event_count).to.equal(5);
+    } finally {
+      await store.close();
+    }
+    const db = await DuckDBInstance.create(path);
+    const c = await db.connect();
+    try {
+      const indexes = (await c.runAndReadAll("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'sessions'"))
+        .getRowObjectsJS()
+        .map((r) => r.index_name);
+      expect(indexes).to.deep.equal(['sessions_by_session_id']);
+    } finally {
+      c.closeSync();
+      db.closeSync();
+    }
+    // Reopened, the index is there and used as before.
+    store = await openStore({ kind: 'duckdb', path });
+    try {
+      await store.migrate();
+      expect((await store.sessions.get('p-b', 'same-id'))?.event_count).to.equal(5);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -59,11 +59,16 @@ export class DuckDbSessionRepository implements SessionRepository {
     });
   }
 
+  /**
+   * Through the index on session_id (migration step 11): DuckDB looks an index up only when the
+   * scan has no other filter, so the project is checked above the scan (`OFFSET 0` keeps the
+   * optimizer from pushing it down). A session id is rarely in more than one project.
+   */
   async get(projectId: string, sessionId: string): Promise<SessionState | null> {
-    const [row] = await this.reader.all(`SELECT ${LIST} FROM sessions WHERE project_id = $1 AND session_id = $2`, [
-      projectId,
-      sessionId,
-    ]);
+    const [row] = await this.reader.all(
+      `SELECT * FROM (SELECT ${LIST} FROM sessions WHERE session_id = $2 OFFSET 0) WHERE project_id = $1`,
+      [projectId, sessionId],
+    );
     return row ? rowToSession(row) : null;
   }
 
