@@ -230,7 +230,11 @@ describe('DuckDB migrations', function () {
       session({ project_id: p, session_id: 'same-id', event_count: n, updated_at: n, last_event_at: T0 + n });
     try {
       await store.migrate();
-      await store.sessions.upsert([shared('p-a', 3), shared('p-b', 5), session({ project_id: 'p-a', session_id: 'other' })]);
+      await store.sessions.upsert([
+        shared('p-a', 3),
+        shared('p-b', 5),
+        session({ project_id: 'p-a', session_id: 'other' }),
+      ]);
       await store.sessions.upsert([shared('p-a', 4)]);
       expect((await store.sessions.get('p-a', 'same-id'))?.event_count).to.equal(4);
       expect((await store.sessions.get('p-b', 'same-id'))?.event_count).to.equal(5);
