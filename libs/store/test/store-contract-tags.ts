@@ -220,6 +220,65 @@ export function tagCases(store: () => Store): void {
       expect(await tags.list(q)).to.deep.equal([{ tag: 'vip', last_seen: T0 + 300 }]);
     });
 
+    // The embedded store starts the next read of the same page where the last one ended; each
+    // round below moves sessions across that point (later tags, taken back, an earlier tagged_at
+    // winning, erasure), and every page must stay what the facts say.
+    it('asks the same pages again and again while tags come, go and move back', async function () {
+      const q = 'p-tags-again';
+      const { tags, erasure } = store();
+      const facts = new Map<string, SessionTag>();
+      const write = async (batch: SessionTag[]) => {
+        await tags.add(batch);
+        for (const f of batch) {
+          const key = `${f.session_id}\u0000${f.source}`;
+          const prev = facts.get(key);
+          if (!prev || f.changed_at >= prev.changed_at) facts.set(key, f);
+        }
+      };
+      const expected = (w: ListQuery) => {
+        const latest = new Map<string, number>();
+        for (const f of facts.values())
+          if (!f.removed) latest.set(f.session_id, Math.max(latest.get(f.session_id) ?? -Infinity, f.tagged_at));
+        return [...latest]
+          .filter(([, at]) => at >= (w.window_start ?? -Infinity) && at < (w.window_end ?? Infinity))
+          .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+          .slice(0, w.limit)
+          .map(([session_id, tagged_at]) => ({ session_id, tagged_at }));
+      };
+      const pages: ListQuery[] = [
+        { limit: 5 },
+        { limit: 1 },
+        { window_start: T0 + 100, window_end: T0 + 4000, limit: 4 },
+      ];
+      const again = async () => {
+        for (const w of pages) expect(await tags.sessions(q, 'vip', w), JSON.stringify(w)).to.deep.equal(expected(w));
+      };
+      let clock = 10;
+      await write(
+        Array.from({ length: 30 }, (_, k) => tagged(q, `t-${k}`, 'vip', 100 * k, { changed_at: T0 + clock })),
+      );
+      await again();
+      for (let round = 0; round < 5; round++) {
+        clock += 10;
+        const at = T0 + clock;
+        await write([
+          // Later tags past every cut, one past a window's end.
+          tagged(q, `t-${round}`, 'vip', 2900 + 40 * round, { source: 'r-late', changed_at: at }),
+          tagged(q, `t-${10 + round}`, 'vip', 4000 + round, { source: 'r-late', changed_at: at }),
+          // The newest tag taken back, and an older version with an earlier tagged_at winning.
+          removed(q, `t-${29 - round}`, 'vip', clock),
+          tagged(q, `t-${20 + round}`, 'vip', 50 + round, { changed_at: at }),
+        ]);
+        await again();
+      }
+      // The newest sessions erased: each page now holds fewer tags past its cut than it shows.
+      for (const w of expected({ limit: 6 })) {
+        await erasure.eraseVisitor(q, { session_id: w.session_id });
+        for (const [key, f] of facts) if (f.session_id === w.session_id) facts.delete(key);
+      }
+      await again();
+    });
+
     it("never shows project B's tags to project A, even on equal session ids", async function () {
       const { tags } = store();
       await tags.add([

@@ -9,6 +9,7 @@ import {
   type DuckDbConnection,
   type DuckReader,
 } from './duckdb-connection.js';
+import { PageCuts } from './page-cuts.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   first_event_at: 'BIGINT',
@@ -32,12 +33,8 @@ const SET = COLUMNS.filter(([n]) => !KEY.has(n))
   .map(([n]) => `${quote(n)} = excluded.${quote(n)}`)
   .join(', ');
 
-/** Pages whose cut is kept (a few dozen bytes each), the least recently asked dropped first. */
-const MAX_CUTS = 1024;
-
 export class DuckDbSessionRepository implements SessionRepository {
-  /** Where the last page of each recent query ended (its limit-th last_event_at): see list(). */
-  private readonly cuts = new Map<string, number>();
+  private readonly cuts = new PageCuts();
 
   constructor(
     private readonly writer: DuckDbConnection,
@@ -85,47 +82,36 @@ export class DuckDbSessionRepository implements SessionRepository {
   /**
    * The newest `limit` first. The limit-th greatest last_event_at is found first (`max(x, n)`, a
    * heap of integers), then only the sessions from it on are sorted by (last_event_at, id): the
-   * top-N over both keys took 10 ms of the 14 on 50,000 sessions (issue 15).
-   *
-   * That heap is most of what is left (3 of ~6 ms of the engine's time at 50,000 sessions, growing
-   * with them), so the cut a page ended at is kept per (project, window, limit) and the next page
-   * of the same query reads only the sessions from it on. Exact whatever changed in between: if
-   * that read still finds `limit` sessions, the limit-th newest of the window is at or after the
-   * old cut, so every session of the page is among those read; if it finds fewer (sessions
-   * deleted, or moved past the window's end), the page is read again as above.
+   * top-N over both keys took 10 ms of the 14 on 50,000 sessions (issue 15). The heap is most of
+   * what is left (3 of ~6 ms of the engine's time at 50,000 sessions, growing with them), so a
+   * page read again starts where it ended last time (PageCuts).
    */
   async list(projectId: string, q: ListQuery): Promise<SessionListItem[]> {
     const start = q.window_start ?? MIN_MS;
     const end = q.window_end ?? MAX_MS;
     const limit = checkLimit(q.limit);
-    const key = `${projectId}\u0000${start}\u0000${end}\u0000${limit}`;
-    const cut = this.cuts.get(key);
-    let rows =
-      cut === undefined
-        ? null
-        : await this.reader.all(
-            `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
-             WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
-             ORDER BY last_event_at DESC, session_id LIMIT $4`,
-            [projectId, Math.max(start, cut), end, limit],
-          );
-    if (!rows || rows.length < limit) {
-      rows = await this.reader.all(
-        `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
-         WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
-           AND last_event_at >= (SELECT list_min(max(last_event_at, $4)) FROM sessions
-                                 WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3)
-         ORDER BY last_event_at DESC, session_id LIMIT $4`,
-        [projectId, start, end, limit],
-      );
-    }
-    const page = rows.map(rowToSessionListItem);
-    this.cuts.delete(key);
-    if (page.length === limit) {
-      this.cuts.set(key, page[limit - 1]!.last_event_at);
-      if (this.cuts.size > MAX_CUTS) this.cuts.delete(this.cuts.keys().next().value!);
-    }
-    return page;
+    const rows = await this.cuts.page(
+      `${projectId}\u0000${start}\u0000${end}\u0000${limit}`,
+      limit,
+      (from) =>
+        from === null
+          ? this.reader.all(
+              `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
+               WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
+                 AND last_event_at >= (SELECT list_min(max(last_event_at, $4)) FROM sessions
+                                       WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3)
+               ORDER BY last_event_at DESC, session_id LIMIT $4`,
+              [projectId, start, end, limit],
+            )
+          : this.reader.all(
+              `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
+               WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
+               ORDER BY last_event_at DESC, session_id LIMIT $4`,
+              [projectId, Math.max(start, from), end, limit],
+            ),
+      (r) => toInt(r.last_event_at),
+    );
+    return rows.map(rowToSessionListItem);
   }
 
   async page(projectId: string, afterSessionId: string | null, limit: number): Promise<SessionState[]> {
