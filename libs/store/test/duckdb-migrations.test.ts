@@ -256,7 +256,7 @@ describe('DuckDB migrations', function () {
       c.closeSync();
       db.closeSync();
     }
-    // Reopened, the index is there and used as before.
+    // Reopened, step 11 is not applied again (a second CREATE INDEX would fail) and reads still answer.
     store = await openStore({ kind: 'duckdb', path });
     try {
       await store.migrate();

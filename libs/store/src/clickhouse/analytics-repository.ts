@@ -242,7 +242,7 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
                       intDiv((hour + 1) * ${HOUR_MS} - 1 - {start:Int64}, {bucket:Int64}) AS ke
                FROM ${this.wholeHours('rollup_visitors')})
          UNION ALL
-         SELECT b, v FROM ${this.edges('intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, cityHash64(ip, user_agent) AS v')})
+         SELECT b, v FROM ${this.edges(`${bucket}, cityHash64(ip, user_agent) AS v`)})
        GROUP BY b`,
         p,
       ),

@@ -14,15 +14,17 @@ export class PageCuts {
   readonly #cuts = new Map<string, number>();
 
   /**
-   * The page of `limit` items: `read(from)` reads those at or after `from` (the window's own
-   * start when `from` is null), newest first; `at` says where an item stands.
+   * The page of `limit` items that `query` names (its project, window, limit…): `read(from)`
+   * reads those at or after `from` (the window's own start when `from` is null), newest first;
+   * `at` says where an item stands.
    */
   async page<T>(
-    key: string,
+    query: ReadonlyArray<string | number>,
     limit: number,
     read: (from: number | null) => Promise<T[]>,
     at: (item: T) => number,
   ): Promise<T[]> {
+    const key = query.join('\u0000');
     const cut = this.#cuts.get(key);
     let items = cut === undefined ? null : await read(cut);
     if (!items || items.length < limit) items = await read(null);

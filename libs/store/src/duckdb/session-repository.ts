@@ -33,6 +33,10 @@ const SET = COLUMNS.filter(([n]) => !KEY.has(n))
   .map(([n]) => `${quote(n)} = excluded.${quote(n)}`)
   .join(', ');
 
+/** The limit-th greatest last_event_at of the window ($2, $3), as a heap of integers ($4). */
+const PAGE_HEAP = `AND last_event_at >= (SELECT list_min(max(last_event_at, $4)) FROM sessions
+  WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3)`;
+
 export class DuckDbSessionRepository implements SessionRepository {
   private readonly cuts = new PageCuts();
 
@@ -91,24 +95,16 @@ export class DuckDbSessionRepository implements SessionRepository {
     const end = q.window_end ?? MAX_MS;
     const limit = checkLimit(q.limit);
     const rows = await this.cuts.page(
-      `${projectId}\u0000${start}\u0000${end}\u0000${limit}`,
+      [projectId, start, end, limit],
       limit,
+      // From a cut (never before `start`: it is a page item's time), no heap is needed.
       (from) =>
-        from === null
-          ? this.reader.all(
-              `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
-               WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
-                 AND last_event_at >= (SELECT list_min(max(last_event_at, $4)) FROM sessions
-                                       WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3)
-               ORDER BY last_event_at DESC, session_id LIMIT $4`,
-              [projectId, start, end, limit],
-            )
-          : this.reader.all(
-              `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
-               WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3
-               ORDER BY last_event_at DESC, session_id LIMIT $4`,
-              [projectId, Math.max(start, from), end, limit],
-            ),
+        this.reader.all(
+          `SELECT session_id, first_event_at, last_event_at, event_count FROM sessions
+           WHERE project_id = $1 AND last_event_at >= $2 AND last_event_at < $3 ${from === null ? PAGE_HEAP : ''}
+           ORDER BY last_event_at DESC, session_id LIMIT $4`,
+          [projectId, from ?? start, end, limit],
+        ),
       (r) => toInt(r.last_event_at),
     );
     return rows.map(rowToSessionListItem);

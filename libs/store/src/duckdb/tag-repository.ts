@@ -85,7 +85,7 @@ export class DuckDbTagRepository implements TagRepository {
     const end = q.window_end ?? MAX_MS;
     const limit = checkLimit(q.limit);
     const rows = await this.cuts.page(
-      `${projectId}\u0000${tag}\u0000${start}\u0000${end}\u0000${limit}`,
+      [projectId, tag, start, end, limit],
       limit,
       (from) =>
         this.reader.all(
@@ -94,7 +94,7 @@ export class DuckDbTagRepository implements TagRepository {
            GROUP BY session_id
            HAVING latest < $4
            ORDER BY latest DESC, session_id LIMIT $5`,
-          [projectId, tag, from === null ? start : Math.max(start, from), end, limit],
+          [projectId, tag, from ?? start, end, limit],
         ),
       (r) => toInt(r.latest),
     );
