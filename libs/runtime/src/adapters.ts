@@ -1,8 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { Config } from '@spoor/config';
 import type { Logger } from '@spoor/service-log';
 import { openBus, topicNames, type Bus } from '@spoor/bus';
-import { announcingStore, openStore, StoreChangeFeed, type Store } from '@spoor/store';
+import {
+  announcingStore,
+  markingStore,
+  openStore,
+  StoreChangeFeed,
+  type CredentialMark,
+  type Store,
+} from '@spoor/store';
 import { MemoryKv, RedisKv, type Kv } from '@spoor/kv';
 import { secureDataDir } from './data-dir-permissions.js';
 
@@ -17,6 +25,12 @@ export interface Adapters {
    * process, those of its pipeline thread): the gateway's record cache forgets on each.
    */
   changes: StoreChangeFeed;
+  /**
+   * Where the KV is shared by every process (Redis): the mark that this process' writes to API
+   * keys and revocations move before they answer, so a gateway may cache both (record-cache.ts).
+   * Null where one process holds the store and the KV.
+   */
+  credentialMark: CredentialMark | null;
   close(): Promise<void>;
 }
 
@@ -42,7 +56,7 @@ export async function openAdapters(
     throw err;
   }
   logger.info('adapters open', { bus: bus.kind, store: rest.store.kind, kv: rest.kv.kind, dataDir });
-  return assembleAdapters(config, bus, rest.store, rest.kv);
+  return assembleAdapters(config, bus, rest.store, rest.kv, logger);
 }
 
 /** The bus the configuration names: Kafka, or the embedded log under the data directory. */
@@ -88,21 +102,41 @@ export async function openKvOf(config: Config): Promise<Kv> {
 }
 
 /**
- * Adapters over what is open, the store announcing its writes on `changes`; close() closes the
- * bus, then the KV, then the store.
+ * Adapters over what is open, the store announcing its writes on `changes` (and, on a shared
+ * KV, moving the credential mark); close() closes the bus, then the KV, then the store.
  */
-export function assembleAdapters(config: Config, bus: Bus, store: Store, kv: Kv): Adapters {
+export function assembleAdapters(config: Config, bus: Bus, store: Store, kv: Kv, logger: Logger): Adapters {
   const changes = new StoreChangeFeed();
+  const credentialMark = kv.kind === 'redis' ? kvCredentialMark(kv) : null;
+  const announced = announcingStore(store, changes);
   return {
     bus,
-    store: announcingStore(store, changes),
+    store: credentialMark
+      ? markingStore(announced, credentialMark, (err) =>
+          logger.warn(
+            'could not move the credential mark; other gateways forget their cached credentials within SPOOR_GATEWAY_CACHE_MS',
+            { err },
+          ),
+        )
+      : announced,
     kv,
     changes,
+    credentialMark,
     topics: topicNames(config.topicPrefix),
     async close() {
       await bus.close();
       await kv.close();
       await store.close();
     },
+  };
+}
+
+const CREDENTIAL_MARK_KEY = 'credentials:mark';
+
+/** The credential mark as one KV key: a fresh random value per move, so it never comes back to one a gateway saw. */
+export function kvCredentialMark(kv: Kv): CredentialMark {
+  return {
+    read: () => kv.get(CREDENTIAL_MARK_KEY),
+    move: () => kv.set(CREDENTIAL_MARK_KEY, randomUUID()),
   };
 }

@@ -73,7 +73,7 @@ async function boot(): Promise<void> {
           steps: spec.steps.map((step) => ({ ...step, matches: funnelStepMatcher(step.logic) })),
         }),
     });
-    const parts = assembleAdapters(config, bus, store, kv);
+    const parts = assembleAdapters(config, bus, store, kv, logger);
     adapters = {
       ...parts,
       bus: metrics.bus(bus),

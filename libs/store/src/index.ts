@@ -11,5 +11,12 @@ export { ClickHouseStore, type ClickHouseStoreOptions } from './clickhouse/click
 export { checkIdentifier } from './clickhouse/clickhouse-connection.js';
 export { duckdbMigrations, type DuckMigration } from './duckdb/migrations.js';
 export { clickhouseMigrations, type ClickHouseMigration } from './clickhouse/migrations.js';
-export { StoreChangeFeed, announcingStore, type StoreChange, type StoreChangeListener } from './store-changes.js';
+export {
+  StoreChangeFeed,
+  announcingStore,
+  markingStore,
+  type CredentialMark,
+  type StoreChange,
+  type StoreChangeListener,
+} from './store-changes.js';
 export { cachingStore, type RecordCacheOptions } from './record-cache.js';

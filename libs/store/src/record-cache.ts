@@ -5,7 +5,8 @@
 // change shows within `ttlMs`. Only records found are kept: a project registered elsewhere is
 // seen at its first request, and a deleted one is never answered from memory once this process
 // heard of the deletion or the entry aged out. On a store this process holds alone (embedded
-// DuckDB), API keys and token revocations are cached too (`credentials`, fourth round).
+// DuckDB), API keys and token revocations are cached too (`credentials`, fourth round), and on a
+// store shared by several processes when each checks a mark that every revocation moves (ninth round).
 import type { AccountRecord, ApiKeyRecord, ProjectRecord } from '@spoor/schemas';
 import type {
   AccountRepository,
@@ -14,7 +15,7 @@ import type {
   Store,
   TokenRevocationRepository,
 } from './store.js';
-import { announcingStore, type StoreChange, type StoreChangeFeed } from './store-changes.js';
+import { announcingStore, type CredentialMark, type StoreChange, type StoreChangeFeed } from './store-changes.js';
 
 export interface RecordCacheOptions {
   /** How long a record read from the engine is answered from memory; 0 turns the cache off. */
@@ -28,9 +29,11 @@ export interface RecordCacheOptions {
    * holds alone (an embedded DuckDB file, which one process opens): there every write to either
    * is this process' own, heard on `changes` before the write's answer, so a revoked key or a
    * logged-out token is refused at its next request as without the cache. On a store shared by
-   * several gateways a revocation elsewhere would go unheard for `ttlMs`: leave it off there.
+   * several gateways a revocation elsewhere would go unheard for `ttlMs`: there pass the
+   * `CredentialMark` that every process' writes move (markingStore): each answer from memory first
+   * reads the mark, and a mark that moved (or cannot be read) sends the read to the store.
    */
-  credentials?: boolean;
+  credentials?: boolean | CredentialMark;
 }
 
 interface Entry<T> {
@@ -114,14 +117,21 @@ export function cachingStore(store: Store, changes: StoreChangeFeed, options: Re
   if (options.credentials) {
     const keyRepo = announced.apiKeys;
     const revokedRepo = announced.revokedTokens;
+    const fresh = options.credentials === true ? null : freshness(options.credentials, [apiKeys, revocations]);
     cached.apiKeys = withReads<ApiKeyRepository>(keyRepo, {
-      findByHash: (keyHash) => apiKeys.get(keyHash, () => keyRepo.findByHash(keyHash)),
+      findByHash: async (keyHash) =>
+        (await fresh?.()) === false
+          ? keyRepo.findByHash(keyHash)
+          : apiKeys.get(keyHash, () => keyRepo.findByHash(keyHash)),
     });
     cached.revokedTokens = withReads<TokenRevocationRepository>(revokedRepo, {
       // Both answers are kept: a revocation only ever ends by the token's own expiry, which the
       // token's `exp` refuses before the store is asked.
       isRevoked: async (tokenId, at) =>
-        (await revocations.get(tokenId, async () => ({ revoked: await revokedRepo.isRevoked(tokenId, at) })))!.revoked,
+        (await fresh?.()) === false
+          ? revokedRepo.isRevoked(tokenId, at)
+          : (await revocations.get(tokenId, async () => ({ revoked: await revokedRepo.isRevoked(tokenId, at) })))!
+              .revoked,
     });
   }
   return new Proxy(announced, {
@@ -130,6 +140,29 @@ export function cachingStore(store: Store, changes: StoreChangeFeed, options: Re
       return Reflect.get(target, prop, target) as unknown;
     },
   });
+}
+
+/**
+ * Before an answer from memory: reads `mark`, and empties `shelves` when it moved since the last
+ * read. False when it cannot be read (the answer then comes from the store). Emptying is always
+ * safe, so reads that overtake each other at worst empty the shelves once too often; a load that
+ * an emptying overtook is not kept (Shelf.get), and a mark moves only after its write is stored.
+ */
+function freshness(mark: CredentialMark, shelves: ReadonlyArray<Shelf<unknown>>): () => Promise<boolean> {
+  let seen: string | null | undefined;
+  return async () => {
+    let now: string | null;
+    try {
+      now = await mark.read();
+    } catch {
+      return false;
+    }
+    if (now !== seen) {
+      for (const shelf of shelves) shelf.clear();
+      seen = now;
+    }
+    return true;
+  };
 }
 
 /** `repo` with the cached reads in place of its own; every other method is the repository's. */

@@ -1,14 +1,15 @@
 // What a process' own writes changed among the records its readers cache (issue 15, third round;
 // record-cache.ts): the process announces each write to projects and accounts on a feed, and a
 // cache in the same process drops what it holds at once. Changes made by other processes are
-// not heard here; the cache's time bound covers those.
+// not heard here; the cache's time bound covers those, except for credentials, whose writes
+// also move a mark that every process reads (markingStore, CredentialMark).
 import type { Store } from './store.js';
 
 /** Which kinds of record a write touched. Plain data: it crosses threads by structured clone. */
 export interface StoreChange {
   projects?: true;
   accounts?: true;
-  /** API keys created or revoked (cached only on a store this process holds alone, record-cache.ts). */
+  /** API keys created or revoked (cached where this process holds the store alone or reads the credential mark). */
   apiKeys?: true;
   /** ID tokens revoked (likewise). */
   revocations?: true;
@@ -68,6 +69,35 @@ const WRITES: Record<string, Record<string, StoreChange>> = {
  */
 export function announcingStore(store: Store, feed: StoreChangeFeed): Store {
   if (announcing.get(store) === feed) return store;
+  const announced = afterWrites(store, (change) => feed.emit(change));
+  announcing.set(announced, feed);
+  return announced;
+}
+
+/**
+ * A mark that moves with every change to API keys or token revocations, in a place every process
+ * sharing the store reads (Redis, in Kafka mode): a gateway that caches credentials compares it
+ * before each answer from memory (record-cache.ts), so another process' logout is heard at the
+ * next request, not after the cache's lifetime.
+ */
+export interface CredentialMark {
+  /** The mark as it stands; rejects when it cannot be read (the caller then asks the store). */
+  read(): Promise<string | null>;
+  /** Moves it to a value it never had. */
+  move(): Promise<void>;
+}
+
+/**
+ * `store` whose writes to API keys and revocations move `mark` before they answer (also when
+ * they fail half way). A mark that cannot move is reported to `failed`, and the write stands:
+ * the other gateways' memory of it still ends with its lifetime.
+ */
+export function markingStore(store: Store, mark: CredentialMark, failed: (err: unknown) => void): Store {
+  return afterWrites(store, (change) => (change.apiKeys || change.revocations ? mark.move().catch(failed) : undefined));
+}
+
+/** `store` with `after(change)` run, and awaited, after each write WRITES names. */
+function afterWrites(store: Store, after: (change: StoreChange) => unknown): Store {
   const repositories = new Map<string, unknown>();
   for (const [name, methods] of Object.entries(WRITES)) {
     const repo = (store as unknown as Record<string, Record<string, Method>>)[name]!;
@@ -79,18 +109,16 @@ export function announcingStore(store: Store, feed: StoreChangeFeed): Store {
           if (typeof value !== 'function') return value;
           const change = typeof prop === 'string' ? methods[prop] : undefined;
           if (!change) return (value as Method).bind(target);
-          return (...args: never[]) => (value as Method).apply(target, args).finally(() => feed.emit(change));
+          return (...args: never[]) => (value as Method).apply(target, args).finally(() => after(change));
         },
       }),
     );
   }
-  const announced = new Proxy(store, {
+  return new Proxy(store, {
     get(target, prop) {
       if (typeof prop === 'string' && repositories.has(prop)) return repositories.get(prop);
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as Method).bind(target) : value;
     },
   });
-  announcing.set(announced, feed);
-  return announced;
 }

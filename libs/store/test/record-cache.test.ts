@@ -2,7 +2,14 @@
 // through the announcing store, as every service of a Spoor process does (libs/runtime adapters);
 // "another process" writes through the engine's store directly, which announces nothing here.
 import { expect } from 'chai';
-import { announcingStore, cachingStore, StoreChangeFeed, type Store } from '../src/index.js';
+import {
+  announcingStore,
+  cachingStore,
+  markingStore,
+  StoreChangeFeed,
+  type CredentialMark,
+  type Store,
+} from '../src/index.js';
 import { backends, migratedStore } from './store-backends.js';
 import { account, apiKey, project } from './store-fixtures.js';
 
@@ -177,6 +184,61 @@ for (const backend of backends) {
         now += 1;
         expect(await keyed.apiKeys.findByHash(keyHash)).to.equal(null);
         expect(await keyed.revokedTokens.isRevoked(token(), wall)).to.equal(true);
+      });
+
+      it("with a credential mark, another process' revocations show at once; an unreadable mark sends reads to the store", async () => {
+        // The mark as a shared KV would hold it (libs/runtime: a Redis key), here a variable both
+        // processes see; `down` is the fault of a KV that cannot be reached.
+        let value: string | null = null;
+        let down = false;
+        let moves = 0;
+        const mark: CredentialMark = {
+          read: async () => {
+            if (down) throw new Error('KV unreachable');
+            return value;
+          },
+          move: async () => {
+            value = `m${++moves}`;
+          },
+        };
+        const feed = new StoreChangeFeed();
+        const marked = cachingStore(announcingStore(engine, feed), feed, {
+          ttlMs: TTL_MS,
+          now: () => now,
+          credentials: mark,
+        });
+        const elsewhere = markingStore(announcingStore(engine, new StoreChangeFeed()), mark, (err) => {
+          throw err;
+        });
+        expect(await marked.apiKeys.findByHash(keyHash)).to.not.equal(null);
+        expect(await marked.revokedTokens.isRevoked(token(), wall)).to.equal(false);
+        // Unheard here and without the mark: answered from memory, as a process of old would.
+        await engine.apiKeys.create(apiKey({ account_id: ids.account, api_key_name: 'ci2', key_hash: `${keyHash}-2` }));
+        expect(await marked.apiKeys.findByHash(`${keyHash}-2`)).to.not.equal(null);
+        await engine.apiKeys.revoke(ids.account, 'ci2', wall);
+        expect(await marked.apiKeys.findByHash(`${keyHash}-2`), 'a write that moved no mark').to.not.equal(null);
+
+        expect(await elsewhere.apiKeys.revoke(ids.account, 'ci', wall)).to.equal(true);
+        expect(moves).to.equal(1);
+        expect(await marked.apiKeys.findByHash(keyHash)).to.equal(null);
+        expect(await marked.apiKeys.findByHash(`${keyHash}-2`)).to.equal(null);
+        await elsewhere.revokedTokens.revoke(revocation());
+        expect(await marked.revokedTokens.isRevoked(token(), wall)).to.equal(true);
+
+        await engine.apiKeys.create(apiKey({ account_id: ids.account, api_key_name: 'ci3', key_hash: `${keyHash}-3` }));
+        expect(await marked.apiKeys.findByHash(`${keyHash}-3`)).to.not.equal(null);
+        await elsewhere.erasure.deleteAccount(ids.account, 'no-job');
+        expect(moves).to.equal(3);
+        expect(await marked.apiKeys.findByHash(`${keyHash}-3`), 'an account deletion elsewhere').to.equal(null);
+
+        await engine.apiKeys.create(apiKey({ account_id: ids.account, api_key_name: 'ci4', key_hash: `${keyHash}-4` }));
+        expect(await marked.apiKeys.findByHash(`${keyHash}-4`)).to.not.equal(null);
+        down = true;
+        await engine.apiKeys.revoke(ids.account, 'ci4', wall);
+        expect(
+          await marked.apiKeys.findByHash(`${keyHash}-4`),
+          'read from the store while the mark is unreadable',
+        ).to.equal(null);
       });
 
       it("without credentials reads keys and revocations every time, so another process' revocation shows at once", async () => {

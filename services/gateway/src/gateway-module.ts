@@ -118,11 +118,12 @@ export const gatewayModule: ServiceModule = {
   async start({ config, adapters, clock, publicUrl, logger }) {
     // Accounts and projects from memory for a moment: two of the four engine queries of every
     // authenticated read (issue 15; libs/store/src/record-cache.ts).
-    // API keys and revocations too where this process holds the store alone (an embedded DuckDB
-    // file: one process opens it, so every revocation is this process' own write, heard at once).
+    // API keys and revocations too: where this process holds the store alone (an embedded DuckDB
+    // file: one process opens it, so every revocation is this process' own write, heard at once),
+    // or where every process' revocations move a mark in the shared KV (Redis), read before each.
     const store = cachingStore(adapters.store, adapters.changes, {
       ttlMs: config.gatewayCacheMs,
-      credentials: adapters.store.kind === 'duckdb',
+      credentials: adapters.store.kind === 'duckdb' || (adapters.credentialMark ?? false),
     });
     const issuerUrl = publicUrl ?? `http://${config.host}:${config.port}`;
     const issuer = new BuiltInIssuer({ accounts: store.accounts, signingKeys: store.signingKeys, issuerUrl, clock });
