@@ -83,6 +83,11 @@ export interface EventRepository {
   listActions(projectId: string): Promise<ActionSeen[]>;
 }
 
+export interface SessionSpan {
+  first_event_at: number;
+  last_event_at: number;
+}
+
 export interface SessionRepository {
   /**
    * Inserts or replaces whole session states, keyed by (project_id, session_id). A state whose
@@ -91,6 +96,11 @@ export interface SessionRepository {
    */
   upsert(sessions: SessionState[]): Promise<void>;
   get(projectId: string, sessionId: string): Promise<SessionState | null>;
+  /**
+   * The stored session's time range, null when there is none: what a read of its events needs,
+   * without the summary's other ~30 columns (each costs both engines a fixed share of a point read).
+   */
+  span(projectId: string, sessionId: string): Promise<SessionSpan | null>;
   /** The stored ones among sessionIds, ordered by session_id. */
   getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]>;
   /** Newest first by last_event_at, then session_id; window filters on last_event_at. */

@@ -296,6 +296,21 @@ for (const backend of backends) {
         expect(await store.sessions.getMany(p, [])).to.deep.equal([]);
       });
 
+      it("gives a session's time range alone, null for none and for another project's session", async function () {
+        const spanOf = (s: { first_event_at: number; last_event_at: number }) => ({
+          first_event_at: s.first_event_at,
+          last_event_at: s.last_event_at,
+        });
+        expect(await store.sessions.span(p, 's1')).to.deep.equal(spanOf(s1));
+        expect(await store.sessions.span(p, 's2')).to.deep.equal(spanOf(s2));
+        expect(await store.sessions.span(p, 'none')).to.equal(null);
+        expect(await store.sessions.span(`${p}-other`, 's1')).to.equal(null);
+        const elsewhere = session({ project_id: `${p}-other`, session_id: 's1', last_event_at: T0 + 9000 });
+        await store.sessions.upsert([elsewhere]);
+        expect(await store.sessions.span(`${p}-other`, 's1')).to.deep.equal(spanOf(elsewhere));
+        expect(await store.sessions.span(p, 's1')).to.deep.equal(spanOf(s1));
+      });
+
       it('gets many by a long id list (parameters past URL length)', async function () {
         const many = Array.from({ length: 2000 }, (_, i) => `missing-session-${String(i).padStart(5, '0')}`);
         const got = await store.sessions.getMany(p, [...many, 's2']);
@@ -353,6 +368,10 @@ for (const backend of backends) {
         expect(await store.sessions.get(p, 's1')).to.deep.equal(next);
         await store.sessions.upsert([{ ...s1, updated_at: T0 + 10 }]);
         expect(await store.sessions.get(p, 's1')).to.deep.equal(next);
+        expect(await store.sessions.span(p, 's1')).to.deep.equal({
+          first_event_at: next.first_event_at,
+          last_event_at: next.last_event_at,
+        });
         expect((await store.sessions.list(p, { limit: 10 })).map((s) => s.session_id)).to.deep.equal([
           's1',
           's2',

@@ -1,5 +1,5 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
-import type { ListQuery, SessionRepository } from '../store.js';
+import type { ListQuery, SessionRepository, SessionSpan } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import { SESSION_COLUMNS, latestPerSession, rowToSession, sessionToRow } from '../session-row.js';
 import type { ClickHouseConnection, Params, Row } from './clickhouse-connection.js';
@@ -43,6 +43,15 @@ export class ClickHouseSessionRepository implements SessionRepository {
       { project_id: projectId, session_id: sessionId },
     );
     return row ? rowToSession(row) : null;
+  }
+
+  async span(projectId: string, sessionId: string): Promise<SessionSpan | null> {
+    const [row] = await this.ch.rows(
+      `SELECT first_event_at, last_event_at FROM ${this.ch.table('sessions')} FINAL
+       WHERE project_id = {project_id:String} AND session_id = {session_id:String}`,
+      { project_id: projectId, session_id: sessionId },
+    );
+    return row ? { first_event_at: toInt(row.first_event_at), last_event_at: toInt(row.last_event_at) } : null;
   }
 
   async getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]> {

@@ -1,5 +1,5 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
-import type { ListQuery, SessionRepository } from '../store.js';
+import type { ListQuery, SessionRepository, SessionSpan } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import { SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow } from '../session-row.js';
 import {
@@ -71,6 +71,15 @@ export class DuckDbSessionRepository implements SessionRepository {
       [projectId, sessionId],
     );
     return row ? rowToSession(row) : null;
+  }
+
+  async span(projectId: string, sessionId: string): Promise<SessionSpan | null> {
+    const [row] = await this.reader.all(
+      `SELECT * FROM (SELECT project_id, first_event_at, last_event_at FROM sessions WHERE session_id = $2 OFFSET 0)
+       WHERE project_id = $1`,
+      [projectId, sessionId],
+    );
+    return row ? { first_event_at: toInt(row.first_event_at), last_event_at: toInt(row.last_event_at) } : null;
   }
 
   async getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]> {

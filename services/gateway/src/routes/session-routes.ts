@@ -143,10 +143,12 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
     },
     async ({ query, params, principal }) => {
       // Event rows carry payloads, IPs and user agents: the same DNS gate as /v1/events/enriched (issue 13).
-      const { project, session } = await sessionOf(store, principal, query, params.session_id);
+      const project = await scopedProject(store, principal, query.origin, query.project);
+      // Only the summary's time range (not the whole summary): it lets the store skip the rest of the table.
+      const span = await store.sessions.span(project.project_id, params.session_id);
+      if (!span) throw errors.notFound('Session not found');
       requireVerified(project);
-      // The events the summary covers: its time range lets the store skip the rest of the table.
-      const within = { from: session.first_event_at, to: session.last_event_at };
+      const within = { from: span.first_event_at, to: span.last_event_at };
       const events = await store.events.sessionEvents(project.project_id, params.session_id, within);
       return { events: events.map(({ project_id: _p, ...e }) => e) };
     },
