@@ -211,7 +211,7 @@ for (const backend of backends) {
       await expectPage('p-keep', { window_start: T0 + 3 * HOUR, window_end: T0 + 7 * HOUR, limit: 2 });
     });
 
-    // The embedded store starts the next read of the same page where the last one ended; each
+    // Both stores start the next read of the same page where the last one ended; each
     // change below moves sessions across that point, and every page must still be exact.
     it('asks the same pages again and again while sessions grow, leave the window and are deleted', async function () {
       const p = 'p-again';

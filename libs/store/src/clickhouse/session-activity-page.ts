@@ -64,6 +64,24 @@ export async function newestSessions(
   }
 }
 
+/**
+ * The page as far as it lies at or after `from` (a cut where a previous read of this page ended,
+ * page-cuts.ts): one slice, no hour counts. Fewer than `limit` sessions means the caller reads
+ * the page whole with newestSessions.
+ */
+export async function newestSessionsFrom(
+  ch: ClickHouseConnection,
+  projectId: string,
+  window: { start: number; end: number },
+  limit: number,
+  from: number,
+): Promise<SessionListItem[]> {
+  const lo = Math.max(window.start, from);
+  if (lo >= window.end || limit === 0) return [];
+  const slice = await latestIn(ch, projectId, lo, window.end);
+  return (await dropSuperseded(ch, projectId, window.end, slice, limit)).slice(0, limit);
+}
+
 /** Versions per hour of last_event_at, newest hour first, over the hours the window touches. */
 async function hourCounts(
   ch: ClickHouseConnection,

@@ -3,7 +3,8 @@ import type { ListQuery, SessionRepository, SessionSpan } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import { SESSION_COLUMNS, latestPerSession, rowToSession, sessionToRow } from '../session-row.js';
 import type { ClickHouseConnection, Params, Row } from './clickhouse-connection.js';
-import { newestSessions } from './session-activity-page.js';
+import { newestSessions, newestSessionsFrom } from './session-activity-page.js';
+import { PageCuts } from '../page-cuts.js';
 
 const LIST = SESSION_COLUMNS.join(', ');
 
@@ -26,6 +27,9 @@ export function deleteSessions(ch: ClickHouseConnection, where: string, params: 
 }
 
 export class ClickHouseSessionRepository implements SessionRepository {
+  /** Where recent pages by last activity ended: a page read again is one query, not two. */
+  private readonly cuts = new PageCuts();
+
   constructor(private readonly ch: ClickHouseConnection) {}
 
   async upsert(sessions: SessionState[]): Promise<void> {
@@ -65,10 +69,23 @@ export class ClickHouseSessionRepository implements SessionRepository {
     return rows.map(rowToSession);
   }
 
-  /** By last activity, from the projections of step 9: a few granules, not every summary of the project. */
+  /**
+   * By last activity, from the projections of step 9: a few granules, not every summary of the
+   * project. A page read again starts where it ended last time (one query instead of the hour
+   * counts and the slice), and is read whole when that finds fewer than its limit.
+   */
   list(projectId: string, q: ListQuery): Promise<SessionListItem[]> {
     const window = { start: q.window_start ?? MIN_MS, end: q.window_end ?? MAX_MS };
-    return newestSessions(this.ch, projectId, window, checkLimit(q.limit));
+    const limit = checkLimit(q.limit);
+    return this.cuts.page(
+      [projectId, window.start, window.end, limit],
+      limit,
+      (from) =>
+        from === null
+          ? newestSessions(this.ch, projectId, window, limit)
+          : newestSessionsFrom(this.ch, projectId, window, limit, from),
+      (s) => s.last_event_at,
+    );
   }
 
   async page(projectId: string, afterSessionId: string | null, limit: number): Promise<SessionState[]> {

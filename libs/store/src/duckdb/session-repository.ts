@@ -9,7 +9,7 @@ import {
   type DuckDbConnection,
   type DuckReader,
 } from './duckdb-connection.js';
-import { PageCuts } from './page-cuts.js';
+import { PageCuts } from '../page-cuts.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   first_event_at: 'BIGINT',

@@ -3,7 +3,7 @@ import type { ListQuery, TagRepository } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
 import { TAG_COLUMNS, latestPerFact, rowToTagSeen, rowToTaggedSession, tagToRow, rowToSessionTag } from '../tag-row.js';
 import type { DuckColumnType, DuckColumns, DuckDbConnection, DuckReader } from './duckdb-connection.js';
-import { PageCuts } from './page-cuts.js';
+import { PageCuts } from '../page-cuts.js';
 
 const TYPES: Record<string, DuckColumnType> = { tagged_at: 'BIGINT', removed: 'BOOLEAN', changed_at: 'BIGINT' };
 const COLUMNS: DuckColumns = TAG_COLUMNS.map((n) => [n, TYPES[n] ?? 'VARCHAR'] as const);

@@ -8,7 +8,8 @@ const MAX_CUTS = 1024;
  * still finds `limit` items, the limit-th newest of the whole page is at or after the old cut, so
  * every item of the page is among those read; if it finds fewer (items deleted, or moved past
  * the window's end), the caller reads the page whole. DuckDB's top-N over a project's sessions
- * (a heap of 50,000 integers) or its group-by over a week of tag facts was most of either read.
+ * (a heap of 50,000 integers) or its group-by over a week of tag facts was most of either read;
+ * on ClickHouse the sessions page skips the hour counts that say where a whole read begins.
  */
 export class PageCuts {
   readonly #cuts = new Map<string, number>();
