@@ -27,6 +27,11 @@ export class RedisKv implements Kv {
     return new RedisKv(redis);
   }
 
+  /** Connected and answering: while not, a caller with a fallback takes it at once instead of waiting for commandTimeout. */
+  ready(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   rateCounter(opts: RateCounterOptions): RateCounter {
     return redisRateCounter(this.redis, opts);
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { Config } from '@spoor/config';
 import type { Logger } from '@spoor/service-log';
+import { kvKeys } from '@spoor/schemas';
 import { openBus, topicNames, type Bus } from '@spoor/bus';
 import {
   announcingStore,
@@ -107,7 +108,7 @@ export async function openKvOf(config: Config): Promise<Kv> {
  */
 export function assembleAdapters(config: Config, bus: Bus, store: Store, kv: Kv, logger: Logger): Adapters {
   const changes = new StoreChangeFeed();
-  const credentialMark = kv.kind === 'redis' ? kvCredentialMark(kv) : null;
+  const credentialMark = kv instanceof RedisKv ? redisCredentialMark(kv) : null;
   const announced = announcingStore(store, changes);
   return {
     bus,
@@ -131,12 +132,15 @@ export function assembleAdapters(config: Config, bus: Bus, store: Store, kv: Kv,
   };
 }
 
-const CREDENTIAL_MARK_KEY = 'credentials:mark';
-
-/** The credential mark as one KV key: a fresh random value per move, so it never comes back to one a gateway saw. */
-export function kvCredentialMark(kv: Kv): CredentialMark {
+/**
+ * The credential mark as one Redis key: a fresh random value per move, so it never comes back to
+ * one a gateway saw. While Redis is not connected a read fails at once (the gateway then asks the
+ * store), rather than after the command timeout.
+ */
+function redisCredentialMark(kv: RedisKv): CredentialMark {
+  const key = kvKeys.credentialMark();
   return {
-    read: () => kv.get(CREDENTIAL_MARK_KEY),
-    move: () => kv.set(CREDENTIAL_MARK_KEY, randomUUID()),
+    read: () => (kv.ready() ? kv.get(key) : Promise.reject(new Error('Redis is not connected'))),
+    move: () => kv.set(key, randomUUID()),
   };
 }
