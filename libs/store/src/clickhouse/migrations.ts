@@ -44,9 +44,9 @@
 //   (project_id, tag, session_id), one row per tagged session.
 // - session_tag_facts (step 3): ReplacingMergeTree(changed_at) ORDER BY (project_id, tag,
 //   session_id, source): one fact per source, the greatest changed_at wins, on a tie the last
-//   insert (what a merge keeps). `_written`, the server's insert time in µs, lets reads pick
-//   that same row with argMax((changed_at, _written)) among versions not yet merged, instead
-//   of FINAL (tag-repository.ts). `tag` before `session_id` serves GET /v1/tags/{tag}; a
+//   insert (what a merge keeps, and what reads pick with FINAL; tag-repository.ts). `_written`,
+//   the server's insert time in µs, served reads that picked that row with argMax before issue
+//   15's ninth round. `tag` before `session_id` serves GET /v1/tags/{tag}; a
 //   project has few distinct tags, so ofSession's session_id condition still prunes within
 //   each tag's range.
 // - rules: ReplacingMergeTree(_version) ORDER BY (project_id, rule_id, version), first insert
