@@ -4,14 +4,7 @@ import type { Config } from '@spoor/config';
 import type { Logger } from '@spoor/service-log';
 import { kvKeys } from '@spoor/schemas';
 import { openBus, topicNames, type Bus } from '@spoor/bus';
-import {
-  announcingStore,
-  markingStore,
-  openStore,
-  StoreChangeFeed,
-  type CredentialMark,
-  type Store,
-} from '@spoor/store';
+import { announcingStore, openStore, StoreChangeFeed, type CredentialMark, type Store } from '@spoor/store';
 import { MemoryKv, RedisKv, type Kv } from '@spoor/kv';
 import { secureDataDir } from './data-dir-permissions.js';
 
@@ -109,17 +102,14 @@ export async function openKvOf(config: Config): Promise<Kv> {
 export function assembleAdapters(config: Config, bus: Bus, store: Store, kv: Kv, logger: Logger): Adapters {
   const changes = new StoreChangeFeed();
   const credentialMark = kv instanceof RedisKv ? redisCredentialMark(kv) : null;
-  const announced = announcingStore(store, changes);
+  const failed = (err: unknown) =>
+    logger.warn(
+      'could not move the credential mark; other gateways forget their cached credentials within SPOOR_GATEWAY_CACHE_MS',
+      { err },
+    );
   return {
     bus,
-    store: credentialMark
-      ? markingStore(announced, credentialMark, (err) =>
-          logger.warn(
-            'could not move the credential mark; other gateways forget their cached credentials within SPOOR_GATEWAY_CACHE_MS',
-            { err },
-          ),
-        )
-      : announced,
+    store: announcingStore(store, changes, credentialMark ? { mark: credentialMark, failed } : undefined),
     kv,
     changes,
     credentialMark,

@@ -32,13 +32,13 @@ export const kvKeys = {
   healthSnapshot: (slot: number) => `health:snapshot:${slot}`,
   /** A webhook delivery already planned for an announcement (a redelivery plans it once). */
   webhookEmitted: (deliveryId: string) => `webhook:emitted:${deliveryId}`,
+  /** One attempt of a webhook delivery, claimed by one worker. */
+  webhookAttempt: (deliveryId: string, attempt: number) => `webhook:attempt:${deliveryId}:${attempt}`,
   /**
    * A random value that every write revoking a credential (logout, API key, account deletion) replaces:
    * gateways that cache credentials read it before each answer from memory (libs/store record-cache.ts).
    */
   credentialMark: () => 'credentials:mark',
-  /** One attempt of a webhook delivery, claimed by one worker. */
-  webhookAttempt: (deliveryId: string, attempt: number) => `webhook:attempt:${deliveryId}:${attempt}`,
 } as const;
 
 /** Lifetimes of the families whose lifetime is fixed; the others take theirs from configuration or their interval. */

@@ -14,8 +14,8 @@ export { clickhouseMigrations, type ClickHouseMigration } from './clickhouse/mig
 export {
   StoreChangeFeed,
   announcingStore,
-  markingStore,
   type CredentialMark,
+  type MarkedWrites,
   type StoreChange,
   type StoreChangeListener,
 } from './store-changes.js';

@@ -30,7 +30,7 @@ export interface RecordCacheOptions {
    * is this process' own, heard on `changes` before the write's answer, so a revoked key or a
    * logged-out token is refused at its next request as without the cache. On a store shared by
    * several gateways a revocation elsewhere would go unheard for `ttlMs`: there pass the
-   * `CredentialMark` that every process' writes move (markingStore): each answer from memory first
+   * `CredentialMark` that every process' writes move (announcingStore's `marked`): each answer from memory first
    * reads the mark, and a mark that moved (or cannot be read) sends the read to the store.
    */
   credentials?: boolean | CredentialMark;
@@ -117,21 +117,26 @@ export function cachingStore(store: Store, changes: StoreChangeFeed, options: Re
   if (options.credentials) {
     const keyRepo = announced.apiKeys;
     const revokedRepo = announced.revokedTokens;
+    // With a mark, each answer first reads it: moved, the shelves are emptied; unreadable, the store answers.
     const fresh = options.credentials === true ? null : freshness(options.credentials, [apiKeys, revocations]);
+    const remembered = async <T>(fromMemory: () => Promise<T>, fromStore: () => Promise<T>): Promise<T> =>
+      !fresh || (await fresh()) ? fromMemory() : fromStore();
     cached.apiKeys = withReads<ApiKeyRepository>(keyRepo, {
-      findByHash: async (keyHash) =>
-        (await fresh?.()) === false
-          ? keyRepo.findByHash(keyHash)
-          : apiKeys.get(keyHash, () => keyRepo.findByHash(keyHash)),
+      findByHash: (keyHash) => {
+        const load = () => keyRepo.findByHash(keyHash);
+        return remembered(() => apiKeys.get(keyHash, load), load);
+      },
     });
     cached.revokedTokens = withReads<TokenRevocationRepository>(revokedRepo, {
       // Both answers are kept: a revocation only ever ends by the token's own expiry, which the
       // token's `exp` refuses before the store is asked.
-      isRevoked: async (tokenId, at) =>
-        (await fresh?.()) === false
-          ? revokedRepo.isRevoked(tokenId, at)
-          : (await revocations.get(tokenId, async () => ({ revoked: await revokedRepo.isRevoked(tokenId, at) })))!
-              .revoked,
+      isRevoked: (tokenId, at) => {
+        const load = () => revokedRepo.isRevoked(tokenId, at);
+        return remembered(
+          async () => (await revocations.get(tokenId, async () => ({ revoked: await load() })))!.revoked,
+          load,
+        );
+      },
     });
   }
   return new Proxy(announced, {

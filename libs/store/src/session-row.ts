@@ -1,5 +1,6 @@
 // The flat row shape of the sessions table, shared by both backends (see event-row.ts).
 import type { SessionListItem, SessionState } from '@spoor/schemas';
+import type { SessionSpan } from './store.js';
 import { toCountMap, toFloatOrNull, toInt, toStr, toStrOrNull, toStringList, toStructured } from './column-values.js';
 
 export const SESSION_COLUMNS = [
@@ -128,6 +129,11 @@ export function rowToSessionListItem(r: Record<string, unknown>): SessionListIte
     last_event_at: toInt(r.last_event_at),
     event_count: toInt(r.event_count),
   };
+}
+
+/** A session's time range (SessionRepository.span), from a row with those two columns. */
+export function rowToSessionSpan(r: Record<string, unknown>): SessionSpan {
+  return { first_event_at: toInt(r.first_event_at), last_event_at: toInt(r.last_event_at) };
 }
 
 /**

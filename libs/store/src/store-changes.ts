@@ -2,7 +2,7 @@
 // record-cache.ts): the process announces each write to projects and accounts on a feed, and a
 // cache in the same process drops what it holds at once. Changes made by other processes are
 // not heard here; the cache's time bound covers those, except for credentials, whose writes
-// also move a mark that every process reads (markingStore, CredentialMark).
+// also move a mark that every process reads (announcingStore's `marked`, CredentialMark).
 import type { Store } from './store.js';
 
 /** Which kinds of record a write touched. Plain data: it crosses threads by structured clone. */
@@ -63,18 +63,6 @@ const WRITES: Record<string, Record<string, StoreChange>> = {
 };
 
 /**
- * `store` whose writes to projects and accounts are announced on `feed` once the engine has
- * them — also when they fail half way, since part of them may have been applied. Everything
- * else passes through untouched.
- */
-export function announcingStore(store: Store, feed: StoreChangeFeed): Store {
-  if (announcing.get(store) === feed) return store;
-  const announced = afterWrites(store, (change) => feed.emit(change));
-  announcing.set(announced, feed);
-  return announced;
-}
-
-/**
  * A mark that moves with every change to API keys or token revocations, in a place every process
  * sharing the store reads (Redis, in Kafka mode): a gateway that caches credentials compares it
  * before each answer from memory (record-cache.ts), so another process' logout is heard at the
@@ -87,17 +75,27 @@ export interface CredentialMark {
   move(): Promise<void>;
 }
 
-/**
- * `store` whose writes to API keys and revocations move `mark` before they answer (also when
- * they fail half way). A mark that cannot move is reported to `failed`, and the write stands:
- * the other gateways' memory of it still ends with its lifetime.
- */
-export function markingStore(store: Store, mark: CredentialMark, failed: (err: unknown) => void): Store {
-  return afterWrites(store, (change) => (change.apiKeys || change.revocations ? mark.move().catch(failed) : undefined));
+/** A credential mark the writes move, and where a move that fails is reported. */
+export interface MarkedWrites {
+  mark: CredentialMark;
+  /** The write stands: the other gateways' memory of it still ends with its lifetime. */
+  failed: (err: unknown) => void;
 }
 
-/** `store` with `after(change)` run, and awaited, after each write WRITES names. */
-function afterWrites(store: Store, after: (change: StoreChange) => unknown): Store {
+/**
+ * `store` whose writes to projects and accounts are announced on `feed` once the engine has
+ * them — also when they fail half way, since part of them may have been applied — and, with
+ * `marked`, whose writes to API keys and revocations move the mark before they answer.
+ * Everything else passes through untouched. A store already announcing on `feed` is returned
+ * as it is (marks and all), so wrapping again never announces a write twice.
+ */
+export function announcingStore(store: Store, feed: StoreChangeFeed, marked?: MarkedWrites): Store {
+  if (announcing.get(store) === feed) return store;
+  const after = (change: StoreChange) => {
+    feed.emit(change);
+    if (marked && (change.apiKeys || change.revocations)) return marked.mark.move().catch(marked.failed);
+    return undefined;
+  };
   const repositories = new Map<string, unknown>();
   for (const [name, methods] of Object.entries(WRITES)) {
     const repo = (store as unknown as Record<string, Record<string, Method>>)[name]!;
@@ -114,11 +112,13 @@ function afterWrites(store: Store, after: (change: StoreChange) => unknown): Sto
       }),
     );
   }
-  return new Proxy(store, {
+  const announced = new Proxy(store, {
     get(target, prop) {
       if (typeof prop === 'string' && repositories.has(prop)) return repositories.get(prop);
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as Method).bind(target) : value;
     },
   });
+  announcing.set(announced, feed);
+  return announced;
 }

@@ -5,9 +5,9 @@ import { expect } from 'chai';
 import {
   announcingStore,
   cachingStore,
-  markingStore,
   StoreChangeFeed,
   type CredentialMark,
+  type StoreChange,
   type Store,
 } from '../src/index.js';
 import { backends, migratedStore } from './store-backends.js';
@@ -207,8 +207,18 @@ for (const backend of backends) {
           now: () => now,
           credentials: mark,
         });
-        const elsewhere = markingStore(announcingStore(engine, new StoreChangeFeed()), mark, (err) => {
+        // Another gateway as libs/runtime assembles it: its store announces and marks, and its
+        // cache wraps that store again on the same feed, which must not announce a write twice.
+        const theirs = new StoreChangeFeed();
+        const heard: StoreChange[] = [];
+        theirs.on((change) => heard.push(change));
+        const failed = (err: unknown) => {
           throw err;
+        };
+        const elsewhere = cachingStore(announcingStore(engine, theirs, { mark, failed }), theirs, {
+          ttlMs: TTL_MS,
+          now: () => now,
+          credentials: mark,
         });
         expect(await marked.apiKeys.findByHash(keyHash)).to.not.equal(null);
         expect(await marked.revokedTokens.isRevoked(token(), wall)).to.equal(false);
@@ -229,6 +239,7 @@ for (const backend of backends) {
         expect(await marked.apiKeys.findByHash(`${keyHash}-3`)).to.not.equal(null);
         await elsewhere.erasure.deleteAccount(ids.account, 'no-job');
         expect(moves).to.equal(3);
+        expect(heard, 'each write announced once where it was made').to.have.length(3);
         expect(await marked.apiKeys.findByHash(`${keyHash}-3`), 'an account deletion elsewhere').to.equal(null);
 
         await engine.apiKeys.create(apiKey({ account_id: ids.account, api_key_name: 'ci4', key_hash: `${keyHash}-4` }));

@@ -78,8 +78,7 @@ export async function newestSessionsFrom(
 ): Promise<SessionListItem[]> {
   const lo = Math.max(window.start, from);
   if (lo >= window.end || limit === 0) return [];
-  const slice = await latestIn(ch, projectId, lo, window.end);
-  return (await dropSuperseded(ch, projectId, window.end, slice, limit)).slice(0, limit);
+  return dropSuperseded(ch, projectId, window.end, await latestIn(ch, projectId, lo, window.end), limit);
 }
 
 /** Versions per hour of last_event_at, newest hour first, over the hours the window touches. */

@@ -1,7 +1,7 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
 import type { ListQuery, SessionRepository, SessionSpan } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
-import { SESSION_COLUMNS, latestPerSession, rowToSession, sessionToRow } from '../session-row.js';
+import { SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionSpan, sessionToRow } from '../session-row.js';
 import type { ClickHouseConnection, Params, Row } from './clickhouse-connection.js';
 import { newestSessions, newestSessionsFrom } from './session-activity-page.js';
 import { PageCuts } from '../page-cuts.js';
@@ -41,21 +41,23 @@ export class ClickHouseSessionRepository implements SessionRepository {
   }
 
   async get(projectId: string, sessionId: string): Promise<SessionState | null> {
-    const [row] = await this.ch.rows(
-      `SELECT ${LIST} FROM ${this.ch.table('sessions')} FINAL
-       WHERE project_id = {project_id:String} AND session_id = {session_id:String}`,
-      { project_id: projectId, session_id: sessionId },
-    );
+    const row = await this.byId(LIST, projectId, sessionId);
     return row ? rowToSession(row) : null;
   }
 
   async span(projectId: string, sessionId: string): Promise<SessionSpan | null> {
+    const row = await this.byId('first_event_at, last_event_at', projectId, sessionId);
+    return row ? rowToSessionSpan(row) : null;
+  }
+
+  /** One session's latest `columns`, by the table's key. */
+  private async byId(columns: string, projectId: string, sessionId: string): Promise<Row | undefined> {
     const [row] = await this.ch.rows(
-      `SELECT first_event_at, last_event_at FROM ${this.ch.table('sessions')} FINAL
+      `SELECT ${columns} FROM ${this.ch.table('sessions')} FINAL
        WHERE project_id = {project_id:String} AND session_id = {session_id:String}`,
       { project_id: projectId, session_id: sessionId },
     );
-    return row ? { first_event_at: toInt(row.first_event_at), last_event_at: toInt(row.last_event_at) } : null;
+    return row;
   }
 
   async getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]> {

@@ -1,7 +1,14 @@
 import type { SessionListItem, SessionState } from '@spoor/schemas';
 import type { ListQuery, SessionRepository, SessionSpan } from '../store.js';
 import { checkLimit, MAX_MS, MIN_MS, toInt } from '../column-values.js';
-import { SESSION_COLUMNS, latestPerSession, rowToSession, rowToSessionListItem, sessionToRow } from '../session-row.js';
+import {
+  SESSION_COLUMNS,
+  latestPerSession,
+  rowToSession,
+  rowToSessionListItem,
+  rowToSessionSpan,
+  sessionToRow,
+} from '../session-row.js';
 import {
   quote,
   type DuckColumnType,
@@ -60,26 +67,28 @@ export class DuckDbSessionRepository implements SessionRepository {
     });
   }
 
-  /**
-   * Through the index on session_id (migration step 11): DuckDB looks an index up only when the
-   * scan has no other filter, so the project is checked above the scan (`OFFSET 0` keeps the
-   * optimizer from pushing it down). A session id is rarely in more than one project.
-   */
   async get(projectId: string, sessionId: string): Promise<SessionState | null> {
-    const [row] = await this.reader.all(
-      `SELECT * FROM (SELECT ${LIST} FROM sessions WHERE session_id = $2 OFFSET 0) WHERE project_id = $1`,
-      [projectId, sessionId],
-    );
+    const row = await this.byId(LIST, projectId, sessionId);
     return row ? rowToSession(row) : null;
   }
 
   async span(projectId: string, sessionId: string): Promise<SessionSpan | null> {
+    const row = await this.byId('project_id, first_event_at, last_event_at', projectId, sessionId);
+    return row ? rowToSessionSpan(row) : null;
+  }
+
+  /**
+   * One session's `columns` (project_id among them), through the index on session_id (migration
+   * step 11): DuckDB looks an index up only when the scan has no other filter, so the project is
+   * checked above the scan (`OFFSET 0` keeps the optimizer from pushing it down). A session id
+   * is rarely in more than one project.
+   */
+  private async byId(columns: string, projectId: string, sessionId: string) {
     const [row] = await this.reader.all(
-      `SELECT * FROM (SELECT project_id, first_event_at, last_event_at FROM sessions WHERE session_id = $2 OFFSET 0)
-       WHERE project_id = $1`,
+      `SELECT * FROM (SELECT ${columns} FROM sessions WHERE session_id = $2 OFFSET 0) WHERE project_id = $1`,
       [projectId, sessionId],
     );
-    return row ? { first_event_at: toInt(row.first_event_at), last_event_at: toInt(row.last_event_at) } : null;
+    return row;
   }
 
   async getMany(projectId: string, sessionIds: string[]): Promise<SessionState[]> {

@@ -12,7 +12,13 @@ import {
   SessionSummarySchema,
   TagList,
 } from '@spoor/schemas';
-import type { SessionClassification, SessionListInclude, SessionListItem, SessionState } from '@spoor/schemas';
+import type {
+  ProjectRecord,
+  SessionClassification,
+  SessionListInclude,
+  SessionListItem,
+  SessionState,
+} from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { requireVerified, scopedProject } from '../project-scope.js';
@@ -69,17 +75,30 @@ async function withIncludes(
   });
 }
 
-async function sessionOf(
+/** The caller's project and what `read` gives of the session; 404 when there is no such session. */
+async function found<S>(
   store: Store,
   principal: Principal,
   q: { origin: string; project: string },
   sessionId: string,
-) {
+  read: (projectId: string, sessionId: string) => Promise<S | null>,
+): Promise<{ project: ProjectRecord; session: S }> {
   const project = await scopedProject(store, principal, q.origin, q.project);
-  const session = await store.sessions.get(project.project_id, sessionId);
+  const session = await read(project.project_id, sessionId);
   if (!session) throw errors.notFound('Session not found');
   return { project, session };
 }
+
+/** The session's whole summary, for the routes that answer from it. */
+const sessionOf = (store: Store, principal: Principal, q: { origin: string; project: string }, sessionId: string) =>
+  found(store, principal, q, sessionId, (p, id) => store.sessions.get(p, id));
+
+/**
+ * Only the session's time range: enough to know it exists and where its events lie, and a
+ * fraction of the summary's cost on either engine (SessionRepository.span).
+ */
+const spanOf = (store: Store, principal: Principal, q: { origin: string; project: string }, sessionId: string) =>
+  found(store, principal, q, sessionId, (p, id) => store.sessions.span(p, id));
 
 export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => number): void {
   defineOperation(
@@ -143,11 +162,9 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
     },
     async ({ query, params, principal }) => {
       // Event rows carry payloads, IPs and user agents: the same DNS gate as /v1/events/enriched (issue 13).
-      const project = await scopedProject(store, principal, query.origin, query.project);
-      // Only the summary's time range (not the whole summary): it lets the store skip the rest of the table.
-      const span = await store.sessions.span(project.project_id, params.session_id);
-      if (!span) throw errors.notFound('Session not found');
+      const { project, session: span } = await spanOf(store, principal, query, params.session_id);
       requireVerified(project);
+      // The events the summary covers: its time range lets the store skip the rest of the table.
       const within = { from: span.first_event_at, to: span.last_event_at };
       const events = await store.events.sessionEvents(project.project_id, params.session_id, within);
       return { events: events.map(({ project_id: _p, ...e }) => e) };
@@ -187,7 +204,7 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
       failures,
     },
     async ({ query, params, principal }) => {
-      const { project } = await sessionOf(store, principal, query, params.session_id);
+      const { project } = await spanOf(store, principal, query, params.session_id);
       return { tags: await store.tags.ofSession(project.project_id, params.session_id) };
     },
   );
@@ -206,7 +223,7 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
       failures,
     },
     async ({ body, params, principal }) => {
-      const { project } = await sessionOf(store, principal, body, params.session_id);
+      const { project } = await spanOf(store, principal, body, params.session_id);
       const now = clock();
       await store.tags.add([
         {
@@ -237,7 +254,7 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
       failures,
     },
     async ({ query, params, principal }) => {
-      const { project } = await sessionOf(store, principal, query, params.session_id);
+      const { project } = await spanOf(store, principal, query, params.session_id);
       const now = clock();
       await store.tags.add([
         {
