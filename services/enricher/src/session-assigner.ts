@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Kv } from '@spoor/kv';
 import { kvKeys, kvTtlMs } from '@spoor/schemas';
 
@@ -28,7 +28,7 @@ const openSessionKeyOf = (e: NeedsSession) => kvKeys.derivedSession(e.draft.proj
 /** The derived id: project, IP and user agent (in sessionKey), the UTC day, and when it began. */
 export function derivedSessionId(sessionKey: string, startedAt: number): string {
   const day = Math.floor(startedAt / DAY_MS);
-  return createHash('sha256').update(`${sessionKey}|${day}|${startedAt}`).digest('hex').slice(0, 32);
+  return hash('sha256', `${sessionKey}|${day}|${startedAt}`, 'hex').slice(0, 32);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   formatRawPosition,
   PAGE_VIEW_ACTIONS,
@@ -49,7 +49,7 @@ export function appliedBefore(mark: AppliedMark | null, source: string, offset: 
 
 /** 48 bits of the event id: enough that two events of one session practically never collide. */
 export function seenHash(eventId: string): string {
-  return createHash('sha1').update(eventId).digest('hex').slice(0, 12);
+  return hash('sha1', eventId, 'hex').slice(0, 12);
 }
 
 export function emptySession(e: EnrichedEvent): SessionState {

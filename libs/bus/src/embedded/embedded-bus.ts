@@ -144,12 +144,16 @@ class EmbeddedSubscription {
         if (inFlight.length < depth) {
           const batch = await this.readBatch(readAt, inFlight.length === 0);
           if (batch) {
+            const { messages, next } = batch;
+            // What the log lines need, not the messages: a batch held here until its handler
+            // resolved survived the HTTP thread's scavenges (issue 14).
             inFlight.push({
-              next: batch.next,
-              messages: batch.messages,
-              outcome: settle(async () => this.opts.handler(batch.messages, NO_HEARTBEAT)),
+              next,
+              count: messages.length,
+              traceIds: traceIdsOf(messages),
+              outcome: settle(() => this.opts.handler(messages, NO_HEARTBEAT)),
             });
-            readAt = batch.next;
+            readAt = next;
             continue;
           }
           if (inFlight.length === 0) {
@@ -164,8 +168,8 @@ class EmbeddedSubscription {
           this.logger.debug('batch handled', {
             topic: this.topic,
             group: this.group,
-            messages: head.messages.length,
-            trace_ids: traceIdsOf(head.messages),
+            messages: head.count,
+            trace_ids: head.traceIds,
           });
           await this.committed(head.next);
           continue;
@@ -179,7 +183,7 @@ class EmbeddedSubscription {
           topic: this.topic,
           group: this.group,
           attempt: failures,
-          trace_ids: traceIdsOf(head.messages),
+          trace_ids: head.traceIds,
         });
         await sleep(backoffDelay(failures++));
       }
@@ -228,13 +232,20 @@ interface InFlightBatch {
   /** The offset after the batch's last record. */
   next: number;
   outcome: Promise<{ ok: true } | { ok: false; err: unknown }>;
-  /** Its messages, for the log lines (trace ids). */
-  messages: DeliveredMessage[];
+  /** How many messages, and the first of their trace ids: for the log lines. */
+  count: number;
+  traceIds: string[];
 }
 
 /** A call's outcome as a value: never rejects, so a batch's failure is seen when its turn comes. */
 function settle(call: () => Promise<void>): InFlightBatch['outcome'] {
-  return call().then(
+  let running: Promise<void>;
+  try {
+    running = Promise.resolve(call());
+  } catch (err) {
+    running = Promise.reject(err);
+  }
+  return running.then(
     () => ({ ok: true as const }),
     (err: unknown) => ({ ok: false as const, err }),
   );

@@ -32,27 +32,56 @@ const encodeHeaders = (headers: Record<string, string>): Buffer => {
   return lastHeaderBytes!;
 };
 
-export function encodeRecord(key: string, value: string, headers?: Record<string, string>): Buffer {
-  const keyBytes = Buffer.from(key, 'utf8');
-  if (keyBytes.length > MAX_KEY_BYTES)
-    throw new RangeError(`message key of ${keyBytes.length} bytes; at most ${MAX_KEY_BYTES}`);
-  const headerBytes = headers ? encodeHeaders(headers) : null;
-  if (headerBytes && headerBytes.length > 0xffff)
-    throw new RangeError(`message headers of ${headerBytes.length} bytes; at most 65535`);
-  const valueBytes = Buffer.from(value, 'utf8');
-  const headerPart = headerBytes ? 2 + headerBytes.length : 0;
-  const bodyLength = 2 + keyBytes.length + headerPart + valueBytes.length;
-  const buf = Buffer.allocUnsafe(HEADER_BYTES + bodyLength);
-  buf.writeUInt32BE(bodyLength, 0);
-  buf.writeUInt16BE(keyBytes.length | (headerBytes ? HAS_HEADERS : 0), HEADER_BYTES);
-  let at = HEADER_BYTES + 2 + keyBytes.copy(buf, HEADER_BYTES + 2);
-  if (headerBytes) {
-    buf.writeUInt16BE(headerBytes.length, at);
-    at += 2 + headerBytes.copy(buf, at + 2);
+export interface EncodedRecords {
+  /** Every record, framed, one after the other. */
+  buf: Buffer;
+  /** Each record's size in `buf`, header included, in order. */
+  sizes: number[];
+}
+
+/**
+ * Frames a group commit's messages into one buffer: the lengths first, then each record written
+ * in place. Half the CPU of a buffer per record and their concatenation at 20 records and more
+ * (0.8–0.9 against 1.6–2.0 µs a record, issue 14).
+ */
+export function encodeRecords(
+  messages: ReadonlyArray<{ key: string; value: string; headers?: Record<string, string> }>,
+): EncodedRecords {
+  const n = messages.length;
+  const keyLengths = new Array<number>(n);
+  const sizes = new Array<number>(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const { key, value, headers } = messages[i]!;
+    const keyLength = Buffer.byteLength(key, 'utf8');
+    if (keyLength > MAX_KEY_BYTES) throw new RangeError(`message key of ${keyLength} bytes; at most ${MAX_KEY_BYTES}`);
+    const headerBytes = headers ? encodeHeaders(headers) : null;
+    if (headerBytes && headerBytes.length > 0xffff)
+      throw new RangeError(`message headers of ${headerBytes.length} bytes; at most 65535`);
+    keyLengths[i] = keyLength;
+    sizes[i] =
+      HEADER_BYTES + 2 + keyLength + (headerBytes ? 2 + headerBytes.length : 0) + Buffer.byteLength(value, 'utf8');
+    total += sizes[i]!;
   }
-  valueBytes.copy(buf, at);
-  buf.writeUInt32BE(crc32(buf.subarray(HEADER_BYTES)), 4);
-  return buf;
+  const buf = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const { key, value, headers } = messages[i]!;
+    const start = at;
+    const headerBytes = headers ? encodeHeaders(headers) : null;
+    buf.writeUInt32BE(sizes[i]! - HEADER_BYTES, at);
+    at += HEADER_BYTES;
+    buf.writeUInt16BE(keyLengths[i]! | (headerBytes ? HAS_HEADERS : 0), at);
+    at += 2;
+    at += buf.write(key, at, 'utf8');
+    if (headerBytes) {
+      buf.writeUInt16BE(headerBytes.length, at);
+      at += 2 + headerBytes.copy(buf, at + 2);
+    }
+    at += buf.write(value, at, 'utf8');
+    buf.writeUInt32BE(crc32(buf.subarray(start + HEADER_BYTES, at)), start + 4);
+  }
+  return { buf, sizes };
 }
 
 export type DecodeOutcome =

@@ -2,7 +2,7 @@ import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GroupCommit } from '../group-commit.js';
 import type { OutgoingMessage } from '../bus.js';
-import { decodeRecord, encodeRecord, type DecodedRecord } from './record-codec.js';
+import { decodeRecord, encodeRecords, type DecodedRecord } from './record-codec.js';
 
 interface Segment {
   base: number;
@@ -313,8 +313,7 @@ export class TopicLog {
   }
 
   private async write(messages: OutgoingMessage[]): Promise<void> {
-    const encoded = messages.map((m) => encodeRecord(m.key, m.value, m.headers));
-    const buf = Buffer.concat(encoded);
+    const { buf, sizes } = encodeRecords(messages);
     let seg = this.segments[this.segments.length - 1]!;
     if (seg.size > 0 && seg.size + buf.length > this.segmentBytes) seg = await this.roll();
     const fh = this.active!;
@@ -324,11 +323,7 @@ export class TopicLog {
       written += bytesWritten;
     }
     if (this.fsync === 'always') await fh.datasync();
-    this.remember(
-      seg.base + seg.size,
-      messages,
-      encoded.map((b) => b.length),
-    );
+    this.remember(seg.base + seg.size, messages, sizes);
     seg.size += buf.length;
     if (this.fsync === 'always') this.syncedTo = this.end;
     this.wakeAll();

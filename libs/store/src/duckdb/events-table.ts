@@ -5,7 +5,7 @@
 // stage and two INSERT … SELECT cost 68 µs of CPU an event; one row appended straight into the
 // table, 42 µs. The raw and enriched halves of an event always share every other column (the
 // enricher copies them), which is what makes one row enough.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { DuckDBAppender } from '@duckdb/node-api';
 import type { EnrichedEvent, RawEvent } from '@spoor/schemas';
 import { quote } from './duckdb-connection.js';
@@ -108,10 +108,16 @@ export function appendEventRow(a: DuckDBAppender, e: EventHalves): void {
   a.endRow();
 }
 
-/** EVENT_KEY computed here: md5 of project_id, U+001F, event_id, read as a little-endian 128-bit number. */
+/**
+ * EVENT_KEY computed here: md5 of project_id, U+001F, event_id, read as a little-endian 128-bit
+ * number. The hex digest's bytes reversed and read as one hexadecimal BigInt: 0.9–1.1 µs an event
+ * against 1.9–2.8 for a Hash object and two 64-bit reads (issue 14, one per event in the pipeline).
+ */
 export function eventKey(projectId: string, eventId: string): bigint {
-  const h = createHash('md5').update(`${projectId}\u001f${eventId}`).digest();
-  return h.readBigUInt64LE(0) + (h.readBigUInt64LE(8) << 64n);
+  const hex = hash('md5', `${projectId}\u001f${eventId}`, 'hex');
+  let le = '0x';
+  for (let i = 30; i >= 0; i -= 2) le += hex[i]! + hex[i + 1]!;
+  return BigInt(le);
 }
 
 /** One event's row to be: either half may be null, not both. */
