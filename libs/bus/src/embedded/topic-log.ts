@@ -306,7 +306,9 @@ export class TopicLog {
     while (records.length < max) {
       const out = decodeRecord(buf, at);
       if (out.kind !== 'record') break;
-      records.push({ ...out.record, offset: base + at });
+      const record = out.record as DecodedRecord & { offset: number };
+      record.offset = base + at;
+      records.push(record);
       at += out.record.size;
     }
     return { records, next: base + at };
