@@ -44,6 +44,34 @@ describe('EmbeddedBus durability', () => {
     expect(fromMemory).to.deep.equal(fromFiles);
   });
 
+  it("reads each record's own headers back from the files when neighbours carry other ones", async () => {
+    const dir = await makeTempDir('log');
+    const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
+    const a = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+    const b = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', extra: 'x' };
+    await log.append([
+      { key: 'k', value: '1', headers: a },
+      { key: 'k', value: '2', headers: a },
+      { key: 'k', value: '3', headers: b },
+      { key: 'k', value: '4' },
+      { key: 'k', value: '5', headers: a },
+    ]);
+    await log.close();
+    const reopened = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
+    const { records } = await reopened.read(0, 10);
+    await reopened.close();
+    expect(records.map((r) => [r.value, r.headers])).to.deep.equal([
+      ['1', a],
+      ['2', a],
+      ['3', b],
+      ['4', undefined],
+      ['5', a],
+    ]);
+    expect(records.map((r) => r.offset)).to.deep.equal(
+      records.map((_, i) => records.slice(0, i).reduce((sum, r) => sum + r.size, 0)),
+    );
+  });
+
   it('cuts a torn tail on recovery and keeps appending after it', async () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });

@@ -49,6 +49,7 @@ export function encodeRecords(
 ): EncodedRecords {
   const n = messages.length;
   const keyLengths = new Array<number>(n);
+  const headerParts = new Array<Buffer | null>(n);
   const sizes = new Array<number>(n);
   let total = 0;
   for (let i = 0; i < n; i++) {
@@ -59,6 +60,7 @@ export function encodeRecords(
     if (headerBytes && headerBytes.length > 0xffff)
       throw new RangeError(`message headers of ${headerBytes.length} bytes; at most 65535`);
     keyLengths[i] = keyLength;
+    headerParts[i] = headerBytes;
     sizes[i] =
       HEADER_BYTES + 2 + keyLength + (headerBytes ? 2 + headerBytes.length : 0) + Buffer.byteLength(value, 'utf8');
     total += sizes[i]!;
@@ -66,9 +68,9 @@ export function encodeRecords(
   const buf = Buffer.allocUnsafe(total);
   let at = 0;
   for (let i = 0; i < n; i++) {
-    const { key, value, headers } = messages[i]!;
+    const { key, value } = messages[i]!;
     const start = at;
-    const headerBytes = headers ? encodeHeaders(headers) : null;
+    const headerBytes = headerParts[i]!;
     buf.writeUInt32BE(sizes[i]! - HEADER_BYTES, at);
     at += HEADER_BYTES;
     buf.writeUInt16BE(keyLengths[i]! | (headerBytes ? HAS_HEADERS : 0), at);
