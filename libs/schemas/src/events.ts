@@ -1,4 +1,4 @@
-import { z, registry, EpochMs } from './zod.js';
+import { z, registry, EpochMs, MAX_EPOCH_MS } from './zod.js';
 
 export const MAX_EVENT_BYTES = 32 * 1024;
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -6,31 +6,81 @@ export const MAX_BATCH_EVENTS = 500;
 
 const ShortText = (max: number) => z.string().min(1).max(max);
 
+/**
+ * Length limits of an event's text fields: the schema's (zod counts code points) and the fast
+ * check's (which counts UTF-16 units, never fewer: what it takes, zod takes; a longer string goes
+ * to zod).
+ */
+const TEXT_MAX = { project: 200, action: 200, id: 128, url: 4096, origin: 512 } as const;
+
 /** The body of `POST /v1/event` (DESIGN.md, Ingestion). */
 export const IngestEvent = z
   .object({
-    project: ShortText(200).openapi({ example: 'acme/web', description: 'Project identifier, a slash-separated path' }),
-    action: ShortText(200).openapi({ example: 'click' }),
+    project: ShortText(TEXT_MAX.project).openapi({
+      example: 'acme/web',
+      description: 'Project identifier, a slash-separated path',
+    }),
+    action: ShortText(TEXT_MAX.action).openapi({ example: 'click' }),
     timestamp: EpochMs,
     payload: z
       .record(z.string(), z.unknown())
       .default({})
       .openapi({ description: 'Free-form event data (a JSON object)' }),
-    session_id: ShortText(128).optional(),
-    event_id: ShortText(128)
+    session_id: ShortText(TEXT_MAX.id).optional(),
+    event_id: ShortText(TEXT_MAX.id)
       .optional()
       .openapi({ description: 'Deduplication key: an event_id is stored once per project' }),
-    url: z.string().max(4096).optional(),
-    referrer: z.string().max(4096).optional(),
+    url: z.string().max(TEXT_MAX.url).optional(),
+    referrer: z.string().max(TEXT_MAX.url).optional(),
     origin: z
       .string()
-      .max(512)
+      .max(TEXT_MAX.origin)
       .optional()
       .openapi({ description: 'Origin of the project; defaults to the Origin header' }),
     sent_at: EpochMs.optional().openapi({ description: 'Client clock when the event was sent; corrects clock skew' }),
   })
   .openapi('IngestEvent');
 export type IngestEvent = z.infer<typeof IngestEvent>;
+
+const OPTIONAL_TEXT = [
+  ['session_id', 1, TEXT_MAX.id],
+  ['event_id', 1, TEXT_MAX.id],
+  ['url', 0, TEXT_MAX.url],
+  ['referrer', 0, TEXT_MAX.url],
+  ['origin', 0, TEXT_MAX.origin],
+] as const;
+
+const text = (v: unknown, min: number, max: number): v is string =>
+  typeof v === 'string' && v.length >= min && v.length <= max;
+const epochMs = (v: unknown): v is number =>
+  Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_EPOCH_MS;
+const plainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+
+/**
+ * `IngestEvent.parse(item)` for the event a tracker sends, without zod: the same value when the
+ * item is well formed, null for anything else (zod then names the problem). zod built ~4.6 KB of
+ * objects and took ~4 µs per event, a third of ingest's allocations (issue 14). Like zod, it keeps
+ * the known fields and drops the rest, and gives an absent payload a fresh `{}`; a payload with an
+ * own `__proto__` key (which zod's copy drops) goes to zod.
+ */
+export function wellFormedIngestEvent(item: unknown): IngestEvent | null {
+  if (!plainObject(item)) return null;
+  const { project, action, timestamp, payload, sent_at } = item;
+  if (!text(project, 1, TEXT_MAX.project) || !text(action, 1, TEXT_MAX.action) || !epochMs(timestamp)) return null;
+  if (sent_at !== undefined && !epochMs(sent_at)) return null;
+  if (payload !== undefined && (!plainObject(payload) || Object.prototype.hasOwnProperty.call(payload, '__proto__')))
+    return null;
+  const event: IngestEvent = { project, action, timestamp, payload: payload ?? {} };
+  for (const [key, min, max] of OPTIONAL_TEXT) {
+    const v = item[key];
+    if (v === undefined) continue;
+    if (!text(v, min, max)) return null;
+    event[key] = v;
+  }
+  if (sent_at !== undefined) event.sent_at = sent_at;
+  return event;
+}
 
 export const IngestBatch = z
   .object({ events: z.array(z.unknown()).min(1).max(MAX_BATCH_EVENTS) })

@@ -9,9 +9,12 @@ export { z };
 export const registry = new OpenAPIRegistry();
 
 /** Integer milliseconds since the Unix epoch, UTC (spec: Time conventions). */
+/** The latest instant a JavaScript Date can hold, in ms: EpochMs' upper bound. */
+export const MAX_EPOCH_MS = 8.64e15;
+
 export const EpochMs = z
   .number()
   .int()
   .min(0)
-  .max(8.64e15)
+  .max(MAX_EPOCH_MS)
   .openapi({ description: 'Milliseconds since the Unix epoch, UTC', example: 1732262400000 });

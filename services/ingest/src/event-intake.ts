@@ -11,6 +11,7 @@ import {
   type EventTimeProblem,
   type ProjectRecord,
   type RawEvent,
+  wellFormedIngestEvent,
 } from '@spoor/schemas';
 import type { ProjectResolver } from './project-resolver.js';
 
@@ -38,7 +39,7 @@ export function validateEvents(
     if (measure && Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
       throw createError('event_too_large', prefix(i).join('.') || 'body', MAX_EVENT_BYTES);
     }
-    const event = parseOr422(IngestEvent, item, 'body', prefix(i));
+    const event = wellFormedIngestEvent(item) ?? parseOr422(IngestEvent, item, 'body', prefix(i));
     if (jsonDepthExceeds(event.payload, MAX_PAYLOAD_DEPTH)) {
       throw errors.validation([
         {
