@@ -1,7 +1,7 @@
 export * from './bus.js';
 export { GroupCommit, PublishTimeoutError } from './group-commit.js';
 export { backoffDelay, sleep } from './retry-backoff.js';
-export { EmbeddedBus, type EmbeddedBusOptions } from './embedded/embedded-bus.js';
+export { EmbeddedBus, subscribeFollowing, type EmbeddedBusOptions } from './embedded/embedded-bus.js';
 export type { FsyncMode } from './embedded/topic-log.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka/kafka-bus.js';
 export { openBus, type BusOptions } from './open-bus.js';

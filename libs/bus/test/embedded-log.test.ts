@@ -25,6 +25,7 @@ describe('EmbeddedBus durability', () => {
   it('reads headers back from the files as from memory, beside records written without any', async () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 1 << 20, fsync: 'never' });
+    log.holdTail(); // a consumer on this thread: the newest values stay in memory
     const headers = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
     await log.append([
       { key: 'k', value: 'before' },
@@ -89,6 +90,7 @@ describe('EmbeddedBus durability', () => {
   it('serves the newest records from memory exactly as the files hold them, across segments and batch limits', async () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 2048, fsync: 'never' });
+    log.holdTail(); // a consumer on this thread: the newest values stay in memory
     const values = Array.from({ length: 120 }, (_, i) => `${i}:${'é'.repeat(i % 7)}${'y'.repeat(i)}`);
     for (let i = 0; i < values.length; i += 9)
       await log.append(values.slice(i, i + 9).map((value) => ({ key: `k${i}`, value })));
@@ -125,6 +127,7 @@ describe('EmbeddedBus durability', () => {
   it('reads back from the files what memory no longer holds, and still counts from its index', async () => {
     const dir = await makeTempDir('log');
     const log = await TopicLog.open(dir, { segmentBytes: 4096, fsync: 'never', tailBytes: 600 });
+    log.holdTail(); // a consumer on this thread: the newest values stay in memory
     const values = Array.from({ length: 60 }, (_, i) => `${i}:${'z'.repeat(40)}`);
     for (let i = 0; i < values.length; i += 6)
       await log.append(values.slice(i, i + 6).map((value) => ({ key: 'k', value })));

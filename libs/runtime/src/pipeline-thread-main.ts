@@ -1,7 +1,7 @@
 // The pipeline thread's entry (pipeline-thread.ts): opens the store and the KV, exposes them to
 // the HTTP thread, and runs the consumer services on a bus whose log lives on that thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { BatchHandler, Bus, SubscribeOptions } from '@spoor/bus';
+import { subscribeFollowing, type Bus, type SubscribeOptions } from '@spoor/bus';
 import type { ServiceName } from '@spoor/config';
 import { createLogger } from '@spoor/service-log';
 import { funnelStepMatcher } from '@spoor/rules';
@@ -20,39 +20,32 @@ process.on('unhandledRejection', (reason) => {
   logger.error('unhandled rejection', { err: reason instanceof Error ? reason : new Error(String(reason)) });
 });
 
-/** Handlers of the subscriptions this thread made on the HTTP thread's log, by id. */
-const handlers = new Map<string, BatchHandler>();
-const NO_HEARTBEAT = { heartbeat: async () => {} };
-let nextSubscription = 1;
-
-/** The HTTP thread's log: publishes cross over; each subscription's batches come back to `handlers`. */
+/**
+ * The HTTP thread's log: publishes cross over; a subscription reads the log's files on this
+ * thread (subscribeFollowing) and commits its offsets there.
+ */
 const bus: Bus = {
   kind: 'embedded',
   publish: (topic, messages, opts) => ep.call('bus', ['publish'], [topic, messages, opts]),
   lag: (topic, group) => ep.call('bus', ['lag'], [topic, group]),
-  async subscribe({ handler, ...opts }: SubscribeOptions) {
-    const id = String(nextSubscription++);
-    handlers.set(id, handler);
-    await ep.call('bus', ['subscribe'], [id, opts]).catch((err: unknown) => {
-      handlers.delete(id);
-      throw err;
-    });
+  async subscribe(opts: SubscribeOptions) {
+    const { topic, group } = opts;
+    const at = await ep.call<{ dir: string; end: SharedArrayBuffer; start: number }>('bus', ['follow'], [topic, group]);
+    const sub = subscribeFollowing(
+      opts,
+      at,
+      (next) => ep.call('bus', ['commit'], [topic, group, next]),
+      logger.child('bus'),
+    );
     return {
       stop: async () => {
-        await ep.call('bus', ['unsubscribe'], [id]);
-        handlers.delete(id);
+        await sub.stop();
+        await ep.call('bus', ['unfollow'], [topic, group]);
       },
     };
   },
   close: async () => {},
 };
-ep.expose('handlers', {
-  handle(id: string, batch: Parameters<BatchHandler>[0]) {
-    const handler = handlers.get(id);
-    if (!handler) throw new Error(`no subscription ${id} on the pipeline thread`);
-    return handler(batch, NO_HEARTBEAT);
-  },
-});
 
 async function boot(): Promise<void> {
   const metrics = new ProcessMetrics();

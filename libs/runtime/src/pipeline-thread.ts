@@ -3,10 +3,10 @@
 // rate counters; a worker thread owns DuckDB, the memory KV and the consumer services (enricher,
 // sessionizer, classifier, worker). DuckDB lets one instance own its file and its objects cannot
 // cross threads, so the store lives wholly on the pipeline thread and the HTTP thread reaches it
-// by message; the log stays with ingest, whose 200 waits for the append, and its consumers'
-// batches cross the other way. One command, one data directory, as before.
+// by message; the log stays with ingest, whose 200 waits for the append, and the consumers read
+// its files from the pipeline thread (LogFollower). One command, one data directory, as before.
 import { Worker } from 'node:worker_threads';
-import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '@spoor/bus';
+import { EmbeddedBus, type Bus, type OutgoingMessage, type PublishOptions } from '@spoor/bus';
 import type { Config, ServiceName } from '@spoor/config';
 import { MemoryKv, type Kv } from '@spoor/kv';
 import type { Logger } from '@spoor/service-log';
@@ -128,22 +128,17 @@ async function openPipelineThread(
   });
   const ep = new RpcEndpoint(worker);
   let stopping = false;
-  const subscriptions = new Map<string, Subscription>();
   if (bus) {
+    if (!(bus instanceof EmbeddedBus)) throw new Error('the pipeline thread shares only an embedded bus');
+    // The pipeline thread's consumers read the log's files themselves (LogFollower) and commit
+    // here: no batch is read or copied on this thread (issue 14).
     ep.expose('bus', {
       publish: (topic: string, messages: OutgoingMessage[], opts: PublishOptions | undefined) =>
         bus.publish(topic, messages, opts),
       lag: (topic: string, group: string) => bus.lag(topic, group),
-      async subscribe(id: string, opts: Omit<SubscribeOptions, 'handler'>) {
-        subscriptions.set(
-          id,
-          await bus.subscribe({ ...opts, handler: (batch) => ep.call('handlers', ['handle'], [id, batch]) }),
-        );
-      },
-      async unsubscribe(id: string) {
-        await subscriptions.get(id)?.stop();
-        subscriptions.delete(id);
-      },
+      follow: (topic: string, group: string) => bus.follow(topic, group),
+      commit: (topic: string, group: string, next: number) => bus.commit(topic, group, next),
+      unfollow: (topic: string, group: string) => bus.unfollow(topic, group),
     });
   }
   let figures: ServiceFigures = {};
@@ -183,8 +178,6 @@ async function openPipelineThread(
       } catch (err) {
         logger.error('pipeline thread stopped uncleanly', { err });
       }
-      for (const sub of subscriptions.values()) await sub.stop();
-      subscriptions.clear();
       await worker.terminate();
       ep.close();
     })());

@@ -3,8 +3,9 @@ import type { Logger } from '@spoor/service-log';
 import type { Bus, DeliveredMessage, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { traceIdsOf } from '../trace-context.js';
+import { LogFollower } from './log-follower.js';
 import { OffsetStore } from './offset-store.js';
-import { TopicLog, type FsyncMode } from './topic-log.js';
+import { TopicLog, type FsyncMode, type ReadResult } from './topic-log.js';
 
 export interface EmbeddedBusOptions {
   /** Directory holding one folder per topic and the committed offsets. */
@@ -26,6 +27,8 @@ export class EmbeddedBus implements Bus {
   readonly kind = 'embedded' as const;
   private readonly logs = new Map<string, Promise<TopicLog>>();
   private readonly subscriptions = new Set<EmbeddedSubscription>();
+  /** `group \0 topic` of the consumers reading the files from another thread (follow). */
+  private readonly followers = new Set<string>();
 
   private constructor(
     private readonly opts: EmbeddedBusOptions,
@@ -42,32 +45,71 @@ export class EmbeddedBus implements Bus {
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    for (const s of this.subscriptions) {
-      if (s.topic === opts.topic && s.group === opts.group)
-        throw new Error(`group ${opts.group} already consumes ${opts.topic} in this process`);
-    }
+    this.claim(opts.group, opts.topic);
     const log = await this.log(opts.topic);
-    let start = (await this.offsets.committed(opts.group, opts.topic)) ?? log.start;
-    if (start > log.end) {
-      // A power loss took the log's unsynced tail but not the offsets file written after it
-      // (SPOOR_BUS_FSYNC=interval|never): what was lost had been consumed; go on from the end.
-      this.opts.logger.warn('committed offset beyond the end of the log; resuming at its end', {
-        topic: opts.topic,
-        group: opts.group,
-        committed: start,
-        end: log.end,
-      });
-      start = log.end;
-    }
-    const sub = new EmbeddedSubscription(opts, log, this.offsets, start, this.opts.logger);
+    const start = await this.resumeAt(log, opts.topic, opts.group);
+    const sub = new EmbeddedSubscription(
+      opts,
+      log,
+      (next) => this.commit(opts.topic, opts.group, next),
+      start,
+      this.opts.logger,
+    );
+    const release = log.holdTail();
     this.subscriptions.add(sub);
     sub.run();
     return {
       stop: async () => {
         await sub.stop();
+        release();
         this.subscriptions.delete(sub);
       },
     };
+  }
+
+  /**
+   * For a consumer on another thread of this process (issue 14): where `group` resumes in
+   * `topic`, the topic's folder and its shared end, for a LogFollower there to read the files
+   * itself; it commits through commit() and ends with unfollow().
+   */
+  async follow(topic: string, group: string): Promise<{ dir: string; end: SharedArrayBuffer; start: number }> {
+    this.claim(group, topic);
+    const log = await this.log(topic);
+    const start = await this.resumeAt(log, topic, group);
+    this.followers.add(`${group}\u0000${topic}`);
+    return { dir: log.directory, end: log.shareEnd(), start };
+  }
+
+  unfollow(topic: string, group: string): void {
+    this.followers.delete(`${group}\u0000${topic}`);
+  }
+
+  /** Commits `group`'s offset in `topic` and deletes the segments every group has consumed. */
+  async commit(topic: string, group: string, next: number): Promise<void> {
+    await this.offsets.commit(group, topic, next);
+    const log = await this.log(topic);
+    await log.deleteBelow(Math.min(...this.offsets.knownGroups(topic)));
+  }
+
+  private claim(group: string, topic: string): void {
+    const taken =
+      this.followers.has(`${group}\u0000${topic}`) ||
+      [...this.subscriptions].some((s) => s.topic === topic && s.group === group);
+    if (taken) throw new Error(`group ${group} already consumes ${topic} in this process`);
+  }
+
+  private async resumeAt(log: TopicLog, topic: string, group: string): Promise<number> {
+    const start = (await this.offsets.committed(group, topic)) ?? log.start;
+    if (start <= log.end) return start;
+    // A power loss took the log's unsynced tail but not the offsets file written after it
+    // (SPOOR_BUS_FSYNC=interval|never): what was lost had been consumed; go on from the end.
+    this.opts.logger.warn('committed offset beyond the end of the log; resuming at its end', {
+      topic,
+      group,
+      committed: start,
+      end: log.end,
+    });
+    return log.end;
   }
 
   async lag(topic: string, group: string): Promise<number> {
@@ -100,6 +142,14 @@ export class EmbeddedBus implements Bus {
   }
 }
 
+/** Where a subscription reads: the log itself, or a LogFollower of it on another thread. */
+interface LogSource {
+  read(from: number, max: number): Promise<ReadResult>;
+  waitForData(offset: number): Promise<void>;
+  wakeAll(): void;
+}
+
+/** One group's consumer of one topic's log: reads, hands batches to the handler, commits in order. */
 class EmbeddedSubscription {
   readonly topic: string;
   readonly group: string;
@@ -108,8 +158,8 @@ class EmbeddedSubscription {
 
   constructor(
     private readonly opts: SubscribeOptions,
-    private readonly log: TopicLog,
-    private readonly offsets: OffsetStore,
+    private readonly log: LogSource,
+    private readonly commit: (next: number) => Promise<void>,
     private offset: number,
     private readonly logger: Logger,
   ) {
@@ -223,8 +273,7 @@ class EmbeddedSubscription {
 
   private async committed(next: number): Promise<void> {
     this.offset = next;
-    await this.offsets.commit(this.group, this.topic, next);
-    await this.log.deleteBelow(Math.min(...this.offsets.knownGroups(this.topic)));
+    await this.commit(next);
   }
 }
 
@@ -253,3 +302,25 @@ function settle(call: () => Promise<void>): InFlightBatch['outcome'] {
 
 /** One process, no group membership to keep alive. */
 const NO_HEARTBEAT = { heartbeat: async () => {} };
+
+/**
+ * A subscription, on another thread, to an EmbeddedBus' topic (issue 14): what `follow` gave
+ * (the folder, the shared end, where to start) is read by a LogFollower on this thread, and
+ * `commit` reaches the bus' offsets. The same loop as a subscription beside the log.
+ */
+export function subscribeFollowing(
+  opts: SubscribeOptions,
+  at: { dir: string; end: SharedArrayBuffer; start: number },
+  commit: (next: number) => Promise<void>,
+  logger: Logger,
+): Subscription {
+  const follower = new LogFollower(at.dir, at.end);
+  const sub = new EmbeddedSubscription(opts, follower, commit, at.start, logger);
+  sub.run();
+  return {
+    stop: async () => {
+      await sub.stop();
+      await follower.close();
+    },
+  };
+}

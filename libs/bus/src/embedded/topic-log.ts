@@ -29,6 +29,21 @@ const TAIL_BYTES = 32 * 1024 * 1024;
  */
 const INDEX_RECORDS = 1_000_000;
 
+/** The whole records at the start of `buf`, read from the log at `base`: at most `max`. */
+export function decodeChunk(buf: Buffer, base: number, max: number): ReadResult {
+  const records: ReadResult['records'] = [];
+  let at = 0;
+  while (records.length < max) {
+    const out = decodeRecord(buf, at);
+    if (out.kind !== 'record') break;
+    const record = out.record as DecodedRecord & { offset: number };
+    record.offset = base + at;
+    records.push(record);
+    at += out.record.size;
+  }
+  return { records, next: base + at };
+}
+
 async function syncDir(dir: string): Promise<void> {
   const fh = await open(dir, 'r');
   try {
@@ -38,7 +53,7 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-const SEGMENT_NAME = /^(\d{20})\.log$/;
+export const SEGMENT_NAME = /^(\d{20})\.log$/;
 const segmentPath = (dir: string, base: number) => join(dir, `${String(base).padStart(20, '0')}.log`);
 
 /**
@@ -75,6 +90,8 @@ export class TopicLog {
   private indexHead = 0;
   private valuesHead = 0;
   private valueBytes = 0;
+  /** Consumers reading this log on this thread (holdTail): without any, no value is kept. */
+  private tailReaders = 0;
   /** The last count() that read files, reused by the next one. */
   private counted: { from: number; to: number; n: number } | null = null;
   private readonly writer: GroupCommit<OutgoingMessage>;
@@ -82,6 +99,8 @@ export class TopicLog {
   private syncedTo = 0;
   private syncing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
+  /** `end`, shared with readers on other threads (LogFollower); null until one asks. */
+  private endCell: BigInt64Array | null = null;
 
   private constructor(
     private readonly dir: string,
@@ -129,6 +148,37 @@ export class TopicLog {
     return this.syncing;
   }
 
+  /** The folder of the topic's segment files. */
+  get directory(): string {
+    return this.dir;
+  }
+
+  /**
+   * A cell holding `end`, updated after every write (and Atomics.notify'd): a LogFollower on
+   * another thread reads the files up to it, and waits on it for more.
+   */
+  shareEnd(): SharedArrayBuffer {
+    if (!this.endCell) {
+      this.endCell = new BigInt64Array(new SharedArrayBuffer(8));
+      Atomics.store(this.endCell, 0, BigInt(this.end));
+    }
+    return this.endCell.buffer as SharedArrayBuffer;
+  }
+
+  /**
+   * Keeps the newest records' values in memory for a consumer on this thread, until the returned
+   * function is called. A log no consumer here reads (ingest alone; the all-in-one process, whose
+   * consumers follow the files from the pipeline thread) keeps only their offsets (issue 14).
+   */
+  holdTail(): () => void {
+    this.tailReaders++;
+    let held = true;
+    return () => {
+      if (held) this.tailReaders--;
+      held = false;
+    };
+  }
+
   /** First offset still stored. */
   get start(): number {
     return this.segments[0]?.base ?? 0;
@@ -159,7 +209,7 @@ export class TopicLog {
       for (;;) {
         const buf = Buffer.allocUnsafe(length);
         const { bytesRead } = await fh.read(buf, 0, length, offset - seg.base);
-        const result = this.decodeChunk(buf.subarray(0, bytesRead), offset, max);
+        const result = decodeChunk(buf.subarray(0, bytesRead), offset, max);
         if (result.records.length > 0 || length >= available) return result;
         length = Math.min(available, length * 4); // one record larger than the chunk
       }
@@ -274,13 +324,18 @@ export class TopicLog {
   }
 
   private remember(base: number, messages: OutgoingMessage[], sizes: number[]): void {
+    const keep = this.tailReaders > 0;
     let offset = base;
     messages.forEach((m, i) => {
       this.offsets.push(offset);
-      this.values.push({ key: m.key, value: m.value, headers: m.headers });
+      this.values.push(keep ? { key: m.key, value: m.value, headers: m.headers } : undefined);
+      if (keep) this.valueBytes += sizes[i]! + m.value.length;
       offset += sizes[i]!;
-      this.valueBytes += sizes[i]! + m.value.length;
     });
+    if (!keep) {
+      while (this.valuesHead < this.values.length) this.values[this.valuesHead++] = undefined;
+      this.valueBytes = 0;
+    }
     if (this.offsets.length - this.indexHead > INDEX_RECORDS) this.indexHead = this.offsets.length - INDEX_RECORDS;
     while (
       (this.valueBytes > this.tailBytes || this.valuesHead < this.indexHead) &&
@@ -300,20 +355,6 @@ export class TopicLog {
     }
   }
 
-  private decodeChunk(buf: Buffer, base: number, max: number): ReadResult {
-    const records: ReadResult['records'] = [];
-    let at = 0;
-    while (records.length < max) {
-      const out = decodeRecord(buf, at);
-      if (out.kind !== 'record') break;
-      const record = out.record as DecodedRecord & { offset: number };
-      record.offset = base + at;
-      records.push(record);
-      at += out.record.size;
-    }
-    return { records, next: base + at };
-  }
-
   private async write(messages: OutgoingMessage[]): Promise<void> {
     const { buf, sizes } = encodeRecords(messages);
     let seg = this.segments[this.segments.length - 1]!;
@@ -329,6 +370,10 @@ export class TopicLog {
     seg.size += buf.length;
     if (this.fsync === 'always') this.syncedTo = this.end;
     this.wakeAll();
+    if (this.endCell) {
+      Atomics.store(this.endCell, 0, BigInt(this.end));
+      Atomics.notify(this.endCell, 0);
+    }
   }
 
   private async roll(): Promise<Segment> {
