@@ -86,8 +86,11 @@ export class GroupCommit<T> {
     try {
       while (this.queue.length > 0) {
         const chunk = this.takeChunk();
+        const items = chunk.flatMap((p) => p.items);
+        // Held by the flush alone from here, which may let them go once written out (issue 14).
+        for (const p of chunk) p.items = [];
         try {
-          await this.flush(chunk.flatMap((p) => p.items));
+          await this.flush(items.splice(0));
           for (const p of chunk) p.resolve();
         } catch (err) {
           for (const p of chunk) p.reject(err);

@@ -1,4 +1,4 @@
-import { continueTrace, TRACEPARENT, type Bus } from '@spoor/bus';
+import { continueTrace, TRACEPARENT, type Bus, type OutgoingMessage } from '@spoor/bus';
 import { errors, HttpError } from '@spoor/http';
 import { clientKey, type RateLimits } from '@spoor/limits';
 import type { Logger } from '@spoor/service-log';
@@ -51,7 +51,7 @@ export class IngestService {
   private readonly counters = { accepted: 0, rejected: 0, publish_failures: 0, backpressure: 0 };
   /** Refused events by reason: 429 rate_limited, 503 unavailable, any other refusal invalid. */
   private readonly refused = { invalid: 0, rate_limited: 0, unavailable: 0 };
-  private unsafeBuffer: RawEvent[] = [];
+  private unsafeBuffer: OutgoingMessage[] = [];
   private lastFailureLog = 0;
 
   constructor(private readonly deps: IngestDeps) {
@@ -65,6 +65,10 @@ export class IngestService {
     facts: RequestFacts,
     prefix: (i: number) => Array<string | number>,
   ): Promise<IngestResult> {
+    // Only the count is kept past the write: the parsed body's strings are slices of the whole
+    // request body, which an await holding `items` or `raw` would keep alive into the old
+    // generation (issue 14: most of what the HTTP thread promoted).
+    const count = items.length;
     try {
       const events = validateEvents(items, prefix, facts.bodyBytes);
       await this.deps.limits?.spend('ingest_ip', clientKey(facts.ip), events.length);
@@ -85,13 +89,14 @@ export class IngestService {
         this.counters.backpressure += raw.length;
         throw errors.unavailable('The pipeline is behind; retry later', BACKPRESSURE_RETRY_AFTER_S);
       }
-      await this.publish(raw, facts.traceparent);
-      this.counters.accepted += raw.length;
-      return { accepted: raw.length, event_ids: raw.map((e) => e.event_id) };
+      const eventIds = raw.map((e) => e.event_id);
+      await this.publish(this.messagesOf(raw, facts.traceparent));
+      this.counters.accepted += eventIds.length;
+      return { accepted: eventIds.length, event_ids: eventIds };
     } catch (err) {
-      this.counters.rejected += items.length;
+      this.counters.rejected += count;
       const status = err instanceof HttpError ? err.status : 500;
-      this.refused[status === 429 ? 'rate_limited' : status >= 500 ? 'unavailable' : 'invalid'] += items.length;
+      this.refused[status === 429 ? 'rate_limited' : status >= 500 ? 'unavailable' : 'invalid'] += count;
       throw err;
     }
   }
@@ -113,15 +118,18 @@ export class IngestService {
     return { ...this.refused };
   }
 
-  private async publish(raw: RawEvent[], traceparent: string | undefined): Promise<void> {
+  /** One trace per request: its events carry it through every consumer's log lines (issue 19). */
+  private messagesOf(raw: RawEvent[], traceparent: string | undefined): OutgoingMessage[] {
+    const headers = { [TRACEPARENT]: continueTrace(traceparent) };
+    return raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e), headers }));
+  }
+
+  private async publish(messages: OutgoingMessage[]): Promise<void> {
     if (this.deps.unsafeAckBeforeWrite) {
-      this.unsafeBuffer.push(...raw);
+      this.unsafeBuffer.push(...messages);
       return;
     }
     try {
-      // One trace per request: its events carry it through every consumer's log lines (issue 19).
-      const headers = { [TRACEPARENT]: continueTrace(traceparent) };
-      const messages = raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e), headers }));
       await this.deps.bus.publish(this.deps.topic, messages, { timeoutMs: this.deps.publishTimeoutMs });
     } catch (err) {
       this.counters.publish_failures++;
@@ -139,10 +147,6 @@ export class IngestService {
   private flushUnsafe(): void {
     const batch = this.unsafeBuffer;
     this.unsafeBuffer = [];
-    if (batch.length)
-      void this.deps.bus.publish(
-        this.deps.topic,
-        batch.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e) })),
-      );
+    if (batch.length) void this.deps.bus.publish(this.deps.topic, batch);
   }
 }

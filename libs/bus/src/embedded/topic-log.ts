@@ -323,16 +323,17 @@ export class TopicLog {
     return { records, next: last.offset + last.size };
   }
 
-  private remember(base: number, messages: OutgoingMessage[], sizes: number[]): void {
-    const keep = this.tailReaders > 0;
+  /** Offsets of the records just written (their sizes), and their values when `tail` holds them. */
+  private remember(base: number, tail: OutgoingMessage[] | null, sizes: number[]): void {
     let offset = base;
-    messages.forEach((m, i) => {
+    for (let i = 0; i < sizes.length; i++) {
+      const m = tail?.[i];
       this.offsets.push(offset);
-      this.values.push(keep ? { key: m.key, value: m.value, headers: m.headers } : undefined);
-      if (keep) this.valueBytes += sizes[i]! + m.value.length;
+      this.values.push(m && { key: m.key, value: m.value, headers: m.headers });
+      if (m) this.valueBytes += sizes[i]! + m.value.length;
       offset += sizes[i]!;
-    });
-    if (!keep) {
+    }
+    if (!tail) {
       while (this.valuesHead < this.values.length) this.values[this.valuesHead++] = undefined;
       this.valueBytes = 0;
     }
@@ -357,6 +358,10 @@ export class TopicLog {
 
   private async write(messages: OutgoingMessage[]): Promise<void> {
     const { buf, sizes } = encodeRecords(messages);
+    // Past this point the messages are kept only for a tail: nothing holds them while the
+    // write waits otherwise, so they die young (issue 14).
+    const held = messages.splice(0);
+    const tail = this.tailReaders > 0 ? held : null;
     let seg = this.segments[this.segments.length - 1]!;
     if (seg.size > 0 && seg.size + buf.length > this.segmentBytes) seg = await this.roll();
     const fh = this.active!;
@@ -366,7 +371,7 @@ export class TopicLog {
       written += bytesWritten;
     }
     if (this.fsync === 'always') await fh.datasync();
-    this.remember(seg.base + seg.size, messages, sizes);
+    this.remember(seg.base + seg.size, tail, sizes);
     seg.size += buf.length;
     if (this.fsync === 'always') this.syncedTo = this.end;
     this.wakeAll();
