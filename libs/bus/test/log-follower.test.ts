@@ -74,8 +74,11 @@ describe('LogFollower', () => {
       't',
       Array.from({ length: 100 }, (_, i) => message(i)),
     );
-    const at = await bus.follow('t', 'g');
-    expect(at.start).to.equal(0);
+    const [at, again] = await Promise.allSettled([bus.follow('t', 'g'), bus.follow('t', 'g')]);
+    // Two follows of one group at once: one is refused.
+    expect(again.status).to.equal('rejected');
+    if (at.status !== 'fulfilled') throw at.reason;
+    expect(at.value.start).to.equal(0);
     // A second consumer of the same group in this process is refused, as for subscribe.
     await bus.subscribe({ topic: 't', group: 'g', handler: async () => {} }).then(
       () => expect.fail('a second consumer of g was let in'),
@@ -96,7 +99,7 @@ describe('LogFollower', () => {
         parentPort.on('message', () => sub.stop().then(() => parentPort.postMessage({ stopped: true })));
       });
       `,
-      { eval: true, workerData: { bus: new URL('../src/index.js', import.meta.url).href, at } },
+      { eval: true, workerData: { bus: new URL('../src/index.js', import.meta.url).href, at: at.value } },
     );
     const commits: Array<{ commit: number; seen: string[] }> = [];
     const more = Array.from({ length: 50 }, (_, i) => message(100 + i));
@@ -128,6 +131,16 @@ describe('LogFollower', () => {
     while (later.length === 0) await new Promise((r) => setTimeout(r, 10));
     expect(later.map((m) => m.value)).to.deep.equal([message(999).value]);
     await sub.stop();
+    // Two subscriptions of one group at once: one is refused, and the group is free once it stops.
+    const both = await Promise.allSettled([
+      bus.subscribe({ topic: 't', group: 'h', handler: async () => {} }),
+      bus.subscribe({ topic: 't', group: 'h', handler: async () => {} }),
+    ]);
+    expect(both.map((r) => r.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
+    await (
+      both.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ stop(): Promise<void> }>
+    ).value.stop();
+    await (await bus.subscribe({ topic: 't', group: 'h', handler: async () => {} })).stop();
     await bus.close();
   });
 });

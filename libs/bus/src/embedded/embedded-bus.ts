@@ -27,8 +27,8 @@ export class EmbeddedBus implements Bus {
   readonly kind = 'embedded' as const;
   private readonly logs = new Map<string, Promise<TopicLog>>();
   private readonly subscriptions = new Set<EmbeddedSubscription>();
-  /** `group \0 topic` of the consumers reading the files from another thread (follow). */
-  private readonly followers = new Set<string>();
+  /** Each consumer in this process, here (subscribe) or on another thread (follow), by consumerKey. */
+  private readonly consumers = new Set<string>();
 
   private constructor(
     private readonly opts: EmbeddedBusOptions,
@@ -45,9 +45,16 @@ export class EmbeddedBus implements Bus {
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    this.claim(opts.group, opts.topic);
-    const log = await this.log(opts.topic);
-    const start = await this.resumeAt(log, opts.topic, opts.group);
+    const claim = this.claim(opts.group, opts.topic);
+    let log: TopicLog;
+    let start: number;
+    try {
+      log = await this.log(opts.topic);
+      start = await this.resumeAt(log, opts.topic, opts.group);
+    } catch (err) {
+      this.consumers.delete(claim);
+      throw err;
+    }
     const sub = new EmbeddedSubscription(
       opts,
       log,
@@ -63,6 +70,7 @@ export class EmbeddedBus implements Bus {
         await sub.stop();
         release();
         this.subscriptions.delete(sub);
+        this.consumers.delete(claim);
       },
     };
   }
@@ -73,15 +81,19 @@ export class EmbeddedBus implements Bus {
    * itself; it commits through commit() and ends with unfollow().
    */
   async follow(topic: string, group: string): Promise<{ dir: string; end: SharedArrayBuffer; start: number }> {
-    this.claim(group, topic);
-    const log = await this.log(topic);
-    const start = await this.resumeAt(log, topic, group);
-    this.followers.add(`${group}\u0000${topic}`);
-    return { dir: log.directory, end: log.shareEnd(), start };
+    const claim = this.claim(group, topic);
+    try {
+      const log = await this.log(topic);
+      const start = await this.resumeAt(log, topic, group);
+      return { dir: log.directory, end: log.shareEnd(), start };
+    } catch (err) {
+      this.consumers.delete(claim);
+      throw err;
+    }
   }
 
   unfollow(topic: string, group: string): void {
-    this.followers.delete(`${group}\u0000${topic}`);
+    this.consumers.delete(consumerKey(group, topic));
   }
 
   /** Commits `group`'s offset in `topic` and deletes the segments every group has consumed. */
@@ -91,11 +103,12 @@ export class EmbeddedBus implements Bus {
     await log.deleteBelow(Math.min(...this.offsets.knownGroups(topic)));
   }
 
-  private claim(group: string, topic: string): void {
-    const taken =
-      this.followers.has(`${group}\u0000${topic}`) ||
-      [...this.subscriptions].some((s) => s.topic === topic && s.group === group);
-    if (taken) throw new Error(`group ${group} already consumes ${topic} in this process`);
+  /** Claimed before the first await: a second consumer of the group meanwhile is refused. */
+  private claim(group: string, topic: string): string {
+    const key = consumerKey(group, topic);
+    if (this.consumers.has(key)) throw new Error(`group ${group} already consumes ${topic} in this process`);
+    this.consumers.add(key);
+    return key;
   }
 
   private async resumeAt(log: TopicLog, topic: string, group: string): Promise<number> {
@@ -123,6 +136,7 @@ export class EmbeddedBus implements Bus {
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.subscriptions.clear();
+    this.consumers.clear();
     for (const log of this.logs.values()) await (await log).close();
     this.logs.clear();
   }
@@ -141,6 +155,8 @@ export class EmbeddedBus implements Bus {
     return log;
   }
 }
+
+const consumerKey = (group: string, topic: string) => `${group}\u0000${topic}`;
 
 /** Where a subscription reads: the log itself, or a LogFollower of it on another thread. */
 interface LogSource {
@@ -207,6 +223,8 @@ class EmbeddedSubscription {
             continue;
           }
           if (inFlight.length === 0) {
+            // A stop() while the read was under way found no waiter to wake: do not start one.
+            if (this.stopped) break;
             await this.log.waitForData(readAt);
             continue;
           }
