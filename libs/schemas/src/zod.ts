@@ -8,10 +8,10 @@ extendZodWithOpenApi(z);
 export { z };
 export const registry = new OpenAPIRegistry();
 
-/** Integer milliseconds since the Unix epoch, UTC (spec: Time conventions). */
 /** The latest instant a JavaScript Date can hold, in ms: EpochMs' upper bound. */
 export const MAX_EPOCH_MS = 8.64e15;
 
+/** Integer milliseconds since the Unix epoch, UTC (spec: Time conventions). */
 export const EpochMs = z
   .number()
   .int()

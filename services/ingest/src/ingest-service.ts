@@ -60,45 +60,54 @@ export class IngestService {
     if (deps.unsafeAckBeforeWrite) setInterval(() => this.flushUnsafe(), 500).unref();
   }
 
-  async ingest(
+  /**
+   * Not async, nor is anything after the validation: an async function keeps its arguments and
+   * locals alive across every await, and the parsed body's strings are slices of the whole request
+   * body. Only the messages and the ids go on to the write (issue 14).
+   */
+  ingest(items: unknown[], facts: RequestFacts, prefix: (i: number) => Array<string | number>): Promise<IngestResult> {
+    const count = items.length;
+    return this.prepare(items, facts, prefix)
+      .then(({ messages, eventIds }) =>
+        this.publish(messages).then(() => {
+          this.counters.accepted += eventIds.length;
+          return { accepted: eventIds.length, event_ids: eventIds };
+        }),
+      )
+      .catch((err: unknown) => {
+        this.counters.rejected += count;
+        const status = err instanceof HttpError ? err.status : 500;
+        this.refused[status === 429 ? 'rate_limited' : status >= 500 ? 'unavailable' : 'invalid'] += count;
+        throw err;
+      });
+  }
+
+  /** Validates, spends the rate limits, resolves the projects and stamps: the messages to write. */
+  private async prepare(
     items: unknown[],
     facts: RequestFacts,
     prefix: (i: number) => Array<string | number>,
-  ): Promise<IngestResult> {
-    // Only the count is kept past the write: the parsed body's strings are slices of the whole
-    // request body, which an await holding `items` or `raw` would keep alive into the old
-    // generation (issue 14: most of what the HTTP thread promoted).
-    const count = items.length;
-    try {
-      const events = validateEvents(items, prefix, facts.bodyBytes);
-      await this.deps.limits?.spend('ingest_ip', clientKey(facts.ip), events.length);
-      const receivedAt = this.deps.clock();
-      const raw: RawEvent[] = [];
-      // A batch is one tab's events: one lookup (two origin parses) per project in it, not per event.
-      const projects = new Map<string, Promise<ProjectRecord>>();
-      for (const [i, event] of events.entries()) {
-        const key = `${event.origin ?? ''}\u0000${event.project}`;
-        let project = projects.get(key);
-        if (!project) projects.set(key, (project = resolveProject(event, facts, this.deps.projects)));
-        const stamped = stampEvent(event, await project, facts, receivedAt);
-        checkEventTime(event, stamped, prefix(i));
-        raw.push(stamped);
-      }
-      await this.spendPerProject(raw);
-      if (this.deps.behind?.()) {
-        this.counters.backpressure += raw.length;
-        throw errors.unavailable('The pipeline is behind; retry later', BACKPRESSURE_RETRY_AFTER_S);
-      }
-      const eventIds = raw.map((e) => e.event_id);
-      await this.publish(this.messagesOf(raw, facts.traceparent));
-      this.counters.accepted += eventIds.length;
-      return { accepted: eventIds.length, event_ids: eventIds };
-    } catch (err) {
-      this.counters.rejected += count;
-      const status = err instanceof HttpError ? err.status : 500;
-      this.refused[status === 429 ? 'rate_limited' : status >= 500 ? 'unavailable' : 'invalid'] += count;
-      throw err;
+  ): Promise<{ messages: OutgoingMessage[]; eventIds: string[] }> {
+    const events = validateEvents(items, prefix, facts.bodyBytes);
+    await this.deps.limits?.spend('ingest_ip', clientKey(facts.ip), events.length);
+    const receivedAt = this.deps.clock();
+    const raw: RawEvent[] = [];
+    // A batch is one tab's events: one lookup (two origin parses) per project in it, not per event.
+    const projects = new Map<string, Promise<ProjectRecord>>();
+    for (const [i, event] of events.entries()) {
+      const key = `${event.origin ?? ''}\u0000${event.project}`;
+      let project = projects.get(key);
+      if (!project) projects.set(key, (project = resolveProject(event, facts, this.deps.projects)));
+      const stamped = stampEvent(event, await project, facts, receivedAt);
+      checkEventTime(event, stamped, prefix(i));
+      raw.push(stamped);
     }
+    await this.spendPerProject(raw);
+    if (this.deps.behind?.()) {
+      this.counters.backpressure += raw.length;
+      throw errors.unavailable('The pipeline is behind; retry later', BACKPRESSURE_RETRY_AFTER_S);
+    }
+    return { messages: this.messagesOf(raw, facts.traceparent), eventIds: raw.map((e) => e.event_id) };
   }
 
   /** One project's points per request in the usual case (a batch is one tab's events). */
@@ -124,14 +133,13 @@ export class IngestService {
     return raw.map((e) => ({ key: partitionKey(e), value: JSON.stringify(e), headers }));
   }
 
-  private async publish(messages: OutgoingMessage[]): Promise<void> {
+  /** Not async either: the write's wait holds no frame of this service. */
+  private publish(messages: OutgoingMessage[]): Promise<void> {
     if (this.deps.unsafeAckBeforeWrite) {
       this.unsafeBuffer.push(...messages);
-      return;
+      return Promise.resolve();
     }
-    try {
-      await this.deps.bus.publish(this.deps.topic, messages, { timeoutMs: this.deps.publishTimeoutMs });
-    } catch (err) {
+    return this.deps.bus.publish(this.deps.topic, messages, { timeoutMs: this.deps.publishTimeoutMs }).catch((err) => {
       this.counters.publish_failures++;
       // Once per 5 s while the bus is away, not once per request (issue 16): the count is in
       // publish_failures (/metrics, /v1/status/health).
@@ -141,7 +149,7 @@ export class IngestService {
         this.deps.logger.error('publish failed', { err, publish_failures: this.counters.publish_failures });
       }
       throw errors.unavailable('Event bus unavailable; retry later', 2);
-    }
+    });
   }
 
   private flushUnsafe(): void {

@@ -39,22 +39,24 @@ export class EmbeddedBus implements Bus {
     return new EmbeddedBus(opts, await OffsetStore.open(join(opts.dir, 'offsets')));
   }
 
-  async publish(topic: string, messages: OutgoingMessage[], opts: PublishOptions = {}): Promise<void> {
-    if (messages.length === 0) return;
-    await (await this.log(topic)).append(messages, opts.timeoutMs);
+  /**
+   * Not async: an async function keeps its arguments alive across its awaits, and the messages
+   * must go once the log framed them, not when the write returns (issue 14).
+   */
+  publish(topic: string, messages: OutgoingMessage[], opts: PublishOptions = {}): Promise<void> {
+    if (messages.length === 0) return Promise.resolve();
+    const { timeoutMs } = opts;
+    let log: Promise<TopicLog>;
+    try {
+      log = this.log(topic);
+    } catch (err) {
+      return Promise.reject(err); // a bad topic name, as a rejection like every other failure
+    }
+    return log.then((l) => l.append(messages, timeoutMs));
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const claim = this.claim(opts.group, opts.topic);
-    let log: TopicLog;
-    let start: number;
-    try {
-      log = await this.log(opts.topic);
-      start = await this.resumeAt(log, opts.topic, opts.group);
-    } catch (err) {
-      this.consumers.delete(claim);
-      throw err;
-    }
+    const { claim, log, start } = await this.join(opts.topic, opts.group);
     const sub = new EmbeddedSubscription(
       opts,
       log,
@@ -81,15 +83,8 @@ export class EmbeddedBus implements Bus {
    * itself; it commits through commit() and ends with unfollow().
    */
   async follow(topic: string, group: string): Promise<{ dir: string; end: SharedArrayBuffer; start: number }> {
-    const claim = this.claim(group, topic);
-    try {
-      const log = await this.log(topic);
-      const start = await this.resumeAt(log, topic, group);
-      return { dir: log.directory, end: log.shareEnd(), start };
-    } catch (err) {
-      this.consumers.delete(claim);
-      throw err;
-    }
+    const { log, start } = await this.join(topic, group);
+    return { dir: log.directory, end: log.shareEnd(), start };
   }
 
   unfollow(topic: string, group: string): void {
@@ -103,12 +98,21 @@ export class EmbeddedBus implements Bus {
     await log.deleteBelow(Math.min(...this.offsets.knownGroups(topic)));
   }
 
-  /** Claimed before the first await: a second consumer of the group meanwhile is refused. */
-  private claim(group: string, topic: string): string {
-    const key = consumerKey(group, topic);
-    if (this.consumers.has(key)) throw new Error(`group ${group} already consumes ${topic} in this process`);
-    this.consumers.add(key);
-    return key;
+  /**
+   * Claims `group`'s place in `topic` (before the first await: a second consumer of the group
+   * meanwhile is refused) and finds where it resumes.
+   */
+  private async join(topic: string, group: string): Promise<{ claim: string; log: TopicLog; start: number }> {
+    const claim = consumerKey(group, topic);
+    if (this.consumers.has(claim)) throw new Error(`group ${group} already consumes ${topic} in this process`);
+    this.consumers.add(claim);
+    try {
+      const log = await this.log(topic);
+      return { claim, log, start: await this.resumeAt(log, topic, group) };
+    } catch (err) {
+      this.consumers.delete(claim);
+      throw err;
+    }
   }
 
   private async resumeAt(log: TopicLog, topic: string, group: string): Promise<number> {

@@ -1,6 +1,5 @@
 import { open, readdir, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
-import { decodeChunk, SEGMENT_NAME, type ReadResult } from './topic-log.js';
+import { readRecords, SEGMENT_NAME, segmentPath, type ReadResult } from './topic-log.js';
 
 /** ES2024's Atomics.waitAsync (Node 16 on), which the ES2023 lib we compile against does not declare. */
 const waitAsync = (
@@ -48,8 +47,9 @@ export class LogFollower {
   /** Reads whole records from `from` on, at most `max` of them and about `maxBytes`. */
   async read(from: number, max: number, maxBytes = 4 << 20): Promise<ReadResult> {
     const end = this.end;
-    if (this.bases.length === 0) await this.list();
-    for (let listed = false; ; listed = true) {
+    let listed = this.bases.length === 0;
+    if (listed) await this.list();
+    for (; ; listed = true) {
       if (this.bases.length > 0 && from < this.bases[0]!) from = this.bases[0]!; // as TopicLog.read
       if (from >= end) return { records: [], next: from };
       let i = this.bases.length - 1;
@@ -95,24 +95,18 @@ export class LogFollower {
       .sort((a, b) => a - b);
   }
 
+  /** Records of the segment at `base` from `from` on (its file kept open for the next read); null once deleted. */
   private async readAt(base: number, from: number, limit: number, max: number, maxBytes: number) {
     if (this.file?.base !== base) {
       await this.file?.fh.close();
       this.file = null;
       try {
-        this.file = { base, fh: await open(join(this.dir, `${String(base).padStart(20, '0')}.log`), 'r') };
+        this.file = { base, fh: await open(segmentPath(this.dir, base), 'r') };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null; // consumed and deleted
         throw err;
       }
     }
-    let length = Math.min(limit, maxBytes);
-    for (;;) {
-      const buf = Buffer.allocUnsafe(length);
-      const { bytesRead } = await this.file.fh.read(buf, 0, length, from - base);
-      const result = decodeChunk(buf.subarray(0, bytesRead), from, max);
-      if (result.records.length > 0 || bytesRead < length || length >= limit) return result;
-      length = Math.min(limit, length * 4); // one record larger than the chunk
-    }
+    return readRecords(this.file.fh, base, from, limit, max, maxBytes);
   }
 }

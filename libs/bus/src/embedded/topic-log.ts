@@ -4,6 +4,16 @@ import { GroupCommit } from '../group-commit.js';
 import type { OutgoingMessage } from '../bus.js';
 import { decodeRecord, encodeRecords, type DecodedRecord } from './record-codec.js';
 
+/** One append's messages, framed (record-codec.ts), and kept as messages only for a tail. */
+interface Framed {
+  buf: Buffer;
+  sizes: number[];
+  tail: OutgoingMessage[] | null;
+}
+
+/** Appends per write: each is one request's messages (a batch holds at most 500). */
+const MAX_FRAMES_PER_WRITE = 1_000;
+
 interface Segment {
   base: number;
   size: number;
@@ -30,7 +40,7 @@ const TAIL_BYTES = 32 * 1024 * 1024;
 const INDEX_RECORDS = 1_000_000;
 
 /** The whole records at the start of `buf`, read from the log at `base`: at most `max`. */
-export function decodeChunk(buf: Buffer, base: number, max: number): ReadResult {
+function decodeChunk(buf: Buffer, base: number, max: number): ReadResult {
   const records: ReadResult['records'] = [];
   let at = 0;
   while (records.length < max) {
@@ -44,6 +54,29 @@ export function decodeChunk(buf: Buffer, base: number, max: number): ReadResult 
   return { records, next: base + at };
 }
 
+/**
+ * Whole records of the segment file `fh` (whose first record is at log offset `base`) from log
+ * offset `from` on: at most `max`, about `maxBytes` read, more only for one larger record, never
+ * more than `available` bytes. The log's own reads and a LogFollower's share it.
+ */
+export async function readRecords(
+  fh: FileHandle,
+  base: number,
+  from: number,
+  available: number,
+  max: number,
+  maxBytes: number,
+): Promise<ReadResult> {
+  let length = Math.min(available, maxBytes);
+  for (;;) {
+    const buf = Buffer.allocUnsafe(length);
+    const { bytesRead } = await fh.read(buf, 0, length, from - base);
+    const result = decodeChunk(buf.subarray(0, bytesRead), from, max);
+    if (result.records.length > 0 || bytesRead < length || length >= available) return result;
+    length = Math.min(available, length * 4); // one record larger than the chunk
+  }
+}
+
 async function syncDir(dir: string): Promise<void> {
   const fh = await open(dir, 'r');
   try {
@@ -54,7 +87,7 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 export const SEGMENT_NAME = /^(\d{20})\.log$/;
-const segmentPath = (dir: string, base: number) => join(dir, `${String(base).padStart(20, '0')}.log`);
+export const segmentPath = (dir: string, base: number) => join(dir, `${String(base).padStart(20, '0')}.log`);
 
 /**
  * When the log's bytes are forced to the disk (SPOOR_BUS_FSYNC, issue 16). An append always
@@ -94,7 +127,7 @@ export class TopicLog {
   private tailReaders = 0;
   /** The last count() that read files, reused by the next one. */
   private counted: { from: number; to: number; n: number } | null = null;
-  private readonly writer: GroupCommit<OutgoingMessage>;
+  private readonly writer: GroupCommit<Framed>;
   /** Offset up to which the log is known to be on the disk (see `synced`). */
   private syncedTo = 0;
   private syncing: Promise<void> | null = null;
@@ -108,7 +141,7 @@ export class TopicLog {
     private readonly fsync: FsyncMode,
     private readonly tailBytes: number,
   ) {
-    this.writer = new GroupCommit((items) => this.write(items), 10_000);
+    this.writer = new GroupCommit((items) => this.write(items), MAX_FRAMES_PER_WRITE);
   }
 
   static async open(dir: string, opts: TopicLogOptions): Promise<TopicLog> {
@@ -190,9 +223,15 @@ export class TopicLog {
     return last ? last.base + last.size : 0;
   }
 
-  /** `timeoutMs`: see GroupCommit.add (a disk that stops answering must not hold requests). */
+  /**
+   * `timeoutMs`: see GroupCommit.add (a disk that stops answering must not hold requests). The
+   * messages are framed at once, so only their bytes wait for the write, outside the heap: a
+   * request's strings die young however long the disk takes (issue 14). They are kept only for
+   * a tail.
+   */
   append(messages: OutgoingMessage[], timeoutMs?: number): Promise<void> {
-    return this.writer.add(messages, timeoutMs);
+    const { buf, sizes } = encodeRecords(messages);
+    return this.writer.add([{ buf, sizes, tail: this.tailReaders > 0 ? messages : null }], timeoutMs);
   }
 
   /** Reads whole records from `from` on, at most `max` of them and about `maxBytes`. */
@@ -205,14 +244,7 @@ export class TopicLog {
     const available = seg.base + seg.size - offset;
     const fh = await open(seg.path, 'r');
     try {
-      let length = Math.min(available, maxBytes);
-      for (;;) {
-        const buf = Buffer.allocUnsafe(length);
-        const { bytesRead } = await fh.read(buf, 0, length, offset - seg.base);
-        const result = decodeChunk(buf.subarray(0, bytesRead), offset, max);
-        if (result.records.length > 0 || length >= available) return result;
-        length = Math.min(available, length * 4); // one record larger than the chunk
-      }
+      return await readRecords(fh, seg.base, offset, available, max, maxBytes);
     } finally {
       await fh.close();
     }
@@ -356,12 +388,11 @@ export class TopicLog {
     }
   }
 
-  private async write(messages: OutgoingMessage[]): Promise<void> {
-    const { buf, sizes } = encodeRecords(messages);
-    // Past this point the messages are kept only for a tail: nothing holds them while the
-    // write waits otherwise, so they die young (issue 14).
-    const held = messages.splice(0);
-    const tail = this.tailReaders > 0 ? held : null;
+  private async write(frames: Framed[]): Promise<void> {
+    const buf = frames.length === 1 ? frames[0]!.buf : Buffer.concat(frames.map((f) => f.buf));
+    const sizes = frames.length === 1 ? frames[0]!.sizes : frames.flatMap((f) => f.sizes);
+    // Values for the tail only if every frame kept them (a consumer here may have just begun).
+    const tail = frames.every((f) => f.tail) ? frames.flatMap((f) => f.tail!) : null;
     let seg = this.segments[this.segments.length - 1]!;
     if (seg.size > 0 && seg.size + buf.length > this.segmentBytes) seg = await this.roll();
     const fh = this.active!;
