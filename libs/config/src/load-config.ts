@@ -16,6 +16,8 @@ export interface Config {
   duckdbMemory: string;
   /** SPOOR_DUCKDB_KEY_WINDOW: the latest events whose repeats the embedded store recognises. */
   duckdbKeyWindow: number;
+  /** SPOOR_DUCKDB_THREADS: DuckDB's threads outside scans of many rows. */
+  duckdbThreads: number;
   topicPrefix: string;
   /** SPOOR_KAFKA_PARTITIONS: partitions of each topic Spoor creates. */
   kafkaPartitions: number;
@@ -140,6 +142,7 @@ function toConfig(p: Parsed): Config {
     redisUrl: p.SPOOR_REDIS_URL ?? null,
     duckdbMemory: p.SPOOR_DUCKDB_MEMORY,
     duckdbKeyWindow: p.SPOOR_DUCKDB_KEY_WINDOW,
+    duckdbThreads: p.SPOOR_DUCKDB_THREADS,
     topicPrefix: p.SPOOR_TOPIC_PREFIX,
     kafkaPartitions: p.SPOOR_KAFKA_PARTITIONS,
     kafkaReplicationFactor: p.SPOOR_KAFKA_REPLICATION_FACTOR === 0 ? null : p.SPOOR_KAFKA_REPLICATION_FACTOR,

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
     expect(c).to.include({ kafkaPartitions: 4, kafkaReplicationFactor: null, healthHttp: false });
     expect(c.heapGrowingPercent).to.equal(50);
     expect(c.duckdbKeyWindow).to.equal(500_000);
+    expect(c.duckdbThreads).to.equal(1);
   });
 
   it('reads SPOOR_ADMIN_EMAILS as a lowercased comma list without blanks or repeats', () => {
@@ -42,9 +43,11 @@ describe('loadConfig', () => {
       SPOOR_HEALTH_HTTP: 'true',
       SPOOR_HEAP_GROWING_PERCENT: '0',
       SPOOR_DUCKDB_KEY_WINDOW: '2000000',
+      SPOOR_DUCKDB_THREADS: '4',
     });
     expect(c).to.include({ kafkaPartitions: 12, kafkaReplicationFactor: 3, healthHttp: true, heapGrowingPercent: 0 });
     expect(c.duckdbKeyWindow).to.equal(2_000_000);
+    expect(c.duckdbThreads).to.equal(4);
     expect(c.services).to.deep.equal(['enricher', 'sessionizer']);
     expect(c.kafkaBrokers).to.deep.equal(['a:9092', 'b:9093']);
     expect(c).to.include({
@@ -59,6 +62,7 @@ describe('loadConfig', () => {
 
   const bad: Array<[string, string]> = [
     ['SPOOR_PORT', 'eighty'],
+    ['SPOOR_DUCKDB_THREADS', '0'],
     ['SPOOR_PORT', '70000'],
     ['SPOOR_SERVICES', 'ingest,teleporter'],
     ['SPOOR_IP_MODE', 'scramble'],

@@ -82,6 +82,7 @@ export async function openStoreOf(config: Config): Promise<Store> {
         path: duckdbPath(config),
         memoryLimit: config.duckdbMemory,
         keyWindow: config.duckdbKeyWindow,
+        threads: config.duckdbThreads,
       });
   await store.migrate();
   return store;

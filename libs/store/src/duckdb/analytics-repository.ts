@@ -15,6 +15,7 @@ import {
 } from '../analytics-row.js';
 import type { DuckDbConnection, DuckReader, Param } from './duckdb-connection.js';
 import { refreshRollups } from './rollups.js';
+import { asIs, type Wide } from './duckdb-threads.js';
 import { HOUR_MS, splitWindow } from '../rollup-hours.js';
 
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
@@ -67,14 +68,32 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
   constructor(
     private readonly reader: DuckReader,
     private readonly writer: DuckDbConnection,
+    private readonly wide: Wide = asIs,
   ) {}
 
   /** Brings the project's rollups up to date with every write before this call. */
   refresh(projectId: string): Promise<void> {
-    return refreshRollups((fn) => this.writer.exclusive(fn), projectId);
+    return this.wide(() => refreshRollups((fn) => this.writer.exclusive(fn), projectId));
   }
 
-  async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
+  // Each job's queries run on a wide engine, widened once for the whole call (duckdb-threads.ts).
+  aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
+    return this.wide(() => this.aggregateWide(projectId, w, topN));
+  }
+
+  series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
+    return this.wide(() => this.seriesWide(projectId, w, bucketMs));
+  }
+
+  transitions(projectId: string, w: Window): Promise<TransitionCounts> {
+    return this.wide(() => this.transitionsWide(projectId, w));
+  }
+
+  countTagged(projectId: string, tag: string, since: number): Promise<number> {
+    return this.wide(() => this.countTaggedWide(projectId, tag, since));
+  }
+
+  private async aggregateWide(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
     const p = [projectId, w.start, w.end];
     const top = [...p, checkLimit(topN)];
     const split = splitWindow(w.start, w.end);
@@ -165,7 +184,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     return { headline: headline!, actions, pages };
   }
 
-  async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
+  private async seriesWide(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     const p = [projectId, w.start, w.end, checkBucket(bucketMs)];
     const split = bucketMs >= HOUR_MS ? splitWindow(w.start, w.end) : null;
     if (split) await this.refresh(projectId);
@@ -197,7 +216,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     return counts.map((r) => ({ ...r, visitors: byBucket.get(toInt(r.b)) ?? 0 }));
   }
 
-  async transitions(projectId: string, w: Window): Promise<TransitionCounts> {
+  private async transitionsWide(projectId: string, w: Window): Promise<TransitionCounts> {
     const split = splitWindow(w.start, w.end);
     if (split) {
       await this.refresh(projectId);
@@ -216,7 +235,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     return toTransitions(rows);
   }
 
-  async countTagged(projectId: string, tag: string, since: number): Promise<number> {
+  private async countTaggedWide(projectId: string, tag: string, since: number): Promise<number> {
     const [row] = await this.reader.all(
       `SELECT count(*) AS n FROM (
          SELECT session_id FROM session_tag_facts WHERE project_id = $1 AND tag = $2 AND NOT removed

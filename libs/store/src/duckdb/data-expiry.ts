@@ -3,13 +3,21 @@
 import type { DataExpiry } from '../data-ownership.js';
 import { ROLLUP_TABLES, markWhere, refreshHeld } from './rollups.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
+import { asIs, type Wide } from './duckdb-threads.js';
 
 const EXPIRED_SESSIONS = 'SELECT session_id FROM sessions WHERE project_id = $1 AND last_event_at < $2';
 
 export class DuckDbDataExpiry implements DataExpiry {
-  constructor(private readonly writer: DuckDbConnection) {}
+  constructor(
+    private readonly writer: DuckDbConnection,
+    private readonly wide: Wide = asIs,
+  ) {}
 
-  async expire(projectId: string, before: number): Promise<void> {
+  expire(projectId: string, before: number): Promise<void> {
+    return this.wide(() => this.expireHeld(projectId, before));
+  }
+
+  private async expireHeld(projectId: string, before: number): Promise<void> {
     await this.writer.exclusive(async (x) => {
       await x.transaction(async () => {
         // `events` holds the raw and the enriched half of each event in one row (migration step 7).

@@ -16,10 +16,11 @@
 // text built at run time is from constant column lists.
 import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
+import type { FunnelRepository, RetentionRepository } from '../funnel-query.js';
 import { DuckDbAnalyticsRepository } from './analytics-repository.js';
 import { DuckDbRecordRepository } from './record-repository.js';
 import { DuckDbFunnelRepository } from './funnel-repository.js';
@@ -41,6 +42,7 @@ import { DuckDbSessionRepository } from './session-repository.js';
 import { DuckDbRevokedTokenRepository } from './revoked-token-repository.js';
 import { DuckDbSigningKeyRepository } from './signing-key-repository.js';
 import { DuckDbTagRepository } from './tag-repository.js';
+import { DuckDbThreads } from './duckdb-threads.js';
 
 export interface DuckDbStoreOptions {
   /** Database file; its parent directory is created. `:memory:` for a throw-away store. */
@@ -59,6 +61,11 @@ export interface DuckDbStoreOptions {
    * DEFAULT_KEY_WINDOW; event-repository.ts). A repeat of an older event is stored again.
    */
   keyWindow?: number;
+  /**
+   * DuckDB's threads for point reads and the pipeline's writes (default 1); scans of many rows
+   * (jobs, funnels, retention, exports, erasure, migrations) run on every core (duckdb-threads.ts).
+   */
+  threads?: number;
 }
 
 const openPaths = new Set<string>();
@@ -78,8 +85,8 @@ export class DuckDbStore implements Store {
   readonly jobs: DuckDbJobRepository;
   readonly analytics: DuckDbAnalyticsRepository;
   readonly records: DuckDbRecordRepository;
-  readonly funnels: DuckDbFunnelRepository;
-  readonly retention: DuckDbRetentionRepository;
+  readonly funnels: FunnelRepository;
+  readonly retention: RetentionRepository;
   readonly live: DuckDbLiveRepository;
   readonly exports: DuckDbExportRepository;
   readonly erasure: DuckDbProjectErasure;
@@ -94,6 +101,8 @@ export class DuckDbStore implements Store {
     private readonly key: string | null,
     exportDir: string,
     keyWindow: number | undefined,
+    /** Widens the engine for the calls that scan (duckdb-threads.ts). */
+    readonly threads: DuckDbThreads,
   ) {
     this.projects = new DuckDbProjectRepository(writer, reader);
     this.events = new DuckDbEventRepository(writer, reader, keyWindow);
@@ -106,15 +115,17 @@ export class DuckDbStore implements Store {
     this.rules = new DuckDbRuleRepository(writer, reader);
     this.classifications = new DuckDbClassificationRepository(writer, reader);
     this.jobs = new DuckDbJobRepository(writer, reader);
-    this.analytics = new DuckDbAnalyticsRepository(jobReader, writer);
+    this.analytics = new DuckDbAnalyticsRepository(jobReader, writer, threads.during);
     this.records = new DuckDbRecordRepository(writer, reader);
     // Funnels and retention answer API requests synchronously: the readers' pool, not the jobs' connection.
-    this.funnels = new DuckDbFunnelRepository(reader);
-    this.retention = new DuckDbRetentionRepository(reader);
+    const funnels = new DuckDbFunnelRepository(reader);
+    const retention = new DuckDbRetentionRepository(reader);
+    this.funnels = { query: (projectId, spec) => threads.during(() => funnels.query(projectId, spec)) };
+    this.retention = { cohorts: (projectId, spec) => threads.during(() => retention.cohorts(projectId, spec)) };
     this.live = new DuckDbLiveRepository(reader);
-    this.exports = new DuckDbExportRepository(exportDir, () => instance.connect());
-    this.erasure = new DuckDbProjectErasure(writer, this.exports);
-    this.expiry = new DuckDbDataExpiry(writer);
+    this.exports = new DuckDbExportRepository(exportDir, () => instance.connect(), threads.during);
+    this.erasure = new DuckDbProjectErasure(writer, this.exports, threads.during);
+    this.expiry = new DuckDbDataExpiry(writer, threads.during);
   }
 
   static async open(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
@@ -129,9 +140,11 @@ export class DuckDbStore implements Store {
     // (200,000 event pairs: 94 → 64 µs each, the final checkpoint included; issue 14; since
     // migration step 9 only event_keys' bounded index is left). A crash replays at most that
     // much WAL on the next open.
+    const threads = Math.max(1, Math.trunc(opts.threads ?? 1));
     const instance = await DuckDBInstance.create(key ?? ':memory:', {
       memory_limit: opts.memoryLimit ?? '1GB',
       checkpoint_threshold: '64MB',
+      threads: String(threads),
     });
     if (key !== null) openPaths.add(key);
     try {
@@ -143,6 +156,7 @@ export class DuckDbStore implements Store {
         ),
       );
       const jobReader = new DuckDbConnection(await instance.connect(), true);
+      const control = new DuckDbConnection(await instance.connect());
       const exportDir =
         opts.exportDir ?? (key !== null ? exportDirBeside(key) : join(tmpdir(), `spoor-exports-${randomUUID()}`));
       return new DuckDbStore(
@@ -153,6 +167,7 @@ export class DuckDbStore implements Store {
         key,
         exportDir,
         opts.keyWindow,
+        new DuckDbThreads(control, threads, Math.max(threads, availableParallelism())),
       );
     } catch (err) {
       if (key !== null) openPaths.delete(key);
@@ -162,21 +177,25 @@ export class DuckDbStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    await this.writer.exclusive(async (x) => {
-      await x.run(DUCKDB_MIGRATIONS_TABLE);
-      const applied = new Set((await x.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
-      for (const m of duckdbMigrations) {
-        if (applied.has(m.version)) continue;
-        await x.transaction(async () => {
-          for (const sql of m.statements) await x.run(sql);
-          await x.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-            m.version,
-            m.name,
-            Date.now(),
-          ]);
-        });
-      }
-    });
+    // Some steps rewrite whole tables (step 7 the events): on every core.
+    await this.threads.during(() =>
+      this.writer.exclusive(async (x) => {
+        await x.run(DUCKDB_MIGRATIONS_TABLE);
+        const applied = new Set((await x.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+        for (const m of duckdbMigrations) {
+          if (applied.has(m.version)) continue;
+          await x.transaction(async () => {
+            for (const sql of m.statements) await x.run(sql);
+            await x.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+              m.version,
+              m.name,
+              Date.now(),
+            ]);
+          });
+        }
+      }),
+    );
+    await this.threads.narrowNow();
   }
 
   async sizeBytes(): Promise<number> {
@@ -200,7 +219,13 @@ export class DuckDbStore implements Store {
   close(): Promise<void> {
     this.closed ??= (async () => {
       try {
-        await Promise.all([this.writer.close(), this.reader.close(), this.jobReader.close(), this.exports.close()]);
+        await Promise.all([
+          this.writer.close(),
+          this.reader.close(),
+          this.jobReader.close(),
+          this.exports.close(),
+          this.threads.close(),
+        ]);
         this.instance.closeSync();
       } finally {
         if (this.key !== null) openPaths.delete(this.key);

@@ -17,6 +17,7 @@ import {
   type ExportSpec,
 } from '../data-ownership.js';
 import { DuckDbConnection, quote } from './duckdb-connection.js';
+import { asIs, type Wide } from './duckdb-threads.js';
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
   csv: 'FORMAT csv, HEADER true',
@@ -37,9 +38,14 @@ export class DuckDbExportRepository implements ExportRepository {
   constructor(
     readonly dir: string,
     private readonly connect: () => Promise<DuckDBConnection>,
+    private readonly wide: Wide = asIs,
   ) {}
 
-  async write(spec: ExportSpec): Promise<ExportedFile> {
+  write(spec: ExportSpec): Promise<ExportedFile> {
+    return this.wide(() => this.writeFile(spec));
+  }
+
+  private async writeFile(spec: ExportSpec): Promise<ExportedFile> {
     const id = checkExportId(spec.export_id);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await this.remove(id);

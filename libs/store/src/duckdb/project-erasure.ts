@@ -5,6 +5,7 @@ import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ow
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { DuckDbExportRepository } from './export-repository.js';
 import { eraseVisitorDuckDb } from './visitor-erasure.js';
+import { asIs, type Wide } from './duckdb-threads.js';
 
 /**
  * Every table with a project_id column (migrations.ts), the projects row last; `events` holds raw
@@ -26,18 +27,21 @@ export class DuckDbProjectErasure implements ProjectErasure {
   constructor(
     private readonly writer: DuckDbConnection,
     private readonly exports: DuckDbExportRepository,
+    private readonly wide: Wide = asIs,
   ) {}
 
   async deleteProject(projectId: string, keepJobId: string): Promise<void> {
-    const exportIds = await this.writer.exclusive(async (x) => {
-      const jobs = await x.all(`SELECT job_id FROM jobs WHERE project_id = $1 AND kind = 'export'`, [projectId]);
-      await x.transaction(async () => {
-        for (const table of PROJECT_TABLES) await x.run(`DELETE FROM ${table} WHERE project_id = $1`, [projectId]);
-        await x.run('DELETE FROM jobs WHERE project_id = $1 AND job_id <> $2', [projectId, keepJobId]);
-        await x.run('DELETE FROM projects WHERE project_id = $1', [projectId]);
-      });
-      return jobs.map((j) => String(j.job_id));
-    });
+    const exportIds = await this.wide(() =>
+      this.writer.exclusive(async (x) => {
+        const jobs = await x.all(`SELECT job_id FROM jobs WHERE project_id = $1 AND kind = 'export'`, [projectId]);
+        await x.transaction(async () => {
+          for (const table of PROJECT_TABLES) await x.run(`DELETE FROM ${table} WHERE project_id = $1`, [projectId]);
+          await x.run('DELETE FROM jobs WHERE project_id = $1 AND job_id <> $2', [projectId, keepJobId]);
+          await x.run('DELETE FROM projects WHERE project_id = $1', [projectId]);
+        });
+        return jobs.map((j) => String(j.job_id));
+      }),
+    );
     for (const id of exportIds) await this.exports.remove(id).catch(() => undefined);
   }
 
@@ -53,10 +57,12 @@ export class DuckDbProjectErasure implements ProjectErasure {
 
   eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
     // The erased hours' rollups are rebuilt at once: no visitor hash of the person is left behind.
-    return this.writer.exclusive(async (x) => {
-      const erased = await eraseVisitorDuckDb(x, projectId, selector);
-      await refreshHeld(x, projectId);
-      return erased;
-    });
+    return this.wide(() =>
+      this.writer.exclusive(async (x) => {
+        const erased = await eraseVisitorDuckDb(x, projectId, selector);
+        await refreshHeld(x, projectId);
+        return erased;
+      }),
+    );
   }
 }
