@@ -6,6 +6,7 @@ import {
   type DuckDBConnection,
   type DuckDBDataChunk,
   type DuckDBPreparedStatement,
+  type DuckDBResultReader,
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
@@ -145,7 +146,7 @@ export class DuckDbConnection implements DuckExecutor, DuckReader {
       const reader = this.caches(params)
         ? await (await this.cached(sql, params)).runAndReadAll()
         : await this.conn.runAndReadAll(sql, toValues(params), toTypes(params));
-      return reader.getRowObjectsJS().map(plainRow);
+      return plainRows(reader);
     },
     chunks: async (sql, params = []) => {
       const result = this.caches(params)
@@ -305,11 +306,26 @@ function appendValue(a: DuckDBAppender, type: DuckColumnType, v: unknown): void 
   }
 }
 
-/** BIGINT arrives as bigint; the API speaks numbers (ms fit in 2^53). */
-function plainRow(r: Record<string, unknown>): Row {
-  const out: Row = {};
-  for (const [k, v] of Object.entries(r)) out[k] = typeof v === 'bigint' ? Number(v) : v;
-  return out;
+/**
+ * The result's rows as objects, BIGINT as numbers (the API speaks numbers; ms fit in 2^53).
+ * Converted column by column, then assembled: for a page of 1,000 sessions, query and conversion
+ * took 2.4–2.6 ms of CPU against 2.9–3.2 through `getRowObjectsJS()` and a copy of each row (which
+ * visits every value through a callback); a session's 20 events of 36 columns cost the same both
+ * ways (issue 15, eleventh round).
+ */
+function plainRows(reader: DuckDBResultReader): Row[] {
+  const names = reader.deduplicatedColumnNames();
+  const columns = reader.getColumnsJS();
+  const rows: Row[] = new Array(reader.currentRowCount);
+  for (let r = 0; r < rows.length; r++) {
+    const row: Row = {};
+    for (let c = 0; c < names.length; c++) {
+      const v = columns[c]![r];
+      row[names[c]!] = typeof v === 'bigint' ? Number(v) : v;
+    }
+    rows[r] = row;
+  }
+  return rows;
 }
 
 export function quote(identifier: string): string {
