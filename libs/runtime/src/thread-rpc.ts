@@ -19,6 +19,7 @@ interface SentError {
 type Message =
   | { t: 'call'; id: number; target: string; path: string[]; args: unknown[] }
   | { t: 'ok'; id: number; value: unknown }
+  | { t: 'rows'; id: number; names: string[]; columns: unknown[][] }
   | { t: 'err'; id: number; error: SentError }
   | { t: 'note'; name: string; data: unknown };
 
@@ -118,6 +119,7 @@ export class RpcEndpoint {
     if (!p) return;
     this.pending.delete(m.id);
     if (m.t === 'ok') p.resolve(m.value);
+    else if (m.t === 'rows') p.resolve(unpackRows(m.names, m.columns));
     else p.reject(rebuild(m.error));
   }
 
@@ -131,7 +133,10 @@ export class RpcEndpoint {
       const fn = (owner as Record<string, unknown>)[method];
       if (typeof fn !== 'function') throw new Error(`${m.target}.${m.path.join('.')} is not a function`);
       const value = await (fn as (...a: unknown[]) => unknown).apply(owner, m.args);
-      reply = { t: 'ok', id: m.id, value };
+      const names = Array.isArray(value) && value.length >= PACKED_ROWS ? rowNames(value) : null;
+      reply = names
+        ? { t: 'rows', id: m.id, names, columns: packRows(value as Row[], names) }
+        : { t: 'ok', id: m.id, value };
     } catch (err) {
       reply = { t: 'err', id: m.id, error: sendable(err) };
     }
@@ -143,6 +148,50 @@ export class RpcEndpoint {
       this.port.postMessage({ t: 'err', id: m.id, error: sendable(err) } satisfies Message);
     }
   }
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * An answer of at least this many rows of one shape (a page of sessions, a tag's sessions)
+ * crosses as columns, rebuilt into the same rows on the other side: cloning 1,000 objects of
+ * four fields cost 0.57 ms of CPU, their four columns and the rebuild 0.17 (issue 15).
+ */
+const PACKED_ROWS = 32;
+
+/** The keys every item has, in the same order, when all are plain objects; else null. */
+function rowNames(items: unknown[]): string[] | null {
+  const first: unknown = items[0];
+  if (!isPlainObject(first)) return null;
+  const names = Object.keys(first);
+  if (names.length === 0) return null;
+  for (const item of items) {
+    if (!isPlainObject(item)) return null;
+    let i = 0;
+    for (const key in item) {
+      if (key !== names[i++]) return null;
+    }
+    if (i !== names.length) return null;
+  }
+  return names;
+}
+
+function isPlainObject(v: unknown): v is Row {
+  return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+}
+
+function packRows(rows: Row[], names: string[]): unknown[][] {
+  return names.map((name) => rows.map((row) => row[name]));
+}
+
+function unpackRows(names: string[], columns: unknown[][]): Row[] {
+  const rows: Row[] = new Array(columns[0]?.length ?? 0);
+  for (let r = 0; r < rows.length; r++) {
+    const row: Row = {};
+    for (let c = 0; c < names.length; c++) row[names[c]!] = columns[c]![r];
+    rows[r] = row;
+  }
+  return rows;
 }
 
 function sendable(err: unknown): SentError {

@@ -35,6 +35,34 @@ describe('RpcEndpoint (calls between the HTTP and pipeline threads)', () => {
     expect(events.rows[0]).to.not.equal(row);
   });
 
+  it('answers many rows of one shape as they were, whatever their values, and any other list as it was', async () => {
+    const rows = Array.from({ length: 100 }, (_, i) => ({
+      session_id: `s${i}`,
+      at: i * 1_000,
+      bot: i % 2 === 0,
+      gone: i % 3 === 0 ? null : undefined,
+      payload: { nested: [i, { deep: 'x' }] },
+      when: new Date(i),
+    }));
+    const reordered = rows.map((r, i) => (i === 50 ? { at: r.at, session_id: r.session_id } : r));
+    const extra = rows.map((r, i) => (i === 99 ? { ...r, more: 1 } : r));
+    const fewer = rows.map((r, i) => (i === 10 ? { session_id: r.session_id, at: r.at } : r));
+    const fewerFirst = rows.map((r, i) => (i === 0 ? { session_id: r.session_id } : r));
+    const mixed = [...rows.slice(0, 40), 'text', new Date(5), [1, 2], null, ...rows.slice(40)];
+    const empties = Array.from({ length: 64 }, () => ({}));
+    const lists: Record<string, unknown[]> = { rows, reordered, extra, fewer, fewerFirst, mixed, empties, none: [] };
+    there.expose('lists', Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, () => Promise.resolve(v)])));
+    const remote = here.remote<Record<string, () => Promise<unknown[]>>>('lists');
+    for (const [name, sent] of Object.entries(lists)) {
+      const got = await remote[name]!();
+      expect(got, name).to.deep.equal(sent);
+      expect(
+        got.map((r) => (r && typeof r === 'object' ? Object.keys(r) : r)),
+        name,
+      ).to.deep.equal(sent.map((r) => (r && typeof r === 'object' ? Object.keys(r) : r)));
+    }
+  });
+
   it('is not a promise: awaiting a stand-in calls nothing', async () => {
     const remote = here.remote<object>('store', ['events']);
     expect(await remote).to.equal(remote);
