@@ -14,6 +14,12 @@ export interface BenchOptions {
   /** Events per request: 1 posts to /v1/event, more to /v1/event/batch (the logger sends 20). */
   batch: number;
   targets: TargetName[];
+  /**
+   * Events per second offered to Spoor's targets (the baseline always runs flat out), or null
+   * for as many as they answer. A rate the pipeline keeps up with shows whether memory stays flat
+   * over a long run apart from a growing backlog (issue 14, target 5).
+   */
+  rate: number | null;
   /** Where the JSON result goes. */
   resultsDir: string;
 }
@@ -21,8 +27,9 @@ export interface BenchOptions {
 /** bench/results at the repository root (git-ignored), wherever the bench is started from. */
 const DEFAULT_RESULTS_DIR = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
 
-const USAGE = `usage: npm run bench -- [--duration 10] [--connections 50|10] [--sessions 1000] [--batch 1] [--only ingest,embedded,kafka,kafka-split] [--results-dir bench/results]
-  Each flag may also come from the environment: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_SESSIONS, BENCH_BATCH, BENCH_ONLY.
+const USAGE = `usage: npm run bench -- [--duration 10] [--connections 50|10] [--sessions 1000] [--batch 1] [--rate EVENTS_PER_S] [--only ingest,embedded,kafka,kafka-split] [--results-dir bench/results]
+  Each flag may also come from the environment: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_SESSIONS, BENCH_BATCH, BENCH_RATE, BENCH_ONLY.
+  --rate offers Spoor's targets at most this many events per second in all (default: as many as they answer).
   --batch 20 posts 20 events of one session per /v1/event/batch request (connections default to 10 then, else 50).
   Targets: ingest (the all-in-one process with SPOOR_SERVICES=ingest: the front door alone), embedded, kafka,
   kafka-split (Kafka mode, ingest in one process and the consumers in another).
@@ -62,6 +69,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
         connections: { type: 'string' },
         sessions: { type: 'string' },
         batch: { type: 'string' },
+        rate: { type: 'string' },
         only: { type: 'string' },
         'results-dir': { type: 'string' },
         help: { type: 'boolean' },
@@ -78,6 +86,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
   }
   const batch = positiveInt('--batch', values.batch ?? env['BENCH_BATCH'] ?? '1');
   if (batch > 500) throw new UsageError(`--batch: at most 500 events per request (the API's limit)\n${USAGE}`);
+  const rate = values.rate ?? env['BENCH_RATE'];
   return {
     durationSec: positiveInt('--duration', values.duration ?? env['BENCH_DURATION'] ?? '10'),
     connections: positiveInt(
@@ -87,6 +96,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     batch,
     sessions: positiveInt('--sessions', values.sessions ?? env['BENCH_SESSIONS'] ?? '1000'),
     targets: targetsOf(values.only ?? env['BENCH_ONLY']),
+    rate: rate === undefined ? null : positiveInt('--rate', rate),
     resultsDir: values['results-dir'] ?? DEFAULT_RESULTS_DIR,
   };
 }

@@ -16,6 +16,7 @@ type Autocannon = (
     url: string;
     connections: number;
     duration: number;
+    overallRate?: number;
     method: string;
     headers: Record<string, string>;
     requests: AutocannonRequest[];
@@ -56,6 +57,7 @@ function runLoad(spec: LoadSpec): Promise<AutocannonResult> {
         url: `${spec.url}${batched ? '/v1/event/batch' : '/v1/event'}`,
         connections: spec.connections,
         duration: spec.durationSec,
+        ...(spec.requestsPerSec ? { overallRate: spec.requestsPerSec } : {}),
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: spec.origin, 'user-agent': USER_AGENT },
         requests,

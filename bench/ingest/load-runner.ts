@@ -10,6 +10,8 @@ export interface LoadSpec {
   sessions: number;
   /** Events per request (1: /v1/event, more: /v1/event/batch). */
   batch: number;
+  /** Requests per second from all connections together; absent: as fast as answered. */
+  requestsPerSec?: number;
 }
 
 /** The part of autocannon's result the benchmark reads (autocannon ships no types). */

@@ -57,7 +57,7 @@ async function main(): Promise<number> {
   const shape =
     options.batch > 1 ? `${options.batch} events per /v1/event/batch request` : '1 event per /v1/event request';
   process.stdout.write(
-    `ingest benchmark: ${options.connections} connections, ${shape}, ${options.durationSec} s per target, ${options.sessions} sessions (baseline: single events)\n`,
+    `ingest benchmark: ${options.connections} connections, ${shape}, ${options.durationSec} s per target, ${options.sessions} sessions${options.rate === null ? '' : `, Spoor offered ${options.rate} events/s`} (baseline: single events)\n`,
   );
   process.stdout.write(`machine: ${describeMachine(machine)}\n`);
   const results: TargetResult[] = [];

@@ -138,6 +138,7 @@ export async function runSpoor(
         durationSec: options.durationSec,
         sessions: options.sessions,
         batch: options.batch,
+        ...(options.rate === null ? {} : { requestsPerSec: Math.max(1, Math.round(options.rate / options.batch)) }),
       }).finally(() => clearInterval(sampler));
       const memoryAtLoadEnd = readMemory(child.pid);
       // The last whole minute ends with the load itself.
