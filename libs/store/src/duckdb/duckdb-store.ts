@@ -1,8 +1,9 @@
 // DuckDB backend: the embedded default (DESIGN.md, "Embedded default"). One DuckDBInstance per
 // Store on one file; DuckDB lets a single process own a database file for writing, so two
 // Stores on one path in one process are refused and migrations need no cross-process lock.
-// Connections: one writer, a pool of readers (DuckDbReaderPool, two by default) and one for
-// analytics jobs, each running one statement at a time through a promise queue (a connection
+// Connections: one writer, a pool of readers (DuckDbReaderPool, two by default), one for
+// analytics jobs and one that sets the engine's thread count (duckdb-threads.ts), each running
+// one statement at a time through a promise queue (a connection
 // runs one query at once). Writes are therefore serialised, which also keeps DuckDB's
 // optimistic concurrency from aborting concurrent upserts of one key; reads proceed beside them
 // on MVCC snapshots, several at once, and never wait behind a job's scan of millions of events
