@@ -1,10 +1,12 @@
 // The embedded store reads on several connections: an API read is not queued behind an
-// analytics job's scan, and reads of one store run side by side (issue 15).
+// analytics job's scan, and reads of one store run side by side; DuckDB runs on one thread but
+// for jobs (duckdb-threads.ts; issue 15).
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeTempDir } from '@spoor/testkit';
 import { expect } from 'chai';
 import { openStore, type Store } from '../src/index.js';
+import type { DuckDbStore } from '../src/duckdb/duckdb-store.js';
 import { T0, enriched, project, raw } from './store-fixtures.js';
 
 describe('DuckDB readers', function () {
@@ -32,6 +34,17 @@ describe('DuckDB readers', function () {
   after(async function () {
     await store.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  // First in this file: the job below leaves the engine wide for the linger.
+  it('opens on one thread by default and runs a job on every core', async function () {
+    const threads = (store as DuckDbStore).threads;
+    expect(threads.narrow).to.equal(1);
+    expect(await threads.current()).to.equal(1);
+    const t = await store.analytics.transitions('p-a', { start: T0, end: T0 + 100_000 });
+    expect(t.sessions).to.equal(2000);
+    // Still wide within the linger, on a machine with more than one core.
+    expect(await threads.current()).to.equal(threads.wide);
   });
 
   it('answers a project lookup while a transitions job is still scanning', async function () {

@@ -1,14 +1,9 @@
 // DuckDB runs on one thread for point reads and writes, on more while a scan runs (issue 15).
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+// The store's own use of it (narrow when opened, wide for a job) is in duckdb-readers.test.ts.
 import { DuckDBInstance } from '@duckdb/node-api';
-import { makeTempDir } from '@spoor/testkit';
 import { expect } from 'chai';
-import { openStore, type Store } from '../src/index.js';
 import { DuckDbConnection } from '../src/duckdb/duckdb-connection.js';
 import { DuckDbThreads } from '../src/duckdb/duckdb-threads.js';
-import type { DuckDbStore } from '../src/duckdb/duckdb-store.js';
-import { T0, enriched, project, raw } from './store-fixtures.js';
 
 /** A promise and the function that settles it. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -124,44 +119,20 @@ describe('DuckDB threads', function () {
     });
 
     it('changes nothing when the wide size is no wider', async function () {
-      const same = new DuckDbThreads(new DuckDbConnection(await instance.connect()), 1, 1);
+      // An engine opened with two threads and told one is "wide": any setting would show as 1.
+      const two = await DuckDBInstance.create(':memory:', { threads: '2' });
+      const probe = new DuckDbConnection(await two.connect());
+      const same = new DuckDbThreads(new DuckDbConnection(await two.connect()), 2, 1);
       try {
-        expect(await same.during(seen)).to.equal(1);
+        const onTwo = async () => Number((await probe.all("SELECT current_setting('threads') AS n"))[0]?.n);
+        expect(await same.during(onTwo)).to.equal(2);
+        await same.narrowNow();
+        expect(await onTwo()).to.equal(2);
       } finally {
         await same.close();
+        await probe.close();
+        two.closeSync();
       }
-    });
-  });
-
-  describe('the embedded store', function () {
-    let dir: string;
-    let store: Store;
-
-    before(async function () {
-      dir = await makeTempDir('spoor-threads-');
-      store = await openStore({ kind: 'duckdb', path: join(dir, 'spoor.duckdb') });
-      await store.migrate();
-      await store.projects.create(project({ project_id: 'p-a' }));
-      const pairs = Array.from({ length: 2000 }, (_, i) => {
-        const over = { event_id: `e${i}`, session_id: `s${i % 100}`, timestamp: T0 + i };
-        return { raw: raw(over), enriched: enriched(over) };
-      });
-      await store.events.insertEvents(pairs);
-    });
-
-    after(async function () {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    });
-
-    it('opens on one thread by default and runs a job on every core', async function () {
-      const threads = (store as DuckDbStore).threads;
-      expect(threads.narrow).to.equal(1);
-      expect(await threads.current()).to.equal(1);
-      const t = await store.analytics.transitions('p-a', { start: T0, end: T0 + 10 * 3_600_000 });
-      expect(t.sessions).to.equal(100);
-      // Still wide within the linger, on a machine with more than one core.
-      expect(await threads.current()).to.equal(threads.wide);
     });
   });
 });

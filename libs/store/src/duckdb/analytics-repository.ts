@@ -15,7 +15,7 @@ import {
 } from '../analytics-row.js';
 import type { DuckDbConnection, DuckReader, Param } from './duckdb-connection.js';
 import { refreshRollups } from './rollups.js';
-import { asIs, type Wide } from './duckdb-threads.js';
+import type { Wide } from './duckdb-threads.js';
 import { HOUR_MS, splitWindow } from '../rollup-hours.js';
 
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
@@ -68,7 +68,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
   constructor(
     private readonly reader: DuckReader,
     private readonly writer: DuckDbConnection,
-    private readonly wide: Wide = asIs,
+    private readonly wide: Wide,
   ) {}
 
   /** Brings the project's rollups up to date with every write before this call. */

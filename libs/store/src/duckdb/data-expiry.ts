@@ -3,14 +3,14 @@
 import type { DataExpiry } from '../data-ownership.js';
 import { ROLLUP_TABLES, markWhere, refreshHeld } from './rollups.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
-import { asIs, type Wide } from './duckdb-threads.js';
+import type { Wide } from './duckdb-threads.js';
 
 const EXPIRED_SESSIONS = 'SELECT session_id FROM sessions WHERE project_id = $1 AND last_event_at < $2';
 
 export class DuckDbDataExpiry implements DataExpiry {
   constructor(
     private readonly writer: DuckDbConnection,
-    private readonly wide: Wide = asIs,
+    private readonly wide: Wide,
   ) {}
 
   expire(projectId: string, before: number): Promise<void> {

@@ -21,7 +21,6 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Store } from '../store.js';
-import type { FunnelRepository, RetentionRepository } from '../funnel-query.js';
 import { DuckDbAnalyticsRepository } from './analytics-repository.js';
 import { DuckDbRecordRepository } from './record-repository.js';
 import { DuckDbFunnelRepository } from './funnel-repository.js';
@@ -86,8 +85,8 @@ export class DuckDbStore implements Store {
   readonly jobs: DuckDbJobRepository;
   readonly analytics: DuckDbAnalyticsRepository;
   readonly records: DuckDbRecordRepository;
-  readonly funnels: FunnelRepository;
-  readonly retention: RetentionRepository;
+  readonly funnels: DuckDbFunnelRepository;
+  readonly retention: DuckDbRetentionRepository;
   readonly live: DuckDbLiveRepository;
   readonly exports: DuckDbExportRepository;
   readonly erasure: DuckDbProjectErasure;
@@ -119,10 +118,8 @@ export class DuckDbStore implements Store {
     this.analytics = new DuckDbAnalyticsRepository(jobReader, writer, threads.during);
     this.records = new DuckDbRecordRepository(writer, reader);
     // Funnels and retention answer API requests synchronously: the readers' pool, not the jobs' connection.
-    const funnels = new DuckDbFunnelRepository(reader);
-    const retention = new DuckDbRetentionRepository(reader);
-    this.funnels = { query: (projectId, spec) => threads.during(() => funnels.query(projectId, spec)) };
-    this.retention = { cohorts: (projectId, spec) => threads.during(() => retention.cohorts(projectId, spec)) };
+    this.funnels = new DuckDbFunnelRepository(reader, threads.during);
+    this.retention = new DuckDbRetentionRepository(reader, threads.during);
     this.live = new DuckDbLiveRepository(reader);
     this.exports = new DuckDbExportRepository(exportDir, () => instance.connect(), threads.during);
     this.erasure = new DuckDbProjectErasure(writer, this.exports, threads.during);
@@ -178,13 +175,14 @@ export class DuckDbStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    // Some steps rewrite whole tables (step 7 the events): on every core.
-    await this.threads.during(() =>
-      this.writer.exclusive(async (x) => {
-        await x.run(DUCKDB_MIGRATIONS_TABLE);
-        const applied = new Set((await x.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
-        for (const m of duckdbMigrations) {
-          if (applied.has(m.version)) continue;
+    await this.writer.exclusive(async (x) => {
+      await x.run(DUCKDB_MIGRATIONS_TABLE);
+      const applied = new Set((await x.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+      const pending = duckdbMigrations.filter((m) => !applied.has(m.version));
+      if (pending.length === 0) return;
+      // Some steps rewrite whole tables (step 7 the events): on every core, then narrow at once.
+      await this.threads.during(async () => {
+        for (const m of pending) {
           await x.transaction(async () => {
             for (const sql of m.statements) await x.run(sql);
             await x.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
@@ -194,9 +192,9 @@ export class DuckDbStore implements Store {
             ]);
           });
         }
-      }),
-    );
-    await this.threads.narrowNow();
+      });
+      await this.threads.narrowNow();
+    });
   }
 
   async sizeBytes(): Promise<number> {

@@ -3,14 +3,11 @@ import type { DuckDbConnection } from './duckdb-connection.js';
 /** Runs `fn` on a wide engine (DuckDbThreads.during). */
 export type Wide = <T>(fn: () => Promise<T>) => Promise<T>;
 
-/** For an engine of one size. */
-export const asIs: Wide = (fn) => fn();
-
 /** Calls `narrow` once the engine has been idle long enough; returns what cancels that. */
 export type Linger = (narrow: () => void) => () => void;
 
 /** Narrows `ms` after the last scan ended (a timer that keeps no process alive). */
-export const lingerFor =
+const lingerFor =
   (ms: number): Linger =>
   (narrow) => {
     const timer = setTimeout(narrow, ms);

@@ -17,7 +17,7 @@ import {
   type ExportSpec,
 } from '../data-ownership.js';
 import { DuckDbConnection, quote } from './duckdb-connection.js';
-import { asIs, type Wide } from './duckdb-threads.js';
+import type { Wide } from './duckdb-threads.js';
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
   csv: 'FORMAT csv, HEADER true',
@@ -38,7 +38,7 @@ export class DuckDbExportRepository implements ExportRepository {
   constructor(
     readonly dir: string,
     private readonly connect: () => Promise<DuckDBConnection>,
-    private readonly wide: Wide = asIs,
+    private readonly wide: Wide,
   ) {}
 
   write(spec: ExportSpec): Promise<ExportedFile> {

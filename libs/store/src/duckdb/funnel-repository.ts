@@ -12,6 +12,7 @@ import { FunnelTooLargeError, MAX_TYPESCRIPT_FUNNEL_EVENTS } from '../funnel-que
 import { FunnelTally, STEP_MASK_SPAN, sortCodes, tallyInTypeScript } from '../funnel-tally.js';
 import type { EventPredicate, FunnelBreakdown } from '@spoor/schemas';
 import { quote, type DuckReader } from './duckdb-connection.js';
+import type { Wide } from './duckdb-threads.js';
 import { DuckParams, duckPredicate } from './event-predicate-sql.js';
 import { ENRICHED_EVENT_COLUMNS } from '../event-row.js';
 
@@ -28,13 +29,19 @@ const UNIT_TEXT = { session: 'session_id', visitor: `ip || chr(31) || user_agent
 const ENRICHED_LIST = ENRICHED_EVENT_COLUMNS.map(quote).join(', ');
 
 export class DuckDbFunnelRepository implements FunnelRepository {
-  constructor(private readonly reader: DuckReader) {}
+  constructor(
+    private readonly reader: DuckReader,
+    private readonly wide: Wide,
+  ) {}
 
+  /** On a wide engine: a funnel scans its window's events (duckdb-threads.ts). */
   query(projectId: string, spec: FunnelSpec): Promise<FunnelCounts> {
     const predicates = spec.steps.map((s) => s.predicate);
-    return predicates.every((p): p is EventPredicate => p !== null)
-      ? this.inSql(projectId, spec, predicates)
-      : this.inTypeScript(projectId, spec);
+    return this.wide(() =>
+      predicates.every((p): p is EventPredicate => p !== null)
+        ? this.inSql(projectId, spec, predicates)
+        : this.inTypeScript(projectId, spec),
+    );
   }
 
   private async inSql(projectId: string, spec: FunnelSpec, predicates: EventPredicate[]): Promise<FunnelCounts> {

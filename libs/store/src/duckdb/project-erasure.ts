@@ -5,7 +5,7 @@ import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ow
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { DuckDbExportRepository } from './export-repository.js';
 import { eraseVisitorDuckDb } from './visitor-erasure.js';
-import { asIs, type Wide } from './duckdb-threads.js';
+import type { Wide } from './duckdb-threads.js';
 
 /**
  * Every table with a project_id column (migrations.ts), the projects row last; `events` holds raw
@@ -27,7 +27,7 @@ export class DuckDbProjectErasure implements ProjectErasure {
   constructor(
     private readonly writer: DuckDbConnection,
     private readonly exports: DuckDbExportRepository,
-    private readonly wide: Wide = asIs,
+    private readonly wide: Wide,
   ) {}
 
   async deleteProject(projectId: string, keepJobId: string): Promise<void> {

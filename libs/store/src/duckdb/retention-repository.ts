@@ -4,11 +4,20 @@
 import type { RetentionCohort, RetentionRepository, RetentionSpec } from '../funnel-query.js';
 import { periodsOf, toCohorts } from '../retention-rows.js';
 import type { DuckReader } from './duckdb-connection.js';
+import type { Wide } from './duckdb-threads.js';
 
 export class DuckDbRetentionRepository implements RetentionRepository {
-  constructor(private readonly reader: DuckReader) {}
+  constructor(
+    private readonly reader: DuckReader,
+    private readonly wide: Wide,
+  ) {}
 
-  async cohorts(projectId: string, spec: RetentionSpec): Promise<RetentionCohort[]> {
+  /** On a wide engine: retention scans the events before the window's end (duckdb-threads.ts). */
+  cohorts(projectId: string, spec: RetentionSpec): Promise<RetentionCohort[]> {
+    return this.wide(() => this.cohortsWide(projectId, spec));
+  }
+
+  private async cohortsWide(projectId: string, spec: RetentionSpec): Promise<RetentionCohort[]> {
     periodsOf(spec);
     const params = [
       projectId,
