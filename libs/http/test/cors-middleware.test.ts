@@ -71,7 +71,10 @@ describe('corsMiddleware', () => {
     ['Origin: null (a sandboxed page)', { origin: 'null' }],
     ['an empty Origin', { origin: '' }],
   ];
-  const preflight = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-extra' };
+  const preflight = {
+    'access-control-request-method': 'POST',
+    'access-control-request-headers': 'content-type, x-extra',
+  };
   for (const [what, headers] of origins) {
     for (const [method, path, extra] of [
       ['GET', '/', {}],
