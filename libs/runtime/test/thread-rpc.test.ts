@@ -53,8 +53,12 @@ describe('RpcEndpoint (calls between the HTTP and pipeline threads)', () => {
     const lists: Record<string, unknown[]> = { rows, reordered, extra, fewer, fewerFirst, mixed, empties, none: [] };
     there.expose('lists', Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, () => Promise.resolve(v)])));
     const remote = here.remote<Record<string, () => Promise<unknown[]>>>('lists');
+    // How each answer crossed: only the list of rows of one shape goes as columns.
+    const crossed: string[] = [];
+    channel.port1.on('message', (m: { t: string }) => crossed.push(m.t));
     for (const [name, sent] of Object.entries(lists)) {
       const got = await remote[name]!();
+      expect(crossed.pop(), name).to.equal(name === 'rows' ? 'rows' : 'ok');
       expect(got, name).to.deep.equal(sent);
       expect(
         got.map((r) => (r && typeof r === 'object' ? Object.keys(r) : r)),

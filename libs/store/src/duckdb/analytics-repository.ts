@@ -73,7 +73,12 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
 
   /** Brings the project's rollups up to date with every write before this call. */
   refresh(projectId: string): Promise<void> {
-    return this.wide(() => refreshRollups((fn) => this.writer.exclusive(fn), projectId));
+    return this.wide(() => this.refreshRollups(projectId));
+  }
+
+  /** The refresh itself, for the calls below, which already run on a wide engine. */
+  private refreshRollups(projectId: string): Promise<void> {
+    return refreshRollups((fn) => this.writer.exclusive(fn), projectId);
   }
 
   // Each job's queries run on a wide engine, widened once for the whole call (duckdb-threads.ts).
@@ -97,7 +102,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     const p = [projectId, w.start, w.end];
     const top = [...p, checkLimit(topN)];
     const split = splitWindow(w.start, w.end);
-    if (split) await this.refresh(projectId);
+    if (split) await this.refreshRollups(projectId);
     const events = split
       ? await this.eventFigures([...p, split.lo, split.hi, checkLimit(topN)])
       : await this.rawEventFigures(top);
@@ -187,7 +192,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
   private async seriesWide(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     const p = [projectId, w.start, w.end, checkBucket(bucketMs)];
     const split = bucketMs >= HOUR_MS ? splitWindow(w.start, w.end) : null;
-    if (split) await this.refresh(projectId);
+    if (split) await this.refreshRollups(projectId);
     const events = split
       ? await this.bucketsByHour(p, [projectId, w.start, w.end, split.lo, split.hi, bucketMs])
       : await this.reader.all(
@@ -219,7 +224,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
   private async transitionsWide(projectId: string, w: Window): Promise<TransitionCounts> {
     const split = splitWindow(w.start, w.end);
     if (split) {
-      await this.refresh(projectId);
+      await this.refreshRollups(projectId);
       return toTransitions(await this.reader.all(TRANSITIONS_BY_HOUR, [projectId, w.start, w.end, split.lo, split.hi]));
     }
     const rows = await this.reader.all(
