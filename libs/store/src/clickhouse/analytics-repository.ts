@@ -202,8 +202,9 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
       SessionDimension,
       Array<{ name: string; count: number }>
     >;
-    const [p50, p90, p99] = (row!.quantiles ?? []) as unknown[];
-    return { headline: { ...row!, p50, p90, p99 }, dims, tags };
+    const { quantiles, ...totals } = row!;
+    const [p50, p90, p99] = (quantiles ?? []) as unknown[];
+    return { headline: { ...totals, p50, p90, p99 }, dims, tags };
   }
 
   async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {

@@ -73,11 +73,11 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
 
   /** Brings the project's rollups up to date with every write before this call. */
   refresh(projectId: string): Promise<void> {
-    return this.wide(() => this.refreshRollups(projectId));
+    return this.wide(() => this.refreshNow(projectId));
   }
 
   /** The refresh itself, for the calls below, which already run on a wide engine. */
-  private refreshRollups(projectId: string): Promise<void> {
+  private refreshNow(projectId: string): Promise<void> {
     return refreshRollups((fn) => this.writer.exclusive(fn), projectId);
   }
 
@@ -102,7 +102,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     const p = [projectId, w.start, w.end];
     const top = [...p, checkLimit(topN)];
     const split = splitWindow(w.start, w.end);
-    if (split) await this.refreshRollups(projectId);
+    if (split) await this.refreshNow(projectId);
     const events = split
       ? await this.eventFigures([...p, split.lo, split.hi, checkLimit(topN)])
       : await this.rawEventFigures(top);
@@ -192,7 +192,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
   private async seriesWide(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     const p = [projectId, w.start, w.end, checkBucket(bucketMs)];
     const split = bucketMs >= HOUR_MS ? splitWindow(w.start, w.end) : null;
-    if (split) await this.refreshRollups(projectId);
+    if (split) await this.refreshNow(projectId);
     const events = split
       ? await this.bucketsByHour(p, [projectId, w.start, w.end, split.lo, split.hi, bucketMs])
       : await this.reader.all(
@@ -224,7 +224,7 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
   private async transitionsWide(projectId: string, w: Window): Promise<TransitionCounts> {
     const split = splitWindow(w.start, w.end);
     if (split) {
-      await this.refreshRollups(projectId);
+      await this.refreshNow(projectId);
       return toTransitions(await this.reader.all(TRANSITIONS_BY_HOUR, [projectId, w.start, w.end, split.lo, split.hi]));
     }
     const rows = await this.reader.all(
