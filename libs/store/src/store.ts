@@ -237,6 +237,11 @@ export interface WindowAggregates {
   tags: Array<{ name: string; count: number }>;
 }
 
+export interface WindowOverview extends WindowAggregates {
+  /** What `series` gives for the same window and bucket. */
+  series: SeriesBucket[];
+}
+
 export interface TransitionCounts {
   /** Sessions with at least one event in the window. */
   sessions: number;
@@ -260,6 +265,11 @@ export interface AnalyticsRepository {
   aggregate(projectId: string, window: Window, topN: number): Promise<WindowAggregates>;
   /** Events, visitors and sessions per bucket of `bucketMs` from the window's start, bots left out; ascending. */
   series(projectId: string, window: Window, bucketMs: number): Promise<SeriesBucket[]>;
+  /**
+   * `aggregate` and `series` of one window in one call, exactly what the two give: an engine may
+   * share its scans between them (ClickHouse counts the sessions per bucket in the headline's scan).
+   */
+  overview(projectId: string, window: Window, topN: number, bucketMs: number): Promise<WindowOverview>;
   /** Events of a session in the window, ordered by timestamp then event_id. */
   transitions(projectId: string, window: Window): Promise<TransitionCounts>;
   /** Sessions carrying `tag` (standing) whose tagged_at is at or after `since`. */

@@ -118,6 +118,29 @@ export function analyticsCases(store: () => Store): void {
       expect(refused).to.be.instanceOf(RangeError);
     });
 
+    it('gives an overview: the aggregates and the series of the window in one call, whatever the buckets', async function () {
+      // 36,000 buckets of 100 ms pass the most ClickHouse counts in the headline's scan.
+      const windows = [W, { start: T0 - 500, end: T0 + 7_000 }, { start: 0, end: 1 }];
+      for (const w of windows) {
+        for (const bucketMs of [100, 1000, 3000, 1_200_000, 3_600_000]) {
+          const [a, series] = [
+            await store().analytics.aggregate(P, w, 2),
+            await store().analytics.series(P, w, bucketMs),
+          ];
+          expect(
+            await store().analytics.overview(P, w, 2, bucketMs),
+            `${w.start}-${w.end} by ${bucketMs}`,
+          ).to.deep.equal({
+            ...a,
+            series,
+          });
+        }
+      }
+      const o = await store().analytics.overview(P, W, 10, 1000);
+      expect(o.series.map((b) => b.sessions)).to.deep.equal([0, 0, 1, 1, 1]);
+      expect(o.sessions).to.equal(3);
+    });
+
     it('counts transitions within sessions, with start and end states', async function () {
       const t = await store().analytics.transitions(P, W);
       expect(t.sessions).to.equal(3);

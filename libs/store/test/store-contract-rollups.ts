@@ -144,13 +144,16 @@ function recountSeries(stored: readonly EnrichedEvent[], w: Window, bucketMs: nu
 
 async function expectRecount(store: Store, stored: readonly EnrichedEvent[]): Promise<void> {
   for (const w of WINDOWS) {
+    const a = await store.analytics.aggregate(P, w, 100);
     for (const bucketMs of BUCKETS) {
-      expect(await store.analytics.series(P, w, bucketMs), `series of ${bucketMs} ms`).to.deep.equal(
-        recountSeries(stored, w, bucketMs),
-      );
+      const series = recountSeries(stored, w, bucketMs);
+      expect(await store.analytics.series(P, w, bucketMs), `series of ${bucketMs} ms`).to.deep.equal(series);
+      expect(await store.analytics.overview(P, w, 100, bucketMs), `overview by ${bucketMs} ms`).to.deep.equal({
+        ...a,
+        series,
+      });
     }
     const want = recount(stored, w);
-    const a = await store.analytics.aggregate(P, w, 100);
     const t = await store.analytics.transitions(P, w);
     const label = `window ${w.start - H0}..${w.end - H0}`;
     expect({ events: a.events, visitors: a.visitors, actions: a.actions, pages: a.pages }, label).to.deep.equal({

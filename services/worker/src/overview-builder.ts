@@ -36,9 +36,9 @@ export async function buildOverview(
   jobId: string | null,
   now: number,
 ): Promise<Overview> {
-  const a = await store.analytics.aggregate(project.project_id, w, OVERVIEW_TOP_N);
   const bucketMs = seriesBucketMs(w);
-  const series = fillSeries(w, bucketMs, await store.analytics.series(project.project_id, w, bucketMs));
+  const a = await store.analytics.overview(project.project_id, w, OVERVIEW_TOP_N, bucketMs);
+  const series = fillSeries(w, bucketMs, a.series);
   const overview: Overview = {
     origin: project.origin,
     project: project.project,

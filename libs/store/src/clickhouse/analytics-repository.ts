@@ -1,4 +1,11 @@
-import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
+import type {
+  AnalyticsRepository,
+  SeriesBucket,
+  TransitionCounts,
+  Window,
+  WindowAggregates,
+  WindowOverview,
+} from '../store.js';
 import { checkLimit, toInt, toStr } from '../column-values.js';
 import {
   END_STATE,
@@ -38,18 +45,36 @@ const SESSION_HASH = 'reinterpretAsUInt128(sipHash128(session_id))';
 /** The window's partial first and last hour. */
 const EDGES = `project_id = {project_id:String} AND (timestamp >= {start:Int64} AND timestamp < {lo_ms:Int64}
   OR timestamp >= {hi_ms:Int64} AND timestamp < {end:Int64})`;
-/** The minutes of the whole hours that a bucket start cuts ({cut}, minute numbers). */
-const CUT_MINUTES = `project_id = {project_id:String} AND timestamp >= {lo_ms:Int64} AND timestamp < {hi_ms:Int64}
-  AND intDiv(timestamp, 60000) IN {cut:Array(Int64)}`;
-
-/** Minutes of [lo_ms, hi_ms) holding a bucket start that is not a whole minute; [-1] for none (IN needs a value). */
+/**
+ * Minutes of [lo_ms, hi_ms) holding a bucket start that is not a whole minute, as minute numbers.
+ * A window that starts on a whole minute has none.
+ */
 function cutMinutes(p: Record<string, unknown>): number[] {
   const [start, bucket, lo, hi] = [p.start, p.bucket, p.lo_ms, p.hi_ms].map(Number) as [number, number, number, number];
   const out: number[] = [];
   for (let t = start + Math.max(1, Math.ceil((lo - start) / bucket)) * bucket; t < hi; t += bucket) {
     if (t % 60_000 !== 0) out.push(Math.floor(t / 60_000));
   }
-  return out.length > 0 ? out : [-1];
+  return out;
+}
+
+/**
+ * The events of the minutes that a bucket start cuts ({cut}, minute numbers). The minmax index on
+ * `timestamp` prunes by this IN already (intDiv is monotonic); the same minutes as one time range
+ * each, OR-ed, cost more: 546 against 143 ms at 10 M events on the stand-in (issue 15).
+ */
+const CUT_MINUTES = `project_id = {project_id:String} AND timestamp >= {lo_ms:Int64} AND timestamp < {hi_ms:Int64}
+  AND intDiv(timestamp, 60000) IN {cut:Array(Int64)}`;
+
+/**
+ * The most buckets an overview counts its sessions per bucket for in the headline's scan (one
+ * counter each, `countResample`); an overview has at most a few hundred (MAX_SERIES_POINTS).
+ */
+const MAX_RESAMPLED_BUCKETS = 10_000;
+
+interface PerBucket {
+  bucket: number;
+  buckets: number;
 }
 
 /**
@@ -122,21 +147,42 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
    * at a time; the chDB stand-in four): the event figures and the session figures side by side.
    */
   async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
+    return (await this.figures(projectId, w, topN, null)).aggregates;
+  }
+
+  /**
+   * The overview's sessions per bucket come from the headline's scan of the window's sessions
+   * (`countResample`), not from a scan of their own under FINAL as `series` asks: 110 ms of an
+   * overview at 10 M events on the stand-in (issue 15). The buckets' events then follow.
+   */
+  async overview(projectId: string, w: Window, topN: number, bucketMs: number): Promise<WindowOverview> {
+    const buckets = Math.ceil((w.end - w.start) / checkBucket(bucketMs));
+    if (buckets > MAX_RESAMPLED_BUCKETS) {
+      return { ...(await this.aggregate(projectId, w, topN)), series: await this.series(projectId, w, bucketMs) };
+    }
+    const { aggregates, sessionBuckets } = await this.figures(projectId, w, topN, { bucket: bucketMs, buckets });
+    const events = await this.eventBuckets({ project_id: projectId, start: w.start, end: w.end, bucket: bucketMs });
+    return { ...aggregates, series: toSeries(w.start, bucketMs, events, sessionBuckets) };
+  }
+
+  /** The window's figures, and its sessions per bucket when `per` says the buckets. */
+  private async figures(projectId: string, w: Window, topN: number, per: PerBucket | null) {
     const p = { project_id: projectId, start: w.start, end: w.end, top: checkLimit(topN) };
     const split = splitWindow(w.start, w.end);
     const [events, sessions] = await Promise.all([
       split
         ? this.splitParams(projectId, split).then((s) => this.eventFigures({ ...p, ...s }))
         : this.rawEventFigures(p),
-      this.sessionFigures(p),
+      this.sessionFigures(p, per),
     ]);
-    return {
+    const aggregates: WindowAggregates = {
       ...toHeadline(events.headline, sessions.headline),
       actions: toRanked(events.actions),
       pages: toRanked(events.pages),
       ...sessions.dims,
-      tags: toRanked(sessions.tags),
+      tags: sessions.tags,
     };
+    return { aggregates, sessionBuckets: sessions.buckets };
   }
 
   /** Events, visitors, actions and pages of a window without a whole hour, from the events. */
@@ -157,38 +203,40 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
   }
 
   /**
-   * Sessions, bounces, durations, the dimensions and tags of the window's sessions, as three
-   * queries side by side: the headline (the three duration quantiles from one state), the
-   * dimensions (one scan grouped by each dimension in turn, GROUPING SETS) and the tags. The
-   * dimensions had been one `sumMapIf` per dimension in the headline's scan, building two arrays
-   * per session and dimension: at 10 M events on the stand-in that scan took 328 ms, the
-   * headline alone 128 and the grouping sets 170 (issue 15). Six scans under FINAL, before
-   * either, had cost six times one.
+   * Sessions, bounces, durations, the dimensions and tags of the window's sessions, as two
+   * queries side by side, each one scan of the sessions under FINAL:
+   * - the headline: the three duration quantiles from one state, the sessions per bucket when
+   *   `per` asks, and the tags, each session joined to its standing tags;
+   * - the dimensions, one scan grouped by each dimension in turn (GROUPING SETS).
+   * At 10 M events on the stand-in (issue 15): the dimensions as one `sumMapIf` each in the
+   * headline's scan took 328 ms, the headline alone 128 and the grouping sets 170; the tags as a
+   * query of their own (the window's sessions as a set) 314 ms, the headline with them 340
+   * against 156 without. Six scans under FINAL, before any of this, had cost six times one.
    */
-  private async sessionFigures(p: Record<string, unknown>) {
+  private async sessionFigures(p: Record<string, unknown>, per: PerBucket | null) {
     const dimensions = Object.entries(DIMENSIONS) as Array<[SessionDimension, string]>;
     // A value counts when it is neither NULL nor empty. In a grouping set the other dimensions
     // are NULL (their columns are Nullable), so a row names its dimension by its one value.
     const values = dimensions.map(([key, expr]) => `nullIf(toString(assumeNotNull(${expr})), '') AS ${key}`);
-    const [[row], dimRows, tags] = await Promise.all([
+    const [[row], dimRows] = await Promise.all([
       this.ch.rows(
         `SELECT count() AS sessions, countIf(page_count <= 1) AS bounces,
-                quantilesExactInclusive(0.5, 0.9, 0.99)(toFloat64(duration_ms)) AS quantiles
-         ${this.sessionsIn()}`,
-        p,
+                quantilesExactInclusive(0.5, 0.9, 0.99)(toFloat64(duration_ms)) AS quantiles,
+                sumMap(t.tags, arrayResize([toUInt64(1)], length(t.tags), toUInt64(1))) AS tag_counts
+                ${per ? ', countResample(0, {buckets:Int64}, 1)(intDiv(last_event_at - {start:Int64}, {bucket:Int64})) AS per_bucket' : ''}
+         FROM (SELECT page_count, duration_ms, last_event_at, ${SESSION_HASH} AS h ${this.sessionsIn()}) AS s
+         LEFT JOIN (SELECT h, groupUniqArray(tag) AS tags FROM (
+             SELECT tag, ${SESSION_HASH} AS h, argMax(removed, (changed_at, _written)) AS removed
+             FROM ${this.ch.table('session_tag_facts')} WHERE project_id = {project_id:String}
+             GROUP BY tag, session_id, source)
+           WHERE NOT removed GROUP BY h) AS t ON s.h = t.h
+         SETTINGS join_use_nulls = 0`,
+        per ? { ...p, ...per } : p,
       ),
       this.ch.rows(
         `SELECT ${dimensions.map(([key]) => key).join(', ')}, count() AS n
          FROM (SELECT ${values.join(', ')} ${this.sessionsIn()})
          GROUP BY GROUPING SETS (${dimensions.map(([key]) => `(${key})`).join(', ')})`,
-        p,
-      ),
-      this.ch.rows(
-        `SELECT tag AS name, uniqExact(session_id) AS count FROM (
-           SELECT tag, session_id, argMax(removed, (changed_at, _written)) AS removed
-           FROM ${this.ch.table('session_tag_facts')} WHERE project_id = {project_id:String} GROUP BY tag, session_id, source)
-         WHERE NOT removed AND ${SESSION_HASH} IN (SELECT ${SESSION_HASH} ${this.sessionsIn()})
-         GROUP BY tag ORDER BY count DESC, name LIMIT {top:UInt64}`,
         p,
       ),
     ]);
@@ -202,27 +250,40 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
       SessionDimension,
       Array<{ name: string; count: number }>
     >;
-    const { quantiles, ...totals } = row!;
+    const { quantiles, per_bucket: perBucket, tag_counts: tagCounts, ...totals } = row!;
     const [p50, p90, p99] = (quantiles ?? []) as unknown[];
-    return { headline: { ...totals, p50, p90, p99 }, dims, tags };
+    const [tagNames, tagSessions] = (tagCounts ?? [[], []]) as [unknown[], unknown[]];
+    const tags = rankCounts(
+      tagNames.map((name, i) => [toStr(name), toInt(tagSessions[i])] as const),
+      top,
+    );
+    // Sparse like `series`' GROUP BY: a bucket without sessions gives no row.
+    const buckets = ((perBucket ?? []) as unknown[])
+      .map((n, b) => ({ b, sessions: toInt(n) }))
+      .filter((r) => r.sessions > 0);
+    return { headline: { ...totals, p50, p90, p99 }, dims, tags, buckets };
   }
 
   async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     const p = { project_id: projectId, start: w.start, end: w.end, bucket: checkBucket(bucketMs) };
-    const split = bucketMs >= HOUR_MS ? splitWindow(w.start, w.end) : null;
     const [events, sessions] = await Promise.all([
-      split
-        ? this.splitParams(projectId, split).then((s) => this.bucketsByHour({ ...p, ...s }))
-        : this.ch.rows(
-            `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
-            p,
-          ),
+      this.eventBuckets(p),
       this.ch.rows(
         `SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`,
         p,
       ),
     ]);
     return toSeries(w.start, bucketMs, events, sessions);
+  }
+
+  /** Events and visitors per bucket ({bucket}), bucket index `b`. */
+  private eventBuckets(p: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+    const split = Number(p.bucket) >= HOUR_MS ? splitWindow(Number(p.start), Number(p.end)) : null;
+    if (split) return this.splitParams(String(p.project_id), split).then((s) => this.bucketsByHour({ ...p, ...s }));
+    return this.ch.rows(
+      `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
+      p,
+    );
   }
 
   /**
@@ -233,16 +294,17 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
    */
   private async bucketsByHour(p: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
     const bucket = `intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b`;
+    const cut = cutMinutes(p);
     const [counts, visitors] = await Promise.all([
       this.ch.rows(
         `SELECT b, sum(n) AS events FROM (
            SELECT intDiv(minute * 60000 - {start:Int64}, {bucket:Int64}) AS b, events AS n
            FROM ${this.wholeHours('rollup_minutes')}
              AND intDiv(minute * 60000 - {start:Int64}, {bucket:Int64}) = intDiv(minute * 60000 + 59999 - {start:Int64}, {bucket:Int64})
-           UNION ALL SELECT b, toUInt64(1) FROM ${this.edges(bucket, '', CUT_MINUTES)}
+           ${cut.length > 0 ? `UNION ALL SELECT b, toUInt64(1) FROM ${this.edges(bucket, '', CUT_MINUTES)}` : ''}
            UNION ALL SELECT b, toUInt64(1) FROM ${this.edges(bucket)})
          GROUP BY b`,
-        { ...p, cut: cutMinutes(p) },
+        { ...p, cut },
       ),
       this.ch.rows(
         `SELECT b, uniqExact(v) AS visitors FROM (

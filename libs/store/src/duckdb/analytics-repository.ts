@@ -1,4 +1,11 @@
-import type { AnalyticsRepository, SeriesBucket, TransitionCounts, Window, WindowAggregates } from '../store.js';
+import type {
+  AnalyticsRepository,
+  SeriesBucket,
+  TransitionCounts,
+  Window,
+  WindowAggregates,
+  WindowOverview,
+} from '../store.js';
 import { checkLimit, toInt } from '../column-values.js';
 import {
   END_STATE,
@@ -88,6 +95,14 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
 
   series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     return this.wide(() => this.seriesWide(projectId, w, bucketMs));
+  }
+
+  /** The two in turn on one widened engine: DuckDB's session scans are cheap beside ClickHouse's FINAL. */
+  overview(projectId: string, w: Window, topN: number, bucketMs: number): Promise<WindowOverview> {
+    return this.wide(async () => ({
+      ...(await this.aggregateWide(projectId, w, topN)),
+      series: await this.seriesWide(projectId, w, bucketMs),
+    }));
   }
 
   transitions(projectId: string, w: Window): Promise<TransitionCounts> {
