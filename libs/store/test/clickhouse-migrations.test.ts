@@ -1,12 +1,13 @@
 // A ClickHouse store made by an earlier release keeps its sessions through step 9, which adds the
-// projections that serve the page by last activity and builds them for the parts already written.
+// projections that serve the page by last activity and builds them for the parts already written,
+// and through step 11, which rebuilds the minutes rolled up before it with their events' offsets.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { clickhouseUrl, requireEngine } from '@spoor/testkit';
 import { clickhouseBootstrap, clickhouseMigrations } from '../src/clickhouse/migrations.js';
 import { openStore, type Store } from '../src/index.js';
-import { T0, session } from './store-fixtures.js';
+import { T0, enriched, session } from './store-fixtures.js';
 
 describe('ClickHouse migrations', function () {
   this.timeout(120_000);
@@ -115,5 +116,36 @@ describe('ClickHouse migrations', function () {
     expect(String(refused)).to.match(/projection/i);
     await store.erasure.eraseVisitor('p-a', { session_id: 'other' });
     expect((await store.sessions.list('p-a', { limit: 10 })).map((s) => s.session_id)).to.deep.equal(['grows']);
+  });
+
+  it('rebuilds the minutes rolled up before step 11 with their offsets, so a series cut inside minutes stays exact', async function () {
+    // Hourly buckets from 23.456 s into minute 17 cut minute 17 of every hour; events fall on
+    // both sides of each cut, and elsewhere.
+    const H = 3_600_000;
+    const cut = 17 * 60_000 + 23_456;
+    const w = { start: T0 + cut, end: T0 + 5 * H + cut };
+    const at: number[] = [];
+    for (let h = 0; h < 6; h++) at.push(...[1_000, cut - 1, cut, cut + 1, 40 * 60_000].map((o) => T0 + h * H + o));
+    await store.events.insertEnriched(
+      at.map((timestamp, i) => enriched({ event_id: `m-${i}`, project_id: 'p-minutes', session_id: 's', timestamp })),
+    );
+    const want = new Map<number, number>();
+    for (const t of at.filter((t) => t >= w.start && t < w.end)) {
+      const b = w.start + Math.floor((t - w.start) / H) * H;
+      want.set(b, (want.get(b) ?? 0) + 1);
+    }
+    const events = async () =>
+      (await store.analytics.series('p-minutes', w, H)).map((b) => [b.start, b.events] as [number, number]);
+    expect(await events()).to.deep.equal([...want]);
+
+    // The rows as a store before step 11 has them: no offsets. A cut minute then counts wrong.
+    await admin.command({
+      query: `ALTER TABLE ${database}.rollup_minutes UPDATE offsets = [] WHERE 1 SETTINGS mutations_sync = 2`,
+    });
+    expect(await events()).not.to.deep.equal([...want]);
+    for (const sql of clickhouseMigrations.find((m) => m.version === 11)!.statements(database)) {
+      await admin.command({ query: sql });
+    }
+    expect(await events()).to.deep.equal([...want]);
   });
 });

@@ -46,27 +46,6 @@ const SESSION_HASH = 'reinterpretAsUInt128(sipHash128(session_id))';
 const EDGES = `project_id = {project_id:String} AND (timestamp >= {start:Int64} AND timestamp < {lo_ms:Int64}
   OR timestamp >= {hi_ms:Int64} AND timestamp < {end:Int64})`;
 /**
- * Minutes of [lo_ms, hi_ms) holding a bucket start that is not a whole minute, as minute numbers.
- * A window that starts on a whole minute has none.
- */
-function cutMinutes(p: Record<string, unknown>): number[] {
-  const [start, bucket, lo, hi] = [p.start, p.bucket, p.lo_ms, p.hi_ms].map(Number) as [number, number, number, number];
-  const out: number[] = [];
-  for (let t = start + Math.max(1, Math.ceil((lo - start) / bucket)) * bucket; t < hi; t += bucket) {
-    if (t % 60_000 !== 0) out.push(Math.floor(t / 60_000));
-  }
-  return out;
-}
-
-/**
- * The events of the minutes that a bucket start cuts ({cut}, minute numbers). The minmax index on
- * `timestamp` prunes by this IN already (intDiv is monotonic); the same minutes as one time range
- * each, OR-ed, cost more: 546 against 143 ms at 10 M events on the stand-in (issue 15).
- */
-const CUT_MINUTES = `project_id = {project_id:String} AND timestamp >= {lo_ms:Int64} AND timestamp < {hi_ms:Int64}
-  AND intDiv(timestamp, 60000) IN {cut:Array(Int64)}`;
-
-/**
  * The most buckets an overview counts its sessions per bucket for in the headline's scan (one
  * counter each, `countResample`); an overview has at most a few hundred (MAX_SERIES_POINTS).
  */
@@ -288,23 +267,30 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
 
   /**
    * Buckets of an hour or more, from the rollups' whole hours and the partial hours' events:
-   * events from the per-minute counts plus the events of the minutes a bucket start cuts; visitors
-   * from the hourly ones (an hour is cut by at most one bucket start, and a visitor's first and
-   * last event of the hour place them on either side).
+   * events from the per-minute counts, a minute that a bucket start cuts split by its events'
+   * offsets (rollups.ts, step 11); visitors from the hourly ones (an hour is cut by at most one
+   * bucket start, and a visitor's first and last event of the hour place them on either side).
    */
   private async bucketsByHour(p: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
     const bucket = `intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b`;
-    const cut = cutMinutes(p);
+    // Each whole minute's bucket at its start (ks) and at its end (ke): a bucket is an hour or
+    // more, so a minute is cut at most once, at {start} + ke × {bucket}.
+    const minutes = `(SELECT minute, events, offsets,
+        intDiv(minute * 60000 - {start:Int64}, {bucket:Int64}) AS ks, intDiv(minute * 60000 + 59999 - {start:Int64}, {bucket:Int64}) AS ke
+      FROM ${this.wholeHours('rollup_minutes')})`;
     const [counts, visitors] = await Promise.all([
       this.ch.rows(
         `SELECT b, sum(n) AS events FROM (
-           SELECT intDiv(minute * 60000 - {start:Int64}, {bucket:Int64}) AS b, events AS n
-           FROM ${this.wholeHours('rollup_minutes')}
-             AND intDiv(minute * 60000 - {start:Int64}, {bucket:Int64}) = intDiv(minute * 60000 + 59999 - {start:Int64}, {bucket:Int64})
-           ${cut.length > 0 ? `UNION ALL SELECT b, toUInt64(1) FROM ${this.edges(bucket, '', CUT_MINUTES)}` : ''}
+           SELECT ks AS b, events AS n FROM ${minutes} WHERE ks = ke
+           UNION ALL
+           SELECT pair.1 AS b, pair.2 AS n FROM (
+             SELECT arrayJoin([(ks, before), (ke, toUInt64(events - before))]) AS pair FROM (
+               SELECT ks, ke, toUInt64(events) AS events,
+                      toUInt64(arrayCount(x -> x < {start:Int64} + ke * {bucket:Int64} - minute * 60000, offsets)) AS before
+               FROM ${minutes} WHERE ks != ke))
            UNION ALL SELECT b, toUInt64(1) FROM ${this.edges(bucket)})
          GROUP BY b`,
-        { ...p, cut },
+        p,
       ),
       this.ch.rows(
         `SELECT b, uniqExact(v) AS visitors FROM (

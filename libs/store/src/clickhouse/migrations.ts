@@ -68,7 +68,7 @@
 // and classification are String JSON; query and actions are Map, tags and seen Array(String).
 // From step 3: rule logic and value, a classification's tags and a job's request, progress and
 // result are String JSON; a rule's tags and a classification's rule_ids and labels Array(String).
-import { rollupMigration } from './rollups.js';
+import { rollupMigration, rollupOffsetsMigration } from './rollups.js';
 
 export interface ClickHouseMigration {
   version: number;
@@ -395,6 +395,13 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
     version: 10,
     name: 'hourly rollups of events, visitors and session paths',
     statements: rollupMigration,
+  },
+  {
+    // Each minute's rollup row keeps its events' offsets in the minute, so a series bucket start
+    // that cuts a minute reads no events (issue 15; rollups.ts). Built hours are marked to rebuild.
+    version: 11,
+    name: 'event offsets in the minutes rollup',
+    statements: rollupOffsetsMigration,
   },
 ];
 
