@@ -31,3 +31,13 @@ export function hourRuns(hours: readonly number[], gap = 4): Array<[number, numb
   }
   return runs;
 }
+
+/**
+ * A store call's rollup refresh, run at most once however many of its queries need the rollups
+ * (an overview's figures and its series both do): each refresh asks the engine for the project's
+ * marked hours, and DuckDB's waits for the writer.
+ */
+export function refreshOnce(refresh: () => Promise<void>): () => Promise<void> {
+  let refreshed: Promise<void> | undefined;
+  return () => (refreshed ??= refresh());
+}

@@ -22,7 +22,7 @@ import {
 } from '../analytics-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { currentGenerations, refreshRollups } from './rollups.js';
-import { HOUR_MS, splitWindow, type HourSplit } from '../rollup-hours.js';
+import { HOUR_MS, refreshOnce, splitWindow, type HourSplit } from '../rollup-hours.js';
 
 const WINDOW = 'project_id = {project_id:String} AND {start:Int64} <= %c AND %c < {end:Int64}';
 
@@ -35,8 +35,8 @@ const DIMENSIONS: Record<SessionDimension, string> = {
 };
 
 /**
- * A session id as a 128-bit number, for a set of a window's sessions: a million ids as strings
- * made the tags' set a third slower than as these (10 M events on the stand-in, issue 15). Two
+ * A session id as a 128-bit number, the key the tags are joined to the window's sessions by: a
+ * million ids as strings made that a third slower (10 M events on the stand-in, issue 15). Two
  * ids collide with odds like those of the embedded store's 128-bit event keys (~2^-64 at 2^32
  * sessions), which this store accepts for identity already.
  */
@@ -54,6 +54,18 @@ const MAX_RESAMPLED_BUCKETS = 10_000;
 interface PerBucket {
   bucket: number;
   buckets: number;
+}
+
+/** A series' parameters. */
+type BucketParams = { project_id: string; start: number; end: number; bucket: number };
+
+/** sumMap's (names, counts), ranked. */
+function rankMap(map: unknown, top: number): Array<{ name: string; count: number }> {
+  const [names, counts] = (map ?? [[], []]) as [unknown[], unknown[]];
+  return rankCounts(
+    names.map((n, i) => [toStr(n), toInt(counts[i])] as const),
+    top,
+  );
 }
 
 /**
@@ -86,9 +98,14 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     return `(SELECT ${cols} FROM ${this.ch.table('enriched_events')} FINAL WHERE ${range} AND NOT bot${more})`;
   }
 
+  /** Brings the project's rollups up to date, once per store call (refreshOnce). */
+  private refresher(projectId: string): () => Promise<void> {
+    return refreshOnce(() => refreshRollups(this.ch, projectId));
+  }
+
   /** The split's parameters, after bringing the project's rollups up to date. */
-  private async splitParams(projectId: string, split: HourSplit) {
-    await refreshRollups(this.ch, projectId);
+  private async splitParams(split: HourSplit, refresh: () => Promise<void>) {
+    await refresh();
     return { lo: split.lo, hi: split.hi, lo_ms: split.lo * HOUR_MS, hi_ms: split.hi * HOUR_MS };
   }
 
@@ -126,7 +143,7 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
    * at a time; the chDB stand-in four): the event figures and the session figures side by side.
    */
   async aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
-    return (await this.figures(projectId, w, topN, null)).aggregates;
+    return (await this.figures(projectId, w, topN, null, this.refresher(projectId))).aggregates;
   }
 
   /**
@@ -139,19 +156,29 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     if (buckets > MAX_RESAMPLED_BUCKETS) {
       return { ...(await this.aggregate(projectId, w, topN)), series: await this.series(projectId, w, bucketMs) };
     }
-    const { aggregates, sessionBuckets } = await this.figures(projectId, w, topN, { bucket: bucketMs, buckets });
-    const events = await this.eventBuckets({ project_id: projectId, start: w.start, end: w.end, bucket: bucketMs });
+    // One refresh of the rollups for both: the figures' and the buckets' whole hours.
+    const refresh = this.refresher(projectId);
+    const per = { bucket: bucketMs, buckets };
+    const { aggregates, sessionBuckets } = await this.figures(projectId, w, topN, per, refresh);
+    const events = await this.eventBuckets(
+      { project_id: projectId, start: w.start, end: w.end, bucket: bucketMs },
+      refresh,
+    );
     return { ...aggregates, series: toSeries(w.start, bucketMs, events, sessionBuckets) };
   }
 
   /** The window's figures, and its sessions per bucket when `per` says the buckets. */
-  private async figures(projectId: string, w: Window, topN: number, per: PerBucket | null) {
+  private async figures(
+    projectId: string,
+    w: Window,
+    topN: number,
+    per: PerBucket | null,
+    refresh: () => Promise<void>,
+  ) {
     const p = { project_id: projectId, start: w.start, end: w.end, top: checkLimit(topN) };
     const split = splitWindow(w.start, w.end);
     const [events, sessions] = await Promise.all([
-      split
-        ? this.splitParams(projectId, split).then((s) => this.eventFigures({ ...p, ...s }))
-        : this.rawEventFigures(p),
+      split ? this.splitParams(split, refresh).then((s) => this.eventFigures({ ...p, ...s })) : this.rawEventFigures(p),
       this.sessionFigures(p, per),
     ]);
     const aggregates: WindowAggregates = {
@@ -231,11 +258,7 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     >;
     const { quantiles, per_bucket: perBucket, tag_counts: tagCounts, ...totals } = row!;
     const [p50, p90, p99] = (quantiles ?? []) as unknown[];
-    const [tagNames, tagSessions] = (tagCounts ?? [[], []]) as [unknown[], unknown[]];
-    const tags = rankCounts(
-      tagNames.map((name, i) => [toStr(name), toInt(tagSessions[i])] as const),
-      top,
-    );
+    const tags = rankMap(tagCounts, top);
     // Sparse like `series`' GROUP BY: a bucket without sessions gives no row.
     const buckets = ((perBucket ?? []) as unknown[])
       .map((n, b) => ({ b, sessions: toInt(n) }))
@@ -246,7 +269,7 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
   async series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
     const p = { project_id: projectId, start: w.start, end: w.end, bucket: checkBucket(bucketMs) };
     const [events, sessions] = await Promise.all([
-      this.eventBuckets(p),
+      this.eventBuckets(p, this.refresher(projectId)),
       this.ch.rows(
         `SELECT intDiv(last_event_at - {start:Int64}, {bucket:Int64}) AS b, count() AS sessions ${this.sessionsIn()} GROUP BY b`,
         p,
@@ -255,10 +278,10 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     return toSeries(w.start, bucketMs, events, sessions);
   }
 
-  /** Events and visitors per bucket ({bucket}), bucket index `b`. */
-  private eventBuckets(p: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
-    const split = Number(p.bucket) >= HOUR_MS ? splitWindow(Number(p.start), Number(p.end)) : null;
-    if (split) return this.splitParams(String(p.project_id), split).then((s) => this.bucketsByHour({ ...p, ...s }));
+  /** Events and visitors per bucket, bucket index `b`. */
+  private eventBuckets(p: BucketParams, refresh: () => Promise<void>): Promise<Array<Record<string, unknown>>> {
+    const split = p.bucket >= HOUR_MS ? splitWindow(p.start, p.end) : null;
+    if (split) return this.splitParams(split, refresh).then((s) => this.bucketsByHour({ ...p, ...s }));
     return this.ch.rows(
       `SELECT intDiv(timestamp - {start:Int64}, {bucket:Int64}) AS b, count() AS events, uniqExact(ip, user_agent) AS visitors ${this.eventsIn()} GROUP BY b`,
       p,
@@ -350,7 +373,7 @@ export class ClickHouseAnalyticsRepository implements AnalyticsRepository {
     const split = splitWindow(w.start, w.end);
     if (split) {
       const p = { project_id: projectId, start: w.start, end: w.end };
-      return this.transitionsByHour({ ...p, ...(await this.splitParams(projectId, split)) });
+      return this.transitionsByHour({ ...p, ...(await this.splitParams(split, this.refresher(projectId))) });
     }
     const rows = await this.ch.rows(
       `SELECT pair.1 AS from_state, pair.2 AS to_state, count() AS count FROM (

@@ -23,7 +23,7 @@ import {
 import type { DuckDbConnection, DuckReader, Param } from './duckdb-connection.js';
 import { refreshRollups } from './rollups.js';
 import type { Wide } from './duckdb-threads.js';
-import { HOUR_MS, splitWindow } from '../rollup-hours.js';
+import { HOUR_MS, refreshOnce, splitWindow } from '../rollup-hours.js';
 
 const EVENTS_IN = `FROM enriched_events WHERE project_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND NOT bot`;
 /** Rollup rows of the window's whole hours, [$4, $5) (rollups.ts). */
@@ -88,20 +88,29 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     return refreshRollups((fn) => this.writer.exclusive(fn), projectId);
   }
 
+  /** The refresh at most once per store call, for a call whose queries need it more than once. */
+  private refresher(projectId: string): () => Promise<void> {
+    return refreshOnce(() => this.refreshNow(projectId));
+  }
+
   // Each job's queries run on a wide engine, widened once for the whole call (duckdb-threads.ts).
   aggregate(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
-    return this.wide(() => this.aggregateWide(projectId, w, topN));
+    return this.wide(() => this.aggregateWide(projectId, w, topN, this.refresher(projectId)));
   }
 
   series(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
-    return this.wide(() => this.seriesWide(projectId, w, bucketMs));
+    return this.wide(() => this.seriesWide(projectId, w, bucketMs, this.refresher(projectId)));
   }
 
-  /** The two in turn on one widened engine: DuckDB's session scans are cheap beside ClickHouse's FINAL. */
+  /**
+   * The two in turn on one widened engine, the rollups refreshed once: DuckDB's session scans are
+   * cheap beside ClickHouse's FINAL.
+   */
   overview(projectId: string, w: Window, topN: number, bucketMs: number): Promise<WindowOverview> {
+    const refresh = this.refresher(projectId);
     return this.wide(async () => ({
-      ...(await this.aggregateWide(projectId, w, topN)),
-      series: await this.seriesWide(projectId, w, bucketMs),
+      ...(await this.aggregateWide(projectId, w, topN, refresh)),
+      series: await this.seriesWide(projectId, w, bucketMs, refresh),
     }));
   }
 
@@ -113,11 +122,16 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     return this.wide(() => this.countTaggedWide(projectId, tag, since));
   }
 
-  private async aggregateWide(projectId: string, w: Window, topN: number): Promise<WindowAggregates> {
+  private async aggregateWide(
+    projectId: string,
+    w: Window,
+    topN: number,
+    refresh: () => Promise<void>,
+  ): Promise<WindowAggregates> {
     const p = [projectId, w.start, w.end];
     const top = [...p, checkLimit(topN)];
     const split = splitWindow(w.start, w.end);
-    if (split) await this.refreshNow(projectId);
+    if (split) await refresh();
     const events = split
       ? await this.eventFigures([...p, split.lo, split.hi, checkLimit(topN)])
       : await this.rawEventFigures(top);
@@ -204,10 +218,15 @@ export class DuckDbAnalyticsRepository implements AnalyticsRepository {
     return { headline: headline!, actions, pages };
   }
 
-  private async seriesWide(projectId: string, w: Window, bucketMs: number): Promise<SeriesBucket[]> {
+  private async seriesWide(
+    projectId: string,
+    w: Window,
+    bucketMs: number,
+    refresh: () => Promise<void>,
+  ): Promise<SeriesBucket[]> {
     const p = [projectId, w.start, w.end, checkBucket(bucketMs)];
     const split = bucketMs >= HOUR_MS ? splitWindow(w.start, w.end) : null;
-    if (split) await this.refreshNow(projectId);
+    if (split) await refresh();
     const events = split
       ? await this.bucketsByHour(p, [projectId, w.start, w.end, split.lo, split.hi, bucketMs])
       : await this.reader.all(
