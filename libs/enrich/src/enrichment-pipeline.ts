@@ -20,7 +20,7 @@ export interface EnrichmentPipelineOptions {
   /**
    * Distinct inputs each of the pure string steps remembers (default 10,000): page URLs,
    * referrers, session keys and stored IPs. A visitor's second event then costs map lookups
-   * instead of two URL parses and two HMACs (issue 14: 15.8 → see docs/performance.md).
+   * instead of two URL parses and two HMACs (issue 14: 15.8 → 2.3 µs an event; docs/performance.md).
    */
   stepCacheSize?: number;
 }

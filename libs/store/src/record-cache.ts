@@ -1,12 +1,12 @@
-// The gateway's short memory of accounts and projects (issue 15, third round; docs/performance.md).
+// The gateway's short memory of accounts and projects (issue 15; docs/performance.md, Read).
 // Every authenticated read looked up its account and its project in the engine before answering,
 // and a DuckDB query costs ~0.45 ms of CPU even for a point lookup: two of the four queries of a
 // read. This process' own writes (store-changes.ts) empty the cache at once; another process'
 // change shows within `ttlMs`. Only records found are kept: a project registered elsewhere is
 // seen at its first request, and a deleted one is never answered from memory once this process
 // heard of the deletion or the entry aged out. On a store this process holds alone (embedded
-// DuckDB), API keys and token revocations are cached too (`credentials`, fourth round), and on a
-// store shared by several processes when each checks a mark that every revocation moves (ninth round).
+// DuckDB), API keys and token revocations are cached too (`credentials`), and on a store shared
+// by several processes when each checks a mark that every revocation moves (CredentialMark).
 import type { AccountRecord, ApiKeyRecord, ProjectRecord } from '@spoor/schemas';
 import type {
   AccountRepository,

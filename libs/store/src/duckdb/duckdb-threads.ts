@@ -23,10 +23,10 @@ const lingerFor =
 export const DEFAULT_LINGER_MS = 2_000;
 
 /**
- * DuckDB's worker threads, an instance-wide setting, at two sizes (issue 15, eleventh round):
+ * DuckDB's worker threads, an instance-wide setting, at two sizes (issue 15; docs/performance.md, Read):
  * - `narrow` (default one) for the API's point reads and the pipeline's writes. With two threads
  *   each small query cost ~0.45 ms more CPU (DuckDB's idle worker woke and spun), and the
- *   pipeline stored ~12 % fewer events per second on two cores (docs/performance.md).
+ *   pipeline stored ~12 % fewer events per second on two cores (docs/performance.md, Ingest).
  * - `wide` (every core) while a scan of many rows runs: an analytics job or a rollup refresh, a
  *   funnel, retention, an export, an erasure or expiry, the migrations. On one thread the
  *   aggregation at 1 M events took 1.5× as long.
