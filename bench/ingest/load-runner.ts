@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 /** What the load generator child is told to do. */
 export interface LoadSpec {
   url: string;
+  /** The events' origin, also sent as the browser's Origin header. */
   origin: string;
+  /** The events' project; absent: BENCH_PROJECT. */
+  project?: string;
   connections: number;
   durationSec: number;
   sessions: number;

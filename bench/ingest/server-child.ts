@@ -45,6 +45,11 @@ export class ServerChild {
     return this.child.pid!;
   }
 
+  /** The signal that ended the child (code null), or null while it runs or after an exit of its own. */
+  get exitSignal(): NodeJS.Signals | null {
+    return this.child.signalCode;
+  }
+
   /** Polls `url` until it answers 2xx; fails early if the child dies. */
   async waitUntilServing(url: string, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
