@@ -227,5 +227,32 @@ for (const { mode, label, env } of VARIANTS) {
       const raw = await spoor.store.events.sessionEvents(projectId, sid);
       expect(raw[0]!.payload).to.deep.equal({});
     });
+
+    // Issue 41, target 3: a site's trickle of single events reaches the store in a few inserts of
+    // many rows (SPOOR_PIPELINE_LINGER_MS, 1 s), not in one insert per request.
+    it('stores a trickle of single events in a few inserts, not one per request', async () => {
+      const inserts = async () => {
+        const text = await (await fetch(`${spoor.url}/metrics`)).text();
+        return Number(/^spoor_store_inserts_total\{table="events"\} (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      const before = await inserts();
+      const sid = `trickle-${randomUUID()}`;
+      const t0 = Date.UTC(2026, 10, 20, 17);
+      for (let i = 0; i < 12; i++) {
+        const event = { project: 'shop/web', action: 'scroll', timestamp: t0 + i * 1_000, session_id: sid };
+        const res = await post(`${spoor.url}/v1/event`, event, { origin: ORIGIN, 'user-agent': CHROME });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await waitFor(
+        () => spoor.store.sessions.get(projectId, sid),
+        (s) => s?.event_count === 12,
+        30_000,
+        'the trickle stored',
+      );
+      expect(await spoor.store.events.sessionEvents(projectId, sid)).to.have.length(12);
+      const made = (await inserts()) - before;
+      expect(made).to.be.within(1, 3);
+    });
   });
 }

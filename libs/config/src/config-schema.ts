@@ -161,6 +161,17 @@ export const ConfigSchema = z.object({
    * their own —, so the HTTP thread only parses, validates and publishes; `main` keeps one
    * thread. A process mixing embedded and network adapters keeps one thread.
    */
+  /**
+   * How long a consumer gathers events before it pays a batch's fixed costs — a store insert per
+   * table, a transaction, a KV round trip, an offset commit (issue 41): at the 100–1,000 events/s
+   * real sites send, handling each request's one or two events alone cost 5–30× the CPU per event
+   * of a full batch. An event is acknowledged once on the bus either way; only its storage waits,
+   * so it is readable within about this long (plus the batch's own time). A batch goes as soon as
+   * SPOOR_PIPELINE_BATCH events wait.
+   */
+  SPOOR_PIPELINE_LINGER_MS: millis(1_000, 0, 10_000),
+  /** The most events a consumer takes in one batch (issue 41; the size half of the size-or-time bound). */
+  SPOOR_PIPELINE_BATCH: count(10_000, 100, 100_000),
   SPOOR_PIPELINE_THREAD: optionalText.pipe(z.enum(['thread', 'main']).optional()).transform((v) => v ?? 'thread'),
   /**
    * When the embedded log is forced to the disk before or after a 200 (issue 16; docs/reliability.md,
@@ -214,7 +225,12 @@ export const ConfigSchema = z.object({
   SPOOR_WORKER_TICK_MS: millis(5_000, 100, 600_000),
   /** How often each process records its liveness and counters for /v1/status/health. */
   SPOOR_HEARTBEAT_MS: millis(10_000, 100, 600_000),
-  SPOOR_LAG_SAMPLE_MS: millis(1000, 10, 60_000),
+  /**
+   * How often each process reads its consumers' lag in the background; unset (0 here): 1 s, or 5 s
+   * on Kafka, where each reading asks the broker for two offsets per consumer group, a dozen groups
+   * a process — most of an idle process' CPU and the broker's at 1 s (issue 41, idle CPU).
+   */
+  SPOOR_LAG_SAMPLE_MS: millis(0, 10, 60_000),
   /**
    * How long the gateway answers accounts and projects from memory (issue 15): this process'
    * own changes at once, another process' within this bound. 0: read them on every request.

@@ -33,6 +33,10 @@ export interface Config {
   busFsync: 'always' | 'interval' | 'never';
   /** SPOOR_BUS_FSYNC_INTERVAL_MS: `interval`'s period. */
   busFsyncIntervalMs: number;
+  /** SPOOR_PIPELINE_LINGER_MS: how long a consumer gathers events into one batch (issue 41). */
+  pipelineLingerMs: number;
+  /** SPOOR_PIPELINE_BATCH: the most events in one consumer batch (issue 41). */
+  pipelineBatch: number;
   /** SPOOR_HEAP_GROWING_PERCENT: V8's heap growing factor, 1 + this / 100; 0: V8's own. */
   heapGrowingPercent: number;
   trustProxy: boolean | number | string[];
@@ -151,6 +155,8 @@ function toConfig(p: Parsed): Config {
     pipelineThread: p.SPOOR_PIPELINE_THREAD,
     busFsync: p.SPOOR_BUS_FSYNC,
     busFsyncIntervalMs: p.SPOOR_BUS_FSYNC_INTERVAL_MS,
+    pipelineLingerMs: p.SPOOR_PIPELINE_LINGER_MS,
+    pipelineBatch: p.SPOOR_PIPELINE_BATCH,
     heapGrowingPercent: p.SPOOR_HEAP_GROWING_PERCENT,
     trustProxy: p.SPOOR_TRUST_PROXY,
     geoipDb: p.SPOOR_GEOIP_DB ?? null,
@@ -165,7 +171,7 @@ function toConfig(p: Parsed): Config {
     workerTickMs: p.SPOOR_WORKER_TICK_MS,
     webhookRetryBaseMs: p.SPOOR_WEBHOOK_RETRY_BASE_MS,
     heartbeatMs: p.SPOOR_HEARTBEAT_MS,
-    lagSampleMs: p.SPOOR_LAG_SAMPLE_MS,
+    lagSampleMs: p.SPOOR_LAG_SAMPLE_MS || (p.SPOOR_KAFKA_BROKERS ? 5_000 : 1_000),
     gatewayCacheMs: p.SPOOR_GATEWAY_CACHE_MS,
     healthSnapshotMs: p.SPOOR_HEALTH_SNAPSHOT_MS,
     dnsServer: p.SPOOR_DNS_SERVER ?? null,

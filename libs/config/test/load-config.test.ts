@@ -19,6 +19,14 @@ describe('loadConfig', () => {
     expect(c.heapGrowingPercent).to.equal(50);
     expect(c.duckdbKeyWindow).to.equal(500_000);
     expect(c.duckdbThreads).to.equal(1);
+    // Issue 41: consumers gather a second's events (or 10,000) per batch; lag read every second.
+    expect(c).to.include({ pipelineLingerMs: 1_000, pipelineBatch: 10_000, lagSampleMs: 1_000 });
+  });
+
+  it('reads lag every 5 s on Kafka unless told otherwise (issue 41: each reading asks the broker)', () => {
+    expect(loadConfig({ SPOOR_KAFKA_BROKERS: 'a:9092' }).lagSampleMs).to.equal(5_000);
+    expect(loadConfig({ SPOOR_KAFKA_BROKERS: 'a:9092', SPOOR_LAG_SAMPLE_MS: '250' }).lagSampleMs).to.equal(250);
+    expect(loadConfig({ SPOOR_LAG_SAMPLE_MS: '250' }).lagSampleMs).to.equal(250);
   });
 
   it('reads SPOOR_ADMIN_EMAILS as a lowercased comma list without blanks or repeats', () => {
@@ -44,7 +52,10 @@ describe('loadConfig', () => {
       SPOOR_HEAP_GROWING_PERCENT: '0',
       SPOOR_DUCKDB_KEY_WINDOW: '2000000',
       SPOOR_DUCKDB_THREADS: '4',
+      SPOOR_PIPELINE_LINGER_MS: '0',
+      SPOOR_PIPELINE_BATCH: '500',
     });
+    expect(c).to.include({ pipelineLingerMs: 0, pipelineBatch: 500 });
     expect(c).to.include({ kafkaPartitions: 12, kafkaReplicationFactor: 3, healthHttp: true, heapGrowingPercent: 0 });
     expect(c.duckdbKeyWindow).to.equal(2_000_000);
     expect(c.duckdbThreads).to.equal(4);
@@ -81,6 +92,9 @@ describe('loadConfig', () => {
     ['SPOOR_HEAP_GROWING_PERCENT', '5000'],
     ['SPOOR_DUCKDB_KEY_WINDOW', '10'],
     ['SPOOR_DUCKDB_KEY_WINDOW', '1e6'],
+    ['SPOOR_PIPELINE_LINGER_MS', '60000'],
+    ['SPOOR_PIPELINE_BATCH', '10'],
+    ['SPOOR_LAG_SAMPLE_MS', '5'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com,not-an-email'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com;root@example.com'],
   ];

@@ -1,5 +1,6 @@
 // The pipeline thread's entry (pipeline-thread.ts): opens the store and the KV, exposes them to
 // the HTTP thread, and runs the consumer services on a bus whose log lives on that thread.
+import { writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { subscribeFollowing, type Bus, type SubscribeOptions } from '@spoor/bus';
 import type { ServiceName } from '@spoor/config';
@@ -14,6 +15,13 @@ import { stopTogether, type RunningService, type ServiceModule } from './service
 import { RpcEndpoint } from './thread-rpc.js';
 
 const { config, modules: sources } = workerData as PipelineThreadData;
+// The thread's name in `top -H`, `ps -L` and /proc/<pid>/task/*/comm, so its CPU can be told from
+// the HTTP thread's (issue 41, bench:cost). Linux only; a thread may name itself through this file.
+try {
+  writeFileSync('/proc/thread-self/comm', 'spoor-pipeline');
+} catch {
+  // not Linux, or /proc not mounted: the thread keeps the process' name
+}
 const ep = new RpcEndpoint(parentPort!);
 const logger = createLogger('spoor', config.logLevel);
 process.on('unhandledRejection', (reason) => {
@@ -98,10 +106,16 @@ async function boot(): Promise<void> {
   const handoff = new LocalHandoff();
   const running: Array<{ name: ServiceName; service: RunningService }> = [];
   let timer: NodeJS.Timeout | undefined;
+  let pushed = '';
   const pushFigures = () => {
     const figures: ServiceFigures = {};
     for (const { name, service } of running)
       figures[name] = { stats: service.stats?.(), drops: service.drops?.() as Record<string, number> | undefined };
+    // Only what changed crosses: an idle process no longer wakes its HTTP thread ten times a
+    // second for the same counters (issue 41, idle CPU).
+    const text = JSON.stringify(figures);
+    if (text === pushed) return;
+    pushed = text;
     ep.note('figures', figures);
   };
   let stopped: Promise<void> | null = null;

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Bus } from '@spoor/bus';
 import type { Store } from '@spoor/store';
 
@@ -7,6 +7,17 @@ import type { Store } from '@spoor/store';
 const LATENCY = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Messages per consumer batch. */
 const SIZES = [1, 5, 20, 100, 500, 1000, 2500, 5000, 10000];
+/**
+ * The store calls that write what the pipeline carries, by repository and method, with the table
+ * they insert into: `spoor_store_inserts_total` counts them, so an operator (and bench:cost) sees
+ * how often the store pays an insert's fixed cost (issue 41, target 3).
+ */
+const PIPELINE_WRITES: Record<string, Record<string, string> | undefined> = {
+  events: { insertEvents: 'events', insertRaw: 'events', insertEnriched: 'events', touchActions: 'actions' },
+  sessions: { upsert: 'sessions' },
+  classifications: { put: 'classifications' },
+  tags: { add: 'tags' },
+};
 /** Jobs run for seconds to hours. */
 const JOB_SECONDS = [0.05, 0.25, 1, 5, 15, 60, 300, 900, 3600];
 
@@ -44,6 +55,7 @@ export class ProcessMetrics {
   private readonly publishSeconds: Histogram<'topic' | 'outcome'>;
   private readonly storeSeconds: Histogram<'repository' | 'method' | 'outcome'>;
   private readonly jobSeconds: Histogram<'kind' | 'status'>;
+  private readonly inserts: Counter<'table'>;
 
   constructor() {
     const registers = [this.registry];
@@ -80,6 +92,12 @@ export class ProcessMetrics {
       help: 'Store calls (reads and writes) by repository, method and outcome',
       labelNames: ['repository', 'method', 'outcome'],
       buckets: LATENCY,
+      registers,
+    });
+    this.inserts = new Counter({
+      name: 'spoor_store_inserts_total',
+      help: "The pipeline's writes reaching the store, by table (issue 41: a few per second under any load, not one per request)",
+      labelNames: ['table'],
       registers,
     });
     this.jobSeconds = new Histogram({
@@ -173,6 +191,8 @@ export class ProcessMetrics {
             const start = process.hrtime.bigint();
             const observe = (outcome: string) =>
               this.storeSeconds.observe({ repository: name, method, outcome }, seconds(start));
+            const table = PIPELINE_WRITES[name]?.[method];
+            if (table) this.inserts.inc({ table });
             const out = (v as (...a: unknown[]) => unknown).apply(target, args);
             if (!(out instanceof Promise)) return out;
             return out.then(

@@ -1,5 +1,5 @@
 // /metrics carries what an operator watches (issue 19, Observability): requests by route and
-// status, consumer batches, publishes, store calls and job durations, from a real process on the
+// status, consumer batches, publishes, store calls, the pipeline's inserts and job durations, from a real process on the
 // embedded engines.
 import { expect } from 'chai';
 import { Router } from 'express';
@@ -46,6 +46,8 @@ describe('ProcessMetrics in /metrics', function () {
               failOnce = false;
               throw new Error('injected');
             }
+            // A pipeline write, counted by table in spoor_store_inserts_total (issue 41).
+            await adapters.store.events.touchActions([{ project_id: 'p1', action: 'click', last_seen: 1 }]);
             handled.push(...batch.map((m) => m.value));
           },
         });
@@ -107,6 +109,8 @@ describe('ProcessMetrics in /metrics', function () {
     expect(
       count('spoor_store_call_duration_seconds', { repository: 'projects', method: 'get', outcome: 'ok' }),
     ).to.equal(3);
+    expect(sample(text, 'spoor_store_inserts_total', { table: 'actions' })).to.equal(1);
+    expect(sample(text, 'spoor_store_inserts_total', { table: 'events' })).to.equal(null);
     expect(sample(text, 'spoor_job_duration_seconds_sum', { kind: 'aggregation', status: 'succeeded' })).to.equal(1.5);
     expect(text).to.match(/^process_resident_memory_bytes \d+/m);
   });

@@ -15,7 +15,13 @@ export const classifierModule: ServiceModule = {
     const consumes = { topic: topics.sessionUpdates, group: `${config.topicPrefix}classifier` };
     // The sessionizer of this process hands its summaries over directly (SPOOR_HANDOFF=local).
     handoff.provide<SessionSummary>(consumes.topic, (summaries) => service.classifyLatest(summaries));
-    const sub = await bus.subscribe({ ...consumes, maxBatch: 2000, handler: (batch) => service.handle(batch) });
+    const sub = await bus.subscribe({
+      ...consumes,
+      // What sessionizers elsewhere publish, gathered as they gather theirs (issue 41).
+      maxBatch: config.pipelineBatch,
+      lingerMs: config.pipelineLingerMs,
+      handler: (batch) => service.handle(batch),
+    });
     const jobs = new JobRunner({
       jobs: store.jobs,
       kv,

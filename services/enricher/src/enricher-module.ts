@@ -32,12 +32,12 @@ export const enricherModule: ServiceModule = {
     const consumes = { topic: adapters.topics.rawEvents, group: `${config.topicPrefix}enricher` };
     const sub = await adapters.bus.subscribe({
       ...consumes,
-      maxBatch: 5000,
-      // Fixed costs per batch (a transaction, a write per changed session, an offset file) at one
-      // request each made single events cost twice what a batch of them does. 60 ms rather than
-      // 20: single events at ~5,000/s cost 238 instead of 275 µs of CPU each (issue 14); the
-      // event is on the bus, acknowledged, either way — only its storage waits.
-      lingerMs: 60,
+      // Size or time, whichever comes first (SPOOR_PIPELINE_BATCH, SPOOR_PIPELINE_LINGER_MS; issue
+      // 41): a batch's fixed costs (a transaction, an insert per table, a write per changed session,
+      // an offset commit) paid a few times a second, not once per request. The event is on the
+      // bus, acknowledged, either way — only its storage waits.
+      maxBatch: config.pipelineBatch,
+      lingerMs: config.pipelineLingerMs,
       // The next batch is enriched while this one is written (EnricherService.handle).
       inFlight: 2,
       handler: (batch) => service.handle(batch),

@@ -19,7 +19,9 @@ export const sessionizerModule: ServiceModule = {
     handoff.provide<SessionInput>(consumes.topic, (inputs) => service.apply(inputs));
     const sub = await adapters.bus.subscribe({
       ...consumes,
-      maxBatch: 2000,
+      // What enrichers elsewhere publish, gathered as they gather theirs (issue 41).
+      maxBatch: config.pipelineBatch,
+      lingerMs: config.pipelineLingerMs,
       handler: (batch) => service.handle(batch),
     });
     return { consumes: [consumes], stats: () => service.stats(), drops: () => service.drops(), stop: () => sub.stop() };

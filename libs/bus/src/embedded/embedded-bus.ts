@@ -268,15 +268,24 @@ class EmbeddedSubscription {
     }
   }
 
-  /** The next batch from `offset`, or null when none is waiting. Lingers only when nothing else is in flight. */
+  /**
+   * The next batch from `offset`, or null when none is waiting. A lingering subscription takes
+   * fewer than a quarter of maxBatch only after waiting lingerMs for more, and only when nothing
+   * else is in flight: read ahead, a few records that came in while a batch was being handled
+   * went on at once as a batch of their own, each paying the fixed costs the linger is there to
+   * share, and under a steady trickle a batch was always in flight, so the linger never came
+   * (issue 41). A large batch waiting is still read ahead.
+   */
   private async readBatch(
     offset: number,
-    mayLinger: boolean,
+    first: boolean,
   ): Promise<{ messages: DeliveredMessage[]; next: number } | null> {
     const max = this.opts.maxBatch ?? 1000;
     let { records, next } = await this.log.read(offset, max);
     if (records.length === 0) return null;
-    if (mayLinger && records.length < max / 4 && (this.opts.lingerMs ?? 0) > 0 && !this.stopped) {
+    const lingering = (this.opts.lingerMs ?? 0) > 0 && records.length < max / 4;
+    if (lingering && !first) return null;
+    if (lingering && !this.stopped) {
       await sleep(this.opts.lingerMs!);
       ({ records, next } = await this.log.read(offset, max));
     }

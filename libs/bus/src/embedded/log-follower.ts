@@ -13,8 +13,12 @@ const waitAsync = (
   }
 ).waitAsync.bind(Atomics);
 
-/** How long a wait for more records lasts before the caller looks again (a safety net: writes notify). */
-const WAIT_MS = 1_000;
+/**
+ * How long a wait for more records lasts before the caller looks again: a safety net, since every
+ * write notifies. Each consumer on the pipeline thread (a dozen, most of them job topics that stay
+ * empty) woke once a second for nothing at 1 s (issue 41, idle CPU).
+ */
+const WAIT_MS = 10_000;
 
 /**
  * Reads a topic's segment files while a TopicLog on another thread writes them (issue 14: the

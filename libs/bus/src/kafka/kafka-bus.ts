@@ -18,6 +18,9 @@ export interface KafkaBusOptions {
   replicationFactor?: number;
 }
 
+/** What a lingering consumer's fetch waits for at most (about 1,000 events of ~1 KiB). */
+const FETCH_MIN_BYTES = 1 << 20;
+
 interface Addressed extends OutgoingMessage {
   topic: string;
 }
@@ -74,14 +77,21 @@ export class KafkaBus implements Bus {
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
     await this.ensureTopic(opts.topic);
+    const linger = opts.lingerMs ?? 0;
     const consumer = this.kafka.consumer({
       groupId: opts.group,
       sessionTimeout: 10_000,
-      heartbeatInterval: 1_000,
+      // Three beats per session timeout are enough; each costs a request to the broker, and a
+      // process runs a dozen consumers (issue 41, idle CPU).
+      heartbeatInterval: 3_000,
       rebalanceTimeout: 20_000,
-      // A disconnect waits for the fetch under way: at kafkajs' 5 s default, stopping a process
-      // with a dozen idle consumers took 20 s and more (issue 16, graceful shutdown).
-      maxWaitTimeInMs: 1_000,
+      // A lingering consumer (issue 41) lets the broker hold each fetch until a batch's worth has
+      // arrived or the linger passed, instead of answering as soon as one message is there: one
+      // batch per linger under a trickle. Bounded by 1 s either way: a disconnect waits for the
+      // fetch under way, and at kafkajs' 5 s default stopping a process with a dozen idle
+      // consumers took 20 s and more (issue 16, graceful shutdown).
+      minBytes: linger > 0 ? FETCH_MIN_BYTES : 1,
+      maxWaitTimeInMs: linger > 0 ? Math.min(linger, 1_000) : 1_000,
       maxBytesPerPartition: 4 * 1024 * 1024,
       retry: { retries: 10 },
     });

@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { Logger } from '@spoor/service-log';
-import type { DeliveredMessage, SubscribeOptions } from '../bus.js';
+import type { BatchContext, BatchHandler, DeliveredMessage, SubscribeOptions } from '../bus.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { traceIdsOf } from '../trace-context.js';
 
@@ -13,12 +13,47 @@ export async function runKafkaConsumer(consumer: Consumer, opts: SubscribeOption
   const maxBatch = opts.maxBatch ?? 1000;
   await consumer.connect();
   await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
+  const lingering = (opts.lingerMs ?? 0) > 0;
+  // A lingering consumer (issue 41) takes what one fetch brought from all its partitions in one
+  // handler call: its store writes and KV round trips are paid once per fetch, not per partition.
+  const handler = lingering ? gatherCalls(opts.handler) : opts.handler;
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: 2,
-    eachBatch: (payload) => handleBatch(payload, opts, maxBatch, logger),
+    // Every partition of a fetch at once when lingering, so that their batches meet in one call;
+    // kafkajs runs no more than the consumer has partitions.
+    partitionsConsumedConcurrently: lingering ? 64 : 2,
+    eachBatch: (payload) => handleBatch(payload, { ...opts, handler }, maxBatch, logger),
   });
+}
+
+/**
+ * A handler that runs calls arriving in the same turn of the event loop (the partitions of one
+ * fetch, handed over side by side) as one call on their messages concatenated, and settles each
+ * caller with its outcome. Each partition's messages keep their order (one session's events are
+ * on one partition), and a failure fails every caller, each of which retries its own batch, so
+ * at-least-once and per-key order hold as for one partition.
+ */
+export function gatherCalls(handler: BatchHandler): BatchHandler {
+  let waiting: { batches: DeliveredMessage[][]; contexts: BatchContext[]; done: Promise<void> } | null = null;
+  return (batch, ctx) => {
+    if (!waiting) {
+      const gathered = { batches: [] as DeliveredMessage[][], contexts: [] as BatchContext[], done: Promise.resolve() };
+      gathered.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        waiting = null;
+        const all = gathered.batches.length === 1 ? gathered.batches[0]! : gathered.batches.flat();
+        return handler(all, {
+          heartbeat: async () => {
+            await Promise.all(gathered.contexts.map((c) => c.heartbeat()));
+          },
+        });
+      });
+      waiting = gathered;
+    }
+    waiting.batches.push(batch);
+    waiting.contexts.push(ctx);
+    return waiting.done;
+  };
 }
 
 async function handleBatch(
