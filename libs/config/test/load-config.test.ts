@@ -19,8 +19,8 @@ describe('loadConfig', () => {
     expect(c.heapGrowingPercent).to.equal(50);
     expect(c.duckdbKeyWindow).to.equal(500_000);
     expect(c.duckdbThreads).to.equal(1);
-    // Issue 41: consumers gather a second's events (or 10,000) per batch; lag read every second.
-    expect(c).to.include({ pipelineLingerMs: 1_000, pipelineBatch: 10_000, lagSampleMs: 1_000 });
+    // Issue 41: consumers gather a second's events (or 5,000) per batch; lag read every second.
+    expect(c).to.include({ pipelineLingerMs: 1_000, pipelineBatch: 5_000, lagSampleMs: 1_000 });
   });
 
   it('reads lag every 5 s on Kafka unless told otherwise (issue 41: each reading asks the broker)', () => {
