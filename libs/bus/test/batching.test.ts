@@ -119,6 +119,33 @@ describe('EmbeddedBus lingerMs', function () {
     expect(batches).to.be.at.most(2);
   });
 
+  it('stops lingering once a whole batch waits (size or time, whichever comes first)', async () => {
+    const batches: number[] = [];
+    const at = await bus.follow(TOPIC, 'g');
+    sub = subscribeFollowing(
+      {
+        topic: TOPIC,
+        group: 'g',
+        maxBatch: 40,
+        lingerMs: 5_000,
+        handler: async (batch) => void batches.push(batch.length),
+      },
+      at,
+      (next) => bus.commit(TOPIC, 'g', next),
+      logger,
+    );
+    const started = Date.now();
+    await bus.publish(TOPIC, [{ key: 'k', value: 'first' }]);
+    await sleep(100);
+    await bus.publish(
+      TOPIC,
+      Array.from({ length: 50 }, (_, i) => ({ key: 'k', value: String(i) })),
+    );
+    for (let i = 0; batches.length === 0 && i < 400; i++) await sleep(10);
+    expect(batches[0]).to.equal(40);
+    expect(Date.now() - started).to.be.below(2_000);
+  });
+
   it('without a linger, hands each publish over as it comes', async () => {
     const { batches, delivered } = await trickle(0);
     expect(delivered).to.equal(10);
