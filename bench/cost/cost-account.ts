@@ -4,6 +4,7 @@
 // the load is sent with that origin too, in its events and its browser Origin header.
 import { randomUUID } from 'node:crypto';
 import type { EventTarget } from '../ingest/bench-event.js';
+import { postJson } from '../shared/api-post.js';
 
 const ORIGIN = 'http://localhost:3000';
 const PROJECT = 'bench/cost';
@@ -11,16 +12,6 @@ const PROJECT = 'bench/cost';
 export interface CostAccount extends EventTarget {
   /** A Bearer token of the account that owns the project. */
   token: string;
-}
-
-async function postJson<T>(url: string, body: unknown, token?: string): Promise<T> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers['authorization'] = `Bearer ${token}`;
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 200)
-    throw new Error(`POST ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
 }
 
 /** Signs a fresh account up on the server at `baseUrl` and registers the bench project to it. */

@@ -1,6 +1,7 @@
 // The account and project a user would have: created through the gateway's own API, as the
 // README tells a user to (signup, then register the origin). A loopback origin counts as
 // verified (DESIGN.md, Projects), so every read endpoint answers without a DNS record.
+import { postJson } from '../shared/api-post.js';
 
 /** The site whose events the dataset holds. */
 export const READ_ORIGIN = 'http://localhost:3000';
@@ -12,16 +13,6 @@ export interface BenchAccount {
   /** As the gateway normalised it; the store keys the project by this. */
   origin: string;
   project: string;
-}
-
-async function postJson<T>(url: string, body: unknown, token?: string): Promise<T> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers['authorization'] = `Bearer ${token}`;
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 200)
-    throw new Error(`POST ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
 }
 
 /** Signs up a fresh account and registers the bench project to it. */
