@@ -5,6 +5,7 @@
 // /proc and matching command lines. An engine named by SPOOR_* or run in a container is not a
 // descendant: its figures are absent, and the report says why.
 import { readdirSync, readFileSync } from 'node:fs';
+import { readStat } from '../ingest/proc-stats.js';
 
 export type EngineName = 'kafka' | 'clickhouse' | 'redis';
 export const ENGINE_NAMES: readonly EngineName[] = ['kafka', 'clickhouse', 'redis'];
@@ -16,12 +17,8 @@ const COMMAND_LINES: Record<EngineName, RegExp> = {
 };
 
 function parentOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
+  const stat = readStat(`/proc/${pid}/stat`);
+  return stat ? Number(stat.fields[1]) : null;
 }
 
 function commandLine(pid: number): string {

@@ -24,9 +24,8 @@
 // wait state (/proc/.../wchan, /proc/.../syscall), readable by the parent of the process or
 // root, while the process idles; what it decided is kept per tid in the report to be checked.
 import { readdirSync, readFileSync } from 'node:fs';
+import { CLOCK_TICKS_PER_SEC, cpuSecondsOf, readStat } from '../ingest/proc-stats.js';
 
-/** Linux's USER_HZ (as bench/ingest/proc-stats.ts). */
-const CLOCK_TICKS_PER_SEC = 100;
 const DEFAULT_V8_POOL_SIZE = 4;
 
 export interface ThreadStat {
@@ -46,21 +45,10 @@ export interface ThreadVerdict {
   waitedIn: string;
 }
 
-function readStat(path: string): { comm: string; cpuSec: number; startTicks: number } | null {
-  try {
-    const stat = readFileSync(path, 'utf8');
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    // Fields after the comm's closing parenthesis are fixed: utime, stime at 14, 15; starttime at 22.
-    const fields = stat.slice(close + 2).split(' ');
-    return {
-      comm: stat.slice(open + 1, close),
-      cpuSec: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC,
-      startTicks: Number(fields[19]),
-    };
-  } catch {
-    return null; // the thread ended between the listing and the read
-  }
+function readThreadStat(path: string): { comm: string; cpuSec: number; startTicks: number } | null {
+  const stat = readStat(path);
+  // starttime is field 22 (fields[19]): the threads' order of creation.
+  return stat && { comm: stat.comm, cpuSec: cpuSecondsOf(stat.fields), startTicks: Number(stat.fields[19]) };
 }
 
 /** Every live thread of `pid`; empty when the process is gone. */
@@ -73,7 +61,7 @@ export function readThreads(pid: number): ThreadStat[] {
   }
   const threads: ThreadStat[] = [];
   for (const tid of tids) {
-    const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
+    const stat = readThreadStat(`/proc/${pid}/task/${tid}/stat`);
     if (stat) threads.push({ tid: Number(tid), ...stat });
   }
   return threads;

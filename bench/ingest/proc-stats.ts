@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (100 on every common build). */
-const CLOCK_TICKS_PER_SEC = 100;
+export const CLOCK_TICKS_PER_SEC = 100;
 
 export interface ProcMemory {
   /** Peak resident set size over the process' life (VmHWM), MiB. */
@@ -25,14 +25,27 @@ export function readMemory(pid: number): ProcMemory {
   }
 }
 
+/**
+ * A /proc stat file (a process' or a thread's): its command name and the fields after it (field 3
+ * on, so utime is fields[11]); null when the process or thread is gone. The name may hold spaces
+ * and parentheses; the fields after its last closing parenthesis are fixed.
+ */
+export function readStat(path: string): { comm: string; fields: string[] } | null {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    const close = stat.lastIndexOf(')');
+    return { comm: stat.slice(stat.indexOf('(') + 1, close), fields: stat.slice(close + 2).split(' ') };
+  } catch {
+    return null;
+  }
+}
+
+/** User plus system CPU seconds in a stat file's fields (readStat). */
+export const cpuSecondsOf = (fields: string[]): number =>
+  (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC;
+
 /** User plus system CPU seconds the process has used so far, from /proc/<pid>/stat. */
 export function readCpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; fields after its closing parenthesis are fixed.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC;
-  } catch {
-    return NaN;
-  }
+  const stat = readStat(`/proc/${pid}/stat`);
+  return stat ? cpuSecondsOf(stat.fields) : NaN;
 }

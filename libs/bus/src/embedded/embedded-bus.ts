@@ -293,17 +293,20 @@ class EmbeddedSubscription {
     if (lingerMs > 0 && records.length < max / 4) {
       let settled = false;
       void inFlight?.then(() => (settled = true));
-      // Looked at by the log's end, not by reading: the records' own size tells how many wait.
+      // Counted by the log's end, not by reading: the records' own size tells how many wait.
       const perRecord = (next - offset) / records.length;
-      const enough = () => (this.log.end - offset) / perRecord >= max;
+      const waiting = () => (this.log.end - offset) / perRecord;
       const deadline = Date.now() + lingerMs;
       const step = Math.max(5, Math.min(LINGER_STEP_MS, lingerMs / 4));
-      while (!this.stopped && !settled && !enough()) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        await (inFlight ? Promise.race([sleep(Math.min(step, left)), inFlight]) : sleep(Math.min(step, left)));
+      for (
+        let left = lingerMs;
+        left > 0 && !this.stopped && !settled && waiting() < max;
+        left = deadline - Date.now()
+      ) {
+        const pause = sleep(Math.min(step, left));
+        await (inFlight ? Promise.race([pause, inFlight]) : pause);
       }
-      if (inFlight && (this.log.end - offset) / perRecord < max / 4) return null;
+      if (inFlight && waiting() < max / 4) return null;
       ({ records, next } = await this.log.read(offset, max));
     }
     return {

@@ -36,19 +36,18 @@ export async function runKafkaConsumer(consumer: Consumer, opts: SubscribeOption
  */
 export function gatherCalls(handler: BatchHandler): BatchHandler {
   let waiting: { batches: DeliveredMessage[][]; contexts: BatchContext[]; done: Promise<void> } | null = null;
+  const run = async (batches: DeliveredMessage[][], contexts: BatchContext[]) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    waiting = null;
+    await handler(batches.length === 1 ? batches[0]! : batches.flat(), {
+      heartbeat: async () => void (await Promise.all(contexts.map((c) => c.heartbeat()))),
+    });
+  };
   return (batch, ctx) => {
     if (!waiting) {
-      const gathered = { batches: [] as DeliveredMessage[][], contexts: [] as BatchContext[], done: Promise.resolve() };
-      gathered.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        waiting = null;
-        const all = gathered.batches.length === 1 ? gathered.batches[0]! : gathered.batches.flat();
-        return handler(all, {
-          heartbeat: async () => {
-            await Promise.all(gathered.contexts.map((c) => c.heartbeat()));
-          },
-        });
-      });
-      waiting = gathered;
+      const batches: DeliveredMessage[][] = [];
+      const contexts: BatchContext[] = [];
+      waiting = { batches, contexts, done: run(batches, contexts) };
     }
     waiting.batches.push(batch);
     waiting.contexts.push(ctx);
