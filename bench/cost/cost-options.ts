@@ -18,6 +18,12 @@ export interface CostOptions {
   durationSec: number;
   /** Seconds of load before the window, not counted (0: none). */
   warmupSec: number;
+  /**
+   * Seconds the idle row waits before its window: its start's tail (V8 compiling and collecting
+   * what the start loaded, DuckDB after its migrations) is ~10 ms of CPU a second for the first
+   * ~40 s, and would otherwise be all an idle row measures.
+   */
+  idleWarmupSec: number;
   /** Seconds of readability probes after the window, under the same load (0: none). */
   probeSec: number;
   connections: number;
@@ -31,13 +37,14 @@ const MODES: readonly SpoorMode[] = ['embedded', 'kafka'];
 /** bench/results at the repository root (git-ignored), wherever the bench is started from. */
 const DEFAULT_RESULTS_DIR = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
 
-const USAGE = `usage: npm run bench:cost -- [--modes embedded,kafka] [--rows idle,100,1000,5000,batch] [--duration 30] [--warmup 10] [--probe 10] [--connections 20] [--sessions 1000] [--results-dir bench/results]
-  Each flag may also come from the environment: BENCH_MODES, BENCH_ROWS, BENCH_DURATION, BENCH_WARMUP, BENCH_PROBE,
+const USAGE = `usage: npm run bench:cost -- [--modes embedded,kafka] [--rows idle,100,1000,5000,batch] [--duration 30] [--warmup 10] [--idle-warmup 60] [--probe 10] [--connections 20] [--sessions 1000] [--results-dir bench/results]
+  Each flag may also come from the environment: BENCH_MODES, BENCH_ROWS, BENCH_DURATION, BENCH_WARMUP, BENCH_IDLE_WARMUP, BENCH_PROBE,
   BENCH_CONNECTIONS, BENCH_SESSIONS, BENCH_RESULTS_DIR.
   Rows: idle (no load), N (N single events/s to POST /v1/event), RxB (R requests/s of B-event batches to
   POST /v1/event/batch), batch (= 500x20). Each row runs in a fresh Spoor process with a fresh data directory
   (Kafka mode: fresh engines too): --warmup s of its load, not counted, then --duration s measured, then
-  --probe s of readability probes (4 a second) under the same load.`;
+  --probe s of readability probes (4 a second) under the same load. The idle row waits --idle-warmup s
+  before its window instead: a process idles once its start's tail is over.`;
 
 function nonNegativeInt(name: string, raw: string): number {
   if (!/^\d+$/.test(raw))
@@ -76,10 +83,20 @@ function modesOf(raw: string): SpoorMode[] {
 
 /** Reads flags, falling back to BENCH_* variables, then to the defaults in USAGE. */
 export function parseCostOptions(argv: string[], env: NodeJS.ProcessEnv): CostOptions {
-  const flags = ['modes', 'rows', 'duration', 'warmup', 'probe', 'connections', 'sessions', 'results-dir'] as const;
+  const flags = [
+    'modes',
+    'rows',
+    'duration',
+    'warmup',
+    'idle-warmup',
+    'probe',
+    'connections',
+    'sessions',
+    'results-dir',
+  ] as const;
   const values = parseFlags(argv, flags, USAGE);
   const pick = (flag: (typeof flags)[number], fallback: string) =>
-    values[flag] ?? env[`BENCH_${flag.toUpperCase().replace('-', '_')}`] ?? fallback;
+    values[flag] ?? env[`BENCH_${flag.toUpperCase().replaceAll('-', '_')}`] ?? fallback;
   const rows = listOf(pick('rows', 'idle,100,1000,5000,batch')).map(rowOf);
   if (rows.length === 0) throw new UsageError(`--rows: no row named\n${USAGE}`);
   return {
@@ -87,6 +104,7 @@ export function parseCostOptions(argv: string[], env: NodeJS.ProcessEnv): CostOp
     rows,
     durationSec: positiveInt('--duration', pick('duration', '30'), USAGE),
     warmupSec: nonNegativeInt('--warmup', pick('warmup', '10')),
+    idleWarmupSec: nonNegativeInt('--idle-warmup', pick('idle-warmup', '60')),
     probeSec: nonNegativeInt('--probe', pick('probe', '10')),
     connections: positiveInt('--connections', pick('connections', '20'), USAGE),
     sessions: positiveInt('--sessions', pick('sessions', '1000'), USAGE),

@@ -78,13 +78,24 @@ async function rowEnv(mode: SpoorMode, dataDir: string, port: number): Promise<R
   return { ...rest, SPOOR_RATE_SIGNUP_IP: '1000' };
 }
 
-/** Readings at one edge of the window: the synchronous /proc reads first, then the HTTP ones. */
-async function look(pid: number, url: string, engines: Partial<Record<EngineName, number>>): Promise<Look> {
+/**
+ * Readings at one edge of the window. The HTTP ones (/healthz, /metrics) cost the server CPU of
+ * their own, a few ms, which is all an idle row would measure over 30 s: they are taken outside
+ * the window, before the /proc reads at its start and after them at its end.
+ */
+async function look(
+  edge: 'start' | 'end',
+  pid: number,
+  url: string,
+  engines: Partial<Record<EngineName, number>>,
+): Promise<Look> {
+  const http = () => Promise.all([readAccepted(url), readStoreInserts(url)]);
+  const before = edge === 'start' ? await http() : null;
   const at = performance.now();
   const cpuSec = readCpuSeconds(pid);
   const threads = readThreads(pid);
   const engineCpu = Object.fromEntries(Object.entries(engines).map(([name, p]) => [name, readCpuSeconds(p)]));
-  const [accepted, inserts] = await Promise.all([readAccepted(url), readStoreInserts(url)]);
+  const [accepted, inserts] = before ?? (await http());
   return { at, cpuSec, threads, engines: engineCpu, accepted, inserts };
 }
 
@@ -151,11 +162,11 @@ async function prepare(child: ServerChild, url: string, mode: SpoorMode): Promis
 async function measureWindow(r: Running, load: PhasedLoad | null, o: CostOptions, result: RowResult): Promise<void> {
   const pid = r.child.pid;
   if (load) await load.started('window');
-  else await sleep(o.warmupSec * 1000);
-  const start = await look(pid, r.url, r.enginePids);
+  else await sleep(o.idleWarmupSec * 1000);
+  const start = await look('start', pid, r.url, r.enginePids);
   if (load) result.load = await load.ended('window');
   else await sleep(o.durationSec * 1000);
-  const end = await look(pid, r.url, r.enginePids);
+  const end = await look('end', pid, r.url, r.enginePids);
 
   result.windowSec = (end.at - start.at) / 1000;
   result.acceptedEvents = end.accepted - start.accepted;

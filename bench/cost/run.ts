@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   const machine = machineInfo();
   const startedAt = new Date().toISOString();
   log(
-    `cost benchmark: modes ${o.modes.join(', ')}; rows ${o.rows.map(rowLabel).join(', ')}; ${o.warmupSec} s warm-up, ${o.durationSec} s measured, ${o.probeSec} s readability probes per row; ${o.connections} connections`,
+    `cost benchmark: modes ${o.modes.join(', ')}; rows ${o.rows.map(rowLabel).join(', ')}; ${o.warmupSec} s warm-up (idle: ${o.idleWarmupSec} s), ${o.durationSec} s measured, ${o.probeSec} s readability probes per row; ${o.connections} connections`,
   );
   log(`machine: ${describeMachine(machine)}`);
   const results: RowResult[] = [];

@@ -7,3 +7,4 @@ export { HEARTBEAT_KIND, HEARTBEAT_RETENTION_MS, type Heartbeat } from './heartb
 export { LocalHandoff } from './local-handoff.js';
 export { ProcessMetrics } from './process-metrics.js';
 export { LagSampler, type LagSample } from './lag-sampler.js';
+export { FiguresTimer, type TimerFunctions } from './figures-timer.js';

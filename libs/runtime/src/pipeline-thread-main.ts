@@ -9,7 +9,8 @@ import { funnelStepMatcher } from '@spoor/rules';
 import type { FunnelSpec } from '@spoor/store';
 import { assembleAdapters, openAdapters, openKvOf, openStoreOf, type Adapters } from './adapters.js';
 import { LocalHandoff } from './local-handoff.js';
-import { ownAdapters, STATS_EVERY_MS, type PipelineThreadData, type ServiceFigures } from './pipeline-thread.js';
+import { FiguresTimer } from './figures-timer.js';
+import { ownAdapters, type PipelineThreadData, type ServiceFigures } from './pipeline-thread.js';
 import { ProcessMetrics } from './process-metrics.js';
 import { stopTogether, type RunningService, type ServiceModule } from './service-module.js';
 import { RpcEndpoint } from './thread-rpc.js';
@@ -55,8 +56,31 @@ const bus: Bus = {
   close: async () => {},
 };
 
+/** `bus` with `after` called once each handled batch settles (the figures timer's nudge). */
+function announcingBatches(bus: Bus, after: () => void): Bus {
+  return {
+    kind: bus.kind,
+    publish: (topic, messages, opts) => bus.publish(topic, messages, opts),
+    subscribe: (opts) =>
+      bus.subscribe({
+        ...opts,
+        handler: async (batch, ctx) => {
+          try {
+            await opts.handler(batch, ctx);
+          } finally {
+            after();
+          }
+        },
+      }),
+    lag: (topic, group) => bus.lag(topic, group),
+    close: () => bus.close(),
+  };
+}
+
 async function boot(): Promise<void> {
   const metrics = new ProcessMetrics();
+  const running: Array<{ name: ServiceName; service: RunningService }> = [];
+  const figuresTimer = new FiguresTimer(() => pushFigures());
   let adapters: Adapters;
   if (ownAdapters(config)) {
     // Kafka, ClickHouse and Redis: this thread's own clients, as a process of consumers would have.
@@ -85,6 +109,7 @@ async function boot(): Promise<void> {
       },
     };
   }
+  adapters = { ...adapters, bus: announcingBatches(adapters.bus, () => figuresTimer.nudge()) };
   // The gateway on the HTTP thread caches projects and accounts: it hears of this thread's
   // writes (a deletion job's) before the job's own record says it ended, messages being ordered.
   adapters.changes.on((change) => ep.note('store-changes', change));
@@ -104,19 +129,19 @@ async function boot(): Promise<void> {
   );
   const here = new Set<ServiceName>(modules.map((m) => m.name));
   const handoff = new LocalHandoff();
-  const running: Array<{ name: ServiceName; service: RunningService }> = [];
-  let timer: NodeJS.Timeout | undefined;
   let pushed = '';
-  const pushFigures = () => {
+  /** Sends the services' figures to the HTTP thread if they changed; says whether they did. */
+  const pushFigures = (): boolean => {
     const figures: ServiceFigures = {};
     for (const { name, service } of running)
       figures[name] = { stats: service.stats?.(), drops: service.drops?.() as Record<string, number> | undefined };
     // Only what changed crosses: an idle process no longer wakes its HTTP thread ten times a
     // second for the same counters (issue 41, idle CPU).
     const text = JSON.stringify(figures);
-    if (text === pushed) return;
+    if (text === pushed) return false;
     pushed = text;
     ep.note('figures', figures);
+    return true;
   };
   let stopped: Promise<void> | null = null;
   ep.expose('pipeline', {
@@ -138,14 +163,13 @@ async function boot(): Promise<void> {
         });
         running.push({ name: m.name, service });
       }
-      pushFigures();
-      timer = setInterval(pushFigures, STATS_EVERY_MS);
+      figuresTimer.start();
       return running.map(({ name, service }) => ({ name, consumes: service.consumes }));
     },
     metrics: () => metrics.registry.getMetricsAsJSON(),
     stop: () =>
       (stopped ??= (async () => {
-        clearInterval(timer);
+        figuresTimer.stop();
         await stopTogether(
           running.map(({ name, service }) => ({ name, stop: () => service.stop() })),
           logger,

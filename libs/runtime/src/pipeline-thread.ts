@@ -23,9 +23,8 @@ export interface PipelineThreadData {
   modules: Array<{ name: ServiceName; source: string }>;
 }
 
-/** Each service's figures, pushed by the pipeline thread every STATS_EVERY_MS. */
+/** Each service's figures, pushed by the pipeline thread when they change (FiguresTimer). */
 export type ServiceFigures = Record<string, { stats?: Record<string, number>; drops?: Record<string, number> }>;
-export const STATS_EVERY_MS = 100;
 
 /**
  * The consumer services that can move to the pipeline thread: they serve no routes and name their

@@ -3,6 +3,7 @@ import type { Logger } from '@spoor/service-log';
 import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
 import { GroupCommit, PublishTimeoutError } from '../group-commit.js';
 import { runKafkaConsumer } from './kafka-consumer.js';
+import './request-queue-fix.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 
 export interface KafkaBusOptions {
