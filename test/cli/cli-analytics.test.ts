@@ -221,6 +221,17 @@ describe('spoor CLI: funnel and retention', function () {
     ).to.contain('not both');
   });
 
+  it("shows the API's 422 for a window over 92 days when --until is left out (issue 43)", async () => {
+    expect(failed(await user.run(['funnel', ...steps, '--since', '200d']), 1)).to.match(
+      /^error: body\.window_start.*: The window spans at most 92 days/m,
+    );
+    const saved = ok(await user.run(['funnel', 'save', 'Too long', ...steps]));
+    expect(failed(await user.run(['funnel', 'result', saved.funnel_id, '--since', '200d']), 1)).to.match(
+      /^error: query\.window_start.*: The window spans at most 92 days/m,
+    );
+    ok(await user.run(['funnel', 'delete', saved.funnel_id]));
+  });
+
   it('saves, lists, shows, runs and deletes a funnel', async () => {
     const saved = ok(await user.run(['funnel', 'save', 'Checkout', ...steps, '--conversion-window', '1h']));
     expect(saved).to.include({

@@ -117,6 +117,14 @@ for (const mode of MODES) {
       expect((await spoor.store.jobs.listByAccount(accountId, 10)).map((j) => j.kind)).to.deep.equal([
         'account_deletion',
       ]);
+      // A finished job reports its progress whole: both projects of two (issue 43).
+      const finished = await waitFor(
+        () => spoor.store.jobs.get(queued.body.job_id),
+        (j) => j?.status === 'succeeded',
+        30_000,
+        'the account deletion job to succeed',
+      );
+      expect(finished!.progress).to.deep.equal({ done: 2, total: 2 });
       // Nothing of the projects in the KV (open sessions, dedup claims…): there was nothing to delete.
       expect(await spoor.process.adapters.kv.deletePrefixes(projectIds.flatMap(projectKvPrefixes))).to.equal(0);
 

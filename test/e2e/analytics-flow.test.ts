@@ -173,6 +173,24 @@ describe('Funnels and retention over HTTP: embedded', function () {
         JSON.stringify(body),
       ).to.deep.include(loc);
     }
+    // The 92-day bound holds whichever end is left out (issue 43): a missing end is now.
+    for (const body of [
+      { steps, window_start: 0 },
+      { steps, window_start: Date.now() - 93 * 86_400_000 },
+    ]) {
+      const res = await api.post('/v1/funnels/query', { ...scope, ...body });
+      expect(res.status, JSON.stringify(body)).to.equal(422);
+      expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc)).to.deep.equal([['body', 'window_start']]);
+    }
+    const saved = await api.post('/v1/funnels', { ...scope, name: 'Unbounded', steps });
+    const savedLong = await api.get(`/v1/funnels/${saved.body.funnel_id}/result`, { ...scope, window_start: 0 });
+    expect(savedLong.status, savedLong.text).to.equal(422);
+    expect(savedLong.body.detail.map((d: { loc: unknown[] }) => d.loc)).to.deep.equal([['query', 'window_start']]);
+    await api.delete(`/v1/funnels/${saved.body.funnel_id}`, scope);
+    // An early window_end alone: the default week is cut at the epoch, never a negative start.
+    const early = await api.post('/v1/funnels/query', { ...scope, steps, window_end: 1000 });
+    expect(early.status, early.text).to.equal(200);
+    expect(early.body).to.include({ window_start: 0, window_end: 1000 });
     const badPeriod = await api.get('/v1/retention', { ...scope, period: 'month' });
     expect(badPeriod.status).to.equal(422);
     expect(badPeriod.body.detail[0].loc).to.deep.equal(['query', 'period']);

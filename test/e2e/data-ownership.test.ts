@@ -56,7 +56,8 @@ for (const mode of MODES) {
     async function exportOf(client: ApiClient, body: object) {
       const queued = await client.post('/v1/exports', body);
       expect(queued.status, queued.text).to.equal(200);
-      expect(queued.body.status).to.equal('queued');
+      // An identical earlier export whose rows are unchanged answers instead (issue 42).
+      expect(queued.body.status).to.be.oneOf(queued.body.reused ? ['queued', 'running', 'succeeded'] : ['queued']);
       const job = await finished(client, queued.body.job_id);
       expect(job.status, job.error).to.equal('succeeded');
       return job;

@@ -461,6 +461,11 @@ describe('Webhook targets that reach private networks are refused', function () 
     'http://[2002:7f00:1::]/',
     'http://[2002:c0a8:101::1]/',
     'http://[64:ff9b:1::a00:1]/',
+    // Issue 42: judged by the IANA special-purpose registries, ORCHID and ORCHIDv2 included.
+    'http://[2001:10::1]/',
+    'http://[2001:20::1]/',
+    'http://[3fff::1]/',
+    'http://192.0.2.1/',
   ];
   for (const url of refused) {
     it(`refuses ${url}`, async () => {
@@ -486,6 +491,73 @@ describe('Webhook targets that reach private networks are refused', function () 
       events: ['digest.created'],
     });
     expect(res.status, res.text).to.equal(200);
+  });
+});
+
+describe("Schedules and alerts name only their own project's channels (issue 42)", function () {
+  this.timeout(60_000);
+  let spoor: Harness;
+  let a: ApiClient;
+  let b: ApiClient;
+  const scopeA = { origin: 'http://localhost:4300', project: 'channels/a' };
+  const scopeB = { origin: 'http://localhost:4301', project: 'channels/b' };
+  // Loopback with nothing listening: nothing here is meant to send, and nothing could leave the host.
+  const chatUrl = 'http://127.0.0.1:9/hook';
+
+  before(async function () {
+    spoor = (await startSpoor('embedded', { SPOOR_WEBHOOK_ALLOW_PRIVATE: '1' }))!;
+    [a, b] = [await signUp(spoor.url), await signUp(spoor.url)];
+    expect((await a.post('/v1/users/projects', scopeA)).status).to.equal(200);
+    expect((await b.post('/v1/users/projects', scopeB)).status).to.equal(200);
+  });
+  after(async () => spoor?.stop());
+
+  const channel = async (api: ApiClient, scope: object, name: string) => {
+    const res = await api.post('/v1/channels', { ...scope, name, kind: 'slack', url: chatUrl });
+    expect(res.status, res.text).to.equal(200);
+    return res.body.channel_id as string;
+  };
+  const schedule = (channels: string[]) =>
+    a.post('/v1/schedules', { ...scopeA, kind: 'notification', interval_ms: 3_600_000, enabled: false, channels });
+  const alert = (channels: string[]) =>
+    a.post('/v1/alerts', {
+      ...scopeA,
+      name: 'never',
+      condition: { type: 'tag_count', tag: 'never-seen', threshold: 1_000_000, window_ms: 3_600_000 },
+      channels,
+    });
+
+  it("refuses another account's channel id with the 404 of an unknown one, and stores nothing", async () => {
+    const foreign = await channel(b, scopeB, "b's channel");
+    const own = await channel(a, scopeA, "a's channel");
+    for (const [what, create] of [
+      ['schedule', schedule],
+      ['alert', alert],
+    ] as const) {
+      const refused = await create([foreign]);
+      expect(refused.status, `${what}: ${refused.text}`).to.equal(404);
+      expect(refused.body.detail).to.equal(`Channel not found: ${foreign}`);
+      const unknown = await create(['no-such-channel']);
+      expect(unknown.status).to.equal(404);
+      expect(unknown.body.detail).to.equal('Channel not found: no-such-channel');
+      // One foreign id among own ones is enough to refuse the whole request.
+      expect((await create([own, foreign])).status, what).to.equal(404);
+    }
+    expect((await a.get('/v1/schedules', scopeA)).body.schedules).to.have.length(0);
+    expect((await a.get('/v1/alerts', scopeA)).body.alerts).to.have.length(0);
+  });
+
+  it("accepts the project's own channels, and no longer a deleted one", async () => {
+    const own = await channel(a, scopeA, 'own');
+    const made = [await schedule([own]), await alert([own])];
+    for (const res of made) expect(res.status, res.text).to.equal(200);
+    expect(made[0]!.body.channels).to.deep.equal([own]);
+    expect(made[1]!.body.channels).to.deep.equal([own]);
+    expect((await a.delete(`/v1/schedules/${made[0]!.body.schedule_id}`, scopeA)).status).to.equal(200);
+    expect((await a.delete(`/v1/alerts/${made[1]!.body.alert_id}`, scopeA)).status).to.equal(200);
+    expect((await a.delete(`/v1/channels/${own}`, scopeA)).status).to.equal(200);
+    expect((await schedule([own])).status).to.equal(404);
+    expect((await alert([own])).status).to.equal(404);
   });
 });
 

@@ -54,7 +54,7 @@ describe('Rate limits (issue 13)', function () {
   });
   after(async () => spoor?.stop());
 
-  it('backs off failed logins per account, twice as long each time, and a success resets it', async () => {
+  it('backs off failed logins per account and address, twice as long each time, and a success resets it', async () => {
     const email = `victim-${randomUUID()}@example.com`;
     const api = new ApiClient(spoor.url);
     expect((await api.post('/v1/auth/signup', { email, password: 'the right password' })).status).to.equal(200);
@@ -98,6 +98,26 @@ describe('Rate limits (issue 13)', function () {
       JSON.stringify(statuses),
     ).to.equal(true);
     expect(statuses.slice(12)).to.include(429);
+  });
+
+  it('locks out only the address that fails: the owner logs in from theirs (issue 42)', async () => {
+    // Its own process, behind a "proxy": X-Forwarded-For gives each request its client address.
+    const proxied = (await startSpoor('embedded', { SPOOR_RATE_LOGIN_FAILURES: '3', SPOOR_TRUST_PROXY: 'true' }))!;
+    try {
+      const email = `owner-${randomUUID()}@example.com`;
+      const from = (ip: string, password: string) =>
+        post(`${proxied.url}/v1/auth/login`, { email, password }, { 'x-forwarded-for': ip });
+      expect((await post(`${proxied.url}/v1/auth/signup`, { email, password: 'the right password' })).status).to.equal(
+        200,
+      );
+      for (let i = 0; i < 4; i++) expect((await from('203.0.113.7', 'a wrong password')).status).to.equal(401);
+      expect429(await from('203.0.113.7', 'the right password'), 'the failing address');
+      // Elsewhere, the owner with the right password: not locked out by someone else's failures.
+      expect((await from('198.51.100.9', 'the right password')).status).to.equal(200);
+      expect(await metric(proxied.url, 'rate_limited_login_account')).to.equal(1);
+    } finally {
+      await proxied.stop();
+    }
   });
 
   it('limits signups per address', async () => {

@@ -155,7 +155,10 @@ for (const mode of MODES) {
       expect(await spoor.process.adapters.kv.get(openSessionKey(projectId, 'ann-1'))).to.not.equal(null);
 
       const result = await erase({ ip: VISITORS.ann.ip });
-      expect(result).to.deep.equal({ sessions: 2, events: 3, overviews_rebuilt: 1 });
+      const { raw_copies_gone_by: goneBy, ...counts } = result;
+      expect(counts).to.deep.equal({ sessions: 2, events: 3, overviews_rebuilt: 1 });
+      // The raw events stay on the bus until its retention deletes them (issue 43).
+      expect(goneBy).to.be.a('number').and.to.be.greaterThan(Date.now());
 
       expect(await sessionIds())
         .to.not.include.members(['ann-1'])

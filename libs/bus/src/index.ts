@@ -5,4 +5,5 @@ export { EmbeddedBus, subscribeFollowing, type EmbeddedBusOptions } from './embe
 export type { FsyncMode } from './embedded/topic-log.js';
 export { KafkaBus, type KafkaBusOptions } from './kafka/kafka-bus.js';
 export { openBus, type BusOptions } from './open-bus.js';
+export { DEFAULT_BUS_RETENTION_MS, rawCopyLifetimeMs, rollMsOf } from './bus-retention.js';
 export { continueTrace, TRACEPARENT, traceIdOf, traceIdsOf } from './trace-context.js';

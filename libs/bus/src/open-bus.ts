@@ -12,8 +12,18 @@ export type BusOptions =
       logger: Logger;
       partitions?: number;
       replicationFactor?: number;
+      /** SPOOR_BUS_RETENTION_HOURS, in ms: `retention.ms` of the topics it creates. */
+      retentionMs?: number;
     }
-  | { kind: 'embedded'; dir: string; logger: Logger; fsync?: FsyncMode; fsyncIntervalMs?: number };
+  | {
+      kind: 'embedded';
+      dir: string;
+      logger: Logger;
+      fsync?: FsyncMode;
+      fsyncIntervalMs?: number;
+      /** SPOOR_BUS_RETENTION_HOURS, in ms. */
+      retentionMs?: number;
+    };
 
 export function openBus(opts: BusOptions): Promise<Bus> {
   return opts.kind === 'kafka' ? KafkaBus.connect(opts) : EmbeddedBus.open(opts);

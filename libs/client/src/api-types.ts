@@ -1088,7 +1088,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The live view as Server-Sent Events: a `snapshot` event every 2 s whose data is a LiveSnapshot (active visitors of the last 5 minutes, the pages they are on, the newest events), `retry: 3000`, and a comment when the stream was quiet for 15 s. Bearer credentials in the Authorization header only (read it with fetch(); docs/analytics.md). */
+        /** The live view as Server-Sent Events: a `snapshot` event every 2 s whose data is a LiveSnapshot (active visitors of the last 5 minutes, the pages they are on, the newest events), `retry: 3000`, and a comment when the stream was quiet for 15 s. Bearer credentials in the Authorization header only (read it with fetch(); docs/analytics.md). When the credential stops being valid (logout, API key or account deleted) or the project is deleted, an `end` event whose data is {"status", "detail"} (what a new request would be answered) closes the stream within seconds. Open streams are capped per account and per server (429). */
         get: operations["get_live"];
         put?: never;
         post?: never;
@@ -1831,6 +1831,13 @@ export interface components {
         };
         JobList: {
             jobs: components["schemas"]["Job"][];
+        };
+        ExportQueued: {
+            job_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded";
+            /** @description True when an earlier identical export answers this request */
+            reused: boolean;
         };
         ExportRequest: {
             /**
@@ -5366,7 +5373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or Logic that reads raw event fields of a domain not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6631,7 +6638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobQueued"];
+                    "application/json": components["schemas"]["ExportQueued"];
                 };
             };
             /** @description Malformed JSON */
@@ -6697,7 +6704,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Too many requests; retry after the Retry-After seconds */
+            /** @description Too many requests; retry after the Retry-After seconds; or Over the account's export caps (exports at once, or bytes held in unexpired files) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8732,6 +8739,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Logic that reads raw event fields of a domain not verified yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -8887,7 +8903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or Logic that reads raw event fields of a domain not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9166,6 +9182,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Logic that reads raw event fields of a domain not verified yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unknown, or belongs to another account */
             404: {
                 headers: {
@@ -9310,7 +9335,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An endless text/event-stream; each `data:` line of a `snapshot` event is one LiveSnapshot as JSON */
+            /** @description A text/event-stream; each `data:` line of a `snapshot` event is one LiveSnapshot as JSON, of an `end` event {"status", "detail"} */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9344,6 +9369,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many open live streams for the account or on the server */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

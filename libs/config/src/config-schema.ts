@@ -188,6 +188,13 @@ export const ConfigSchema = z.object({
     .transform((v) => v ?? 'interval'),
   SPOOR_BUS_FSYNC_INTERVAL_MS: millis(1000, 10, 60_000),
   /**
+   * How long raw events (client IPs included) stay on the bus (issue 43; docs/data.md, "What is
+   * stored"): the embedded log closes a segment at a quarter of it (hourly at most) and deletes
+   * it once every group consumed it; Kafka topics Spoor creates get it as `retention.ms`. Whole
+   * hours, 1 to 8,760.
+   */
+  SPOOR_BUS_RETENTION_HOURS: count(24, 1, 8_760),
+  /**
    * How far V8 lets each JavaScript heap of the process grow past what survived its last full
    * collection, in percent (V8's `--heap-growing-percent`; issue 14, target 5). Under load V8
    * chose a factor of ~3, so each of the two threads' heaps reached ~300 MiB for ~90 MiB alive;
@@ -278,6 +285,14 @@ export const ConfigSchema = z.object({
   SPOOR_MAX_CHANNELS: count(10, 1, 10_000),
   SPOOR_MAX_RECIPIENTS_PER_CHANNEL: count(10, 1, 1_000),
   SPOOR_MAX_RECIPIENTS_PER_PROJECT: count(25, 1, 10_000),
+  // Caps on an account's exports (issue 42, docs/data.md "Export"); 0 turns one off. Exports
+  // queued or running at once, and bytes held in export files not yet expired.
+  SPOOR_EXPORT_MAX_ACTIVE: count(3, 0, 10_000),
+  SPOOR_EXPORT_MAX_BYTES: count(1024 ** 3, 0, 2 ** 50),
+  // Caps on open GET /v1/live streams of one gateway process (issue 42, docs/security.md): per
+  // account, and in all. Each holds a connection and ~25–30 KiB of the process' memory (bench/live).
+  SPOOR_LIVE_STREAMS_PER_ACCOUNT: count(50, 1, 100_000),
+  SPOOR_LIVE_STREAMS_MAX: count(2_000, 1, 100_000),
   SPOOR_LOG_LEVEL: optionalText
     .pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional())
     .transform((v) => v ?? 'info'),

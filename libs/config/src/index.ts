@@ -5,5 +5,6 @@ export {
   type Config,
   type RateLimitConfig,
   type ChannelCaps,
+  type ExportCaps,
 } from './load-config.js';
 export { SERVICE_NAMES, type ServiceName } from './config-schema.js';

@@ -33,6 +33,8 @@ export interface Config {
   busFsync: 'always' | 'interval' | 'never';
   /** SPOOR_BUS_FSYNC_INTERVAL_MS: `interval`'s period. */
   busFsyncIntervalMs: number;
+  /** SPOOR_BUS_RETENTION_HOURS, in ms: how long raw events stay on the bus (log or topics) at most. */
+  busRetentionMs: number;
   /** SPOOR_PIPELINE_LINGER_MS: how long a consumer gathers events into one batch (issue 41). */
   pipelineLingerMs: number;
   /** SPOOR_PIPELINE_BATCH: the most events in one consumer batch (issue 41). */
@@ -71,6 +73,15 @@ export interface Config {
   unsafeAckBeforeWrite: boolean;
   rateLimits: RateLimitConfig;
   channelCaps: ChannelCaps;
+  /** Open GET /v1/live streams of this process: per account, and in all. */
+  liveStreams: { perAccount: number; perProcess: number };
+  exportCaps: ExportCaps;
+}
+
+/** Per account: exports queued or running at once, and bytes held in unexpired export files (0: no cap). */
+export interface ExportCaps {
+  maxActive: number;
+  maxBytes: number;
 }
 
 /** How many notification channels a project may have, and email addresses per channel and per project. */
@@ -88,7 +99,7 @@ export interface RateLimitConfig {
   ingestPerIp: number;
   /** Accounts created per hour from one client address. */
   signupsPerIpHour: number;
-  /** Failed logins (per account, and 4× that per address) before each further one waits twice as long. */
+  /** Failed logins in an hour (per account and address; 4× that per address, 20× per account) before each further one waits twice as long. */
   loginFailures: number;
   /** Jobs triggered per minute by one account. */
   triggersPerMinute: number;
@@ -155,6 +166,7 @@ function toConfig(p: Parsed): Config {
     pipelineThread: p.SPOOR_PIPELINE_THREAD,
     busFsync: p.SPOOR_BUS_FSYNC,
     busFsyncIntervalMs: p.SPOOR_BUS_FSYNC_INTERVAL_MS,
+    busRetentionMs: p.SPOOR_BUS_RETENTION_HOURS * 3_600_000,
     pipelineLingerMs: p.SPOOR_PIPELINE_LINGER_MS,
     pipelineBatch: p.SPOOR_PIPELINE_BATCH,
     heapGrowingPercent: p.SPOOR_HEAP_GROWING_PERCENT,
@@ -187,6 +199,8 @@ function toConfig(p: Parsed): Config {
       recipientsPerChannel: p.SPOOR_MAX_RECIPIENTS_PER_CHANNEL,
       recipientsPerProject: p.SPOOR_MAX_RECIPIENTS_PER_PROJECT,
     },
+    exportCaps: { maxActive: p.SPOOR_EXPORT_MAX_ACTIVE, maxBytes: p.SPOOR_EXPORT_MAX_BYTES },
+    liveStreams: { perAccount: p.SPOOR_LIVE_STREAMS_PER_ACCOUNT, perProcess: p.SPOOR_LIVE_STREAMS_MAX },
     rateLimits: {
       ingestPerProject: p.SPOOR_RATE_INGEST_PROJECT,
       ingestPerIp: p.SPOOR_RATE_INGEST_IP,

@@ -23,6 +23,11 @@ describe('loadConfig', () => {
     expect(c).to.include({ pipelineLingerMs: 1_000, pipelineBatch: 5_000, lagSampleMs: 1_000 });
   });
 
+  it('keeps raw events on the bus 24 h unless told otherwise (issue 43)', () => {
+    expect(loadConfig({}).busRetentionMs).to.equal(24 * 3_600_000);
+    expect(loadConfig({ SPOOR_BUS_RETENTION_HOURS: '6' }).busRetentionMs).to.equal(6 * 3_600_000);
+  });
+
   it('reads lag every 5 s on Kafka unless told otherwise (issue 41: each reading asks the broker)', () => {
     expect(loadConfig({ SPOOR_KAFKA_BROKERS: 'a:9092' }).lagSampleMs).to.equal(5_000);
     expect(loadConfig({ SPOOR_KAFKA_BROKERS: 'a:9092', SPOOR_LAG_SAMPLE_MS: '250' }).lagSampleMs).to.equal(250);
@@ -95,6 +100,8 @@ describe('loadConfig', () => {
     ['SPOOR_PIPELINE_LINGER_MS', '60000'],
     ['SPOOR_PIPELINE_BATCH', '10'],
     ['SPOOR_LAG_SAMPLE_MS', '5'],
+    ['SPOOR_BUS_RETENTION_HOURS', '0'],
+    ['SPOOR_BUS_RETENTION_HOURS', '1.5'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com,not-an-email'],
     ['SPOOR_ADMIN_EMAILS', 'ops@example.com;root@example.com'],
   ];

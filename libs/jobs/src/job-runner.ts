@@ -11,6 +11,11 @@ export interface JobContext {
   progress(done: number, total: number | null): Promise<void>;
   /** Keeps the claim alive without a progress change; call it in long loops. */
   heartbeat(): Promise<void>;
+  /**
+   * Replaces the job's stored request with what its record may keep (issue 43: an erasure's IP
+   * under the project's IP policy); later writes of the record keep the replacement.
+   */
+  redactRequest?(request: Record<string, unknown>): Promise<void>;
   /** Aborted when the runner stops: a handler gives up at its next check, the job stays queued for the next worker. */
   signal: AbortSignal;
   logger: Logger;
@@ -159,6 +164,10 @@ export class JobRunner {
     const ctx: JobContext = {
       logger: logger.child(job.kind),
       heartbeat: beat,
+      redactRequest: async (request) => {
+        job = { ...job, request, updated_at: stamp(job) };
+        await jobs.put(job);
+      },
       signal: this.abort.signal,
       progress: async (done, total) => {
         await beat();
@@ -173,7 +182,14 @@ export class JobRunner {
       if (!handler) outcome = { ok: false, error: `${job.kind} jobs are not run by this deployment yet` };
       else outcome = await this.attempt(handler, job, ctx);
       job = outcome.ok
-        ? { ...job, status: 'succeeded', result: outcome.result ?? null, error: null, finished_at: clock() }
+        ? {
+            ...job,
+            status: 'succeeded',
+            progress: complete(job.progress),
+            result: outcome.result ?? null,
+            error: null,
+            finished_at: clock(),
+          }
         : { ...job, status: 'failed', error: outcome.error, finished_at: clock() };
       job.updated_at = stamp(job);
       await jobs.put(job);
@@ -211,6 +227,14 @@ export class JobRunner {
       }
     }
   }
+}
+
+/**
+ * A succeeded job's progress is whole: progress writes are throttled, so the last one recorded
+ * may be any step before the end (issue 43: a finished account deletion showed 0 of 2).
+ */
+function complete(progress: JobRecord['progress']): JobRecord['progress'] {
+  return progress && progress.total !== null ? { done: progress.total, total: progress.total } : progress;
 }
 
 function parseCommand(value: string): JobCommand | null {

@@ -89,6 +89,16 @@ export class RateLimits {
     return made;
   }
 
+  /**
+   * A counter that never refuses, only remembers keys for `durationSec` (LoginGuard's addresses an
+   * account logged in from). Kept where the limits are: in Redis when there is one.
+   */
+  memory(name: string, durationSec: number): RateCounter {
+    let made = this.blockCounters.get(name);
+    if (!made) this.blockCounters.set(name, (made = this.kv.rateCounter({ name, points: 1_000_000, durationSec })));
+    return made;
+  }
+
   /** Refusals per limit since start, for /metrics (`rate_limited_<name>`). */
   stats(): Record<string, number> {
     return Object.fromEntries(this.names.map((n) => [`rate_limited_${n}`, this.refused[n]]));

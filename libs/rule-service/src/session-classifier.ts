@@ -2,7 +2,7 @@ import type { Bus } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
 import type { RuleMatch, RuleTag, SessionClassification, SessionSummary, SessionTag } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
-import { RulesCache } from '@spoor/rules';
+import { rawFieldsReadableFrom, RulesCache } from '@spoor/rules';
 
 export interface SessionClassifierDeps {
   store: Store;
@@ -48,7 +48,11 @@ export class SessionClassifier {
   private readonly counters = { classified: 0, written: 0, announced: 0, tagChanges: 0 };
 
   constructor(private readonly deps: SessionClassifierDeps) {
-    this.rules = new RulesCache(deps.store.rules, deps.kv, { clock: deps.clock });
+    // Attribute rules reading raw fields wait for the domain's verification (issue 42).
+    this.rules = new RulesCache(deps.store.rules, deps.kv, {
+      clock: deps.clock,
+      rawFieldsReadable: rawFieldsReadableFrom(deps.store.projects),
+    });
   }
 
   stats(): Record<string, number> {

@@ -1,7 +1,6 @@
 // A funnel step (issue 18) as the store takes it: its SQL form where one exists
 // (compileEventPredicate), the SQL pre-filter otherwise, and always the exact test with
-// json-logic-js on the enriched event, metered like every rule evaluation.
-import jsonLogic from 'json-logic-js';
+// JSONLogic on the enriched event (json-logic-js's semantics), metered like every rule evaluation.
 import {
   actionStepLogic,
   compileEventPredicate,
@@ -10,7 +9,7 @@ import {
   type EventPredicate,
   type FunnelStepInput,
 } from '@spoor/schemas';
-import { applyWithin } from './metered-logic.js';
+import { applyWithin, truthy } from './metered-logic.js';
 
 export interface CompiledFunnelStep {
   name: string;
@@ -40,7 +39,7 @@ export function compileFunnelStep(step: FunnelStepInput, index: number): Compile
 export function funnelStepMatcher(logic: unknown): (event: EnrichedEvent) => boolean {
   return (event) => {
     try {
-      return jsonLogic.truthy(applyWithin(logic, event));
+      return truthy(applyWithin(logic, event));
     } catch {
       return false; // as for rules: an evaluation that throws or passes its budget does not match
     }

@@ -1,5 +1,4 @@
-import jsonLogic from 'json-logic-js';
-import { applyWithin, EvaluationBudgetError, type Meter } from './metered-logic.js';
+import { applyWithin, EvaluationBudgetError, truthy, type Meter } from './metered-logic.js';
 import { ruleLogicIssues, type RuleRecord, type RuleTag } from '@spoor/schemas';
 
 /** The fields of a rule that evaluation needs. */
@@ -26,6 +25,12 @@ export interface RuleSet {
    * Answers whether anything changed. Never throws.
    */
   extract(event: Record<string, unknown>, into: Record<string, unknown>): boolean;
+  /**
+   * classify and extract one evaluation at a time: the generator pauses after each, so that a
+   * caller can give the event loop back between them (POST /v1/rules/test, issue 42).
+   */
+  classifying(session: Record<string, unknown>): Generator<void, Verdict>;
+  extracting(event: Record<string, unknown>, into: Record<string, unknown>): Generator<void, boolean>;
   /** A compiled rule by id (enabled ones only). */
   rule(ruleId: string): { label: string | null; tags: string[] } | undefined;
   /** Evaluations that threw (counted as not matched), per rule_id. */
@@ -38,11 +43,11 @@ export interface RuleSet {
 
 interface Compiled {
   rule_id: string;
-  logic: jsonLogic.RulesLogic;
+  logic: unknown;
   label: string | null;
   tags: string[];
   attribute: string;
-  value: jsonLogic.RulesLogic;
+  value: unknown;
 }
 
 /** What an evaluation that threw answers: the rule does not apply. */
@@ -68,11 +73,11 @@ function isValid(r: CompilableRule): boolean {
 
 const toCompiled = (r: CompilableRule): Compiled => ({
   rule_id: r.rule_id,
-  logic: r.logic as jsonLogic.RulesLogic,
+  logic: r.logic,
   label: r.label,
   tags: [...new Set(r.tags)],
   attribute: r.attribute ?? '',
-  value: r.value as jsonLogic.RulesLogic,
+  value: r.value,
 });
 
 /**
@@ -81,21 +86,23 @@ const toCompiled = (r: CompilableRule): Compiled => ({
  * operators run, and `var` paths are literals that cannot name Object.prototype members, which
  * is what keeps evaluation out of prototypes without copying the data (json-logic-js's `var`
  * reads `data[key]`, inherited properties included). A rule that throws on some data (say
- * `missing_some` over a null list) does not match and is counted in `errors`.
+ * `missing_some` over a null list) does not match and is counted in `errors`. `validated`: the
+ * caller has just checked the logic with the same validator (a rules test, whose 256 KB of rules
+ * would otherwise be checked a second time on the HTTP thread).
  */
-export function compileRules(rules: CompilableRule[], meter?: Meter): RuleSet {
+export function compileRules(rules: CompilableRule[], meter?: Meter, validated = false): RuleSet {
   const invalid: string[] = [];
   const enabled = rules.filter((r) => r.enabled).sort(byId);
-  const usable = enabled.filter((r) => isValid(r) || (invalid.push(r.rule_id), false));
+  const usable = enabled.filter((r) => validated || isValid(r) || (invalid.push(r.rule_id), false));
   const classification = usable.filter((r) => r.kind !== 'attribute').map(toCompiled);
   const attribute = usable.filter((r) => r.kind === 'attribute').map(toCompiled);
   const index = new Map([...classification, ...attribute].map((r) => [r.rule_id, r]));
   const errors = new Map<string, number>();
   const overBudget = new Map<string, number>();
 
-  // json-logic-js is used as is (add_operation would change every caller's operator table),
-  // metered so that one evaluation cannot hold the event loop (metered-logic.ts).
-  const evaluate = (r: Compiled, logic: jsonLogic.RulesLogic, data: Record<string, unknown>): unknown => {
+  // json-logic-js's semantics, metered so that one evaluation cannot hold the event loop
+  // (metered-logic.ts): its steps count the work done, lists and strings by their length.
+  const evaluate = (r: Compiled, logic: unknown, data: Record<string, unknown>): unknown => {
     try {
       return applyWithin(logic, data, meter);
     } catch (err) {
@@ -106,8 +113,35 @@ export function compileRules(rules: CompilableRule[], meter?: Meter): RuleSet {
   };
   const holds = (r: Compiled, data: Record<string, unknown>): boolean => {
     const result = evaluate(r, r.logic, data);
-    return result !== FAILED && jsonLogic.truthy(result);
+    return result !== FAILED && truthy(result);
   };
+
+  function* classifying(session: Record<string, unknown>): Generator<void, Verdict> {
+    const verdict: Verdict = { rule_ids: [], labels: [], tags: [] };
+    for (const r of classification) {
+      const matched = holds(r, session);
+      yield;
+      if (!matched) continue;
+      verdict.rule_ids.push(r.rule_id);
+      if (r.label !== null && !verdict.labels.includes(r.label)) verdict.labels.push(r.label);
+      for (const tag of r.tags) verdict.tags.push({ rule_id: r.rule_id, tag });
+    }
+    return verdict;
+  }
+
+  function* extracting(event: Record<string, unknown>, into: Record<string, unknown>): Generator<void, boolean> {
+    // Final values first (the later rule_id overwrites), so that "changed" compares end states.
+    let next: Map<string, unknown> | undefined;
+    for (const r of attribute) {
+      const matched = holds(r, event);
+      yield;
+      if (!matched) continue;
+      const value = evaluate(r, r.value, event);
+      yield;
+      if (value !== FAILED) (next ??= new Map()).set(r.attribute, value === undefined ? null : value);
+    }
+    return next ? assign(into, next) : false;
+  }
 
   return {
     errors,
@@ -117,27 +151,19 @@ export function compileRules(rules: CompilableRule[], meter?: Meter): RuleSet {
       const r = index.get(ruleId);
       return r ? { label: r.label, tags: r.tags } : undefined;
     },
-    classify(session) {
-      const verdict: Verdict = { rule_ids: [], labels: [], tags: [] };
-      for (const r of classification) {
-        if (!holds(r, session)) continue;
-        verdict.rule_ids.push(r.rule_id);
-        if (r.label !== null && !verdict.labels.includes(r.label)) verdict.labels.push(r.label);
-        for (const tag of r.tags) verdict.tags.push({ rule_id: r.rule_id, tag });
-      }
-      return verdict;
-    },
-    extract(event, into) {
-      // Final values first (the later rule_id overwrites), so that "changed" compares end states.
-      let next: Map<string, unknown> | undefined;
-      for (const r of attribute) {
-        if (!holds(r, event)) continue;
-        const value = evaluate(r, r.value, event);
-        if (value !== FAILED) (next ??= new Map()).set(r.attribute, value === undefined ? null : value);
-      }
-      return next ? assign(into, next) : false;
-    },
+    classify: (session) => finish(classifying(session)),
+    extract: (event, into) => finish(extracting(event, into)),
+    classifying,
+    extracting,
   };
+}
+
+/** Runs a generator to its end without pausing: the pipeline's synchronous path. */
+function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
 }
 
 /** Writes `values` into `into`; own data properties, so an attribute named `__proto__` is just a name. */

@@ -1,4 +1,5 @@
-import { kvKeys, type RuleRecord } from '@spoor/schemas';
+import { isVerifiedProject, kvKeys, type RuleRecord } from '@spoor/schemas';
+import { rawFieldsRead } from './raw-fields.js';
 import { compileRules, type RuleSet } from './rule-set.js';
 
 /** Where rules come from (the store's RuleRepository fits). */
@@ -13,6 +14,26 @@ export interface StampStore {
 }
 
 export const rulesStampKey = kvKeys.rulesStamp;
+
+/**
+ * Whether a project's raw event fields may be read (its domain verified, or loopback). A project that may not has its
+ * attribute rules that read raw fields left out (issue 42, the DNS gate through logic).
+ */
+export type RawFieldsReadable = (projectId: string) => Promise<boolean>;
+
+/** RawFieldsReadable from where projects are kept (the store's ProjectRepository fits). */
+export function rawFieldsReadableFrom(projects: {
+  get(projectId: string): Promise<{ verified: boolean; origin: string } | null>;
+}): RawFieldsReadable {
+  return async (projectId) => {
+    const p = await projects.get(projectId);
+    return p !== null && isVerifiedProject(p);
+  };
+}
+
+/** An attribute rule reading raw fields, in its condition or its value. */
+const readsRawFields = (r: RuleRecord) =>
+  r.kind === 'attribute' && (rawFieldsRead(r.logic).length > 0 || rawFieldsRead(r.value).length > 0);
 
 export interface CompiledRules {
   set: RuleSet;
@@ -39,7 +60,7 @@ export class RulesCache {
   constructor(
     private readonly rules: RuleSource,
     private readonly stamps: StampStore,
-    private readonly opts: { clock: () => number; maxAgeMs?: number },
+    private readonly opts: { clock: () => number; maxAgeMs?: number; rawFieldsReadable?: RawFieldsReadable },
   ) {}
 
   static async changed(stamps: StampStore, projectId: string): Promise<void> {
@@ -57,7 +78,10 @@ export class RulesCache {
         const stamp = stamps[i] ?? null;
         let entry = this.entries.get(id);
         if (!entry || entry.stamp !== stamp || now - entry.loadedAt > maxAge) {
-          const records = (await this.rules.list(id)).filter((r) => r.enabled);
+          let records = (await this.rules.list(id)).filter((r) => r.enabled);
+          const readable = this.opts.rawFieldsReadable;
+          if (readable && records.some(readsRawFields) && !(await readable(id)))
+            records = records.filter((r) => !readsRawFields(r));
           entry = {
             stamp,
             loadedAt: now,

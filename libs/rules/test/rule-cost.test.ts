@@ -75,8 +75,14 @@ describe('metered evaluation (run time)', () => {
     expect(meter.spent).to.be.at.most(RULE_EVALUATION_BUDGET.steps + 1);
   });
 
-  it('stops the doubling reduce when its list passes the item budget', () => {
-    expect(() => applyWithin(doubling(40), {})).to.throw(EvaluationBudgetError, /items/);
+  it('stops the doubling reduce before its list passes the item budget: its copies count as steps', () => {
+    // Issue 42: merge pays for the items it copies, so the steps run out before 10,000 items.
+    expect(() => applyWithin(doubling(40), {})).to.throw(EvaluationBudgetError, /steps/);
+  });
+
+  it('stops a merge that builds a list past the item budget', () => {
+    const data = { xs: Array.from({ length: 10_001 }, (_, i) => i) };
+    expect(() => applyWithin({ merge: [{ var: 'xs' }] }, data)).to.throw(EvaluationBudgetError, /items/);
   });
 
   it('gives the same answer as json-logic-js within the budget', () => {
@@ -126,7 +132,7 @@ describe('metered evaluation (run time)', () => {
     expect(set.invalid).to.deep.equal(['pathological']);
   });
 
-  it('refuses a rules test whose total cost passes its budget', () => {
+  it('refuses a rules test whose total cost passes its budget', async () => {
     const rule = {
       rule_id: 'r',
       kind: 'classification' as const,
@@ -135,6 +141,10 @@ describe('metered evaluation (run time)', () => {
       enabled: true,
     };
     const sessions = Array.from({ length: 200 }, () => ({ xs: Array.from({ length: 5000 }, (_, i) => i) }));
-    expect(() => testRules(sessions, [rule as never])).to.throw(/evaluation steps|evaluation budget/);
+    const refused = await testRules(sessions, [rule as never]).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(refused?.message).to.match(/evaluation steps|evaluation budget/);
   });
 });

@@ -30,13 +30,13 @@ function rules() {
 }
 
 describe('testRules', () => {
-  it('runs attribute rules over the events oldest first, then classification on the updated session', () => {
+  it('runs attribute rules over the events oldest first, then classification on the updated session', async () => {
     const buyer = {
       ...summary({ session_id: 'b', duration_ms: 10, attributes: { seen: true } }),
       events: [event('buy', { plan: 'pro' }, 2), event('buy', { plan: 'free' }, 1), 'junk'],
     };
     const reader = data(summary({ session_id: 'r', duration_ms: 90_000, attributes: {} }));
-    const { results } = testRules([buyer, reader, { session_id: 7 }], rules());
+    const { results } = await testRules([buyer, reader, { session_id: 7 }], rules());
     expect(results).to.deep.equal([
       {
         session_id: 'b',
@@ -51,13 +51,13 @@ describe('testRules', () => {
     expect(RuleTestResult.safeParse({ results }).success).to.equal(true);
   });
 
-  it('deduplicates tags across matched rules and writes nothing into the sessions', () => {
+  it('deduplicates tags across matched rules and writes nothing into the sessions', async () => {
     const session = {
       ...summary({ duration_ms: 90_000, attributes: { plan: 'free' } }),
       events: [event('buy', { plan: 'pro' })],
     };
     const before = JSON.stringify(session);
-    const [result] = testRules([session], rules()).results;
+    const [result] = (await testRules([session], rules())).results;
     expect(result).to.deep.include({
       matched: ['long', 'pro'],
       labels: ['Engaged', 'Pro'],

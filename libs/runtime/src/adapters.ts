@@ -63,6 +63,7 @@ export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
         logger: logger.child('bus'),
         partitions: config.kafkaPartitions,
         replicationFactor: config.kafkaReplicationFactor ?? undefined,
+        retentionMs: config.busRetentionMs,
       })
     : openBus({
         kind: 'embedded',
@@ -70,6 +71,7 @@ export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
         logger: logger.child('bus'),
         fsync: config.busFsync,
         fsyncIntervalMs: config.busFsyncIntervalMs,
+        retentionMs: config.busRetentionMs,
       });
 }
 

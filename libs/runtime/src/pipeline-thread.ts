@@ -242,6 +242,8 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
       write: (spec) => exportsThere.write(spec),
       open: (id) => openExportFile(exportDir, id),
       purge: (before) => exportsThere.purge(before),
+      mark: (source) => exportsThere.mark(source),
+      usage: (query) => exportsThere.usage(query),
     },
     erasure: repo('erasure'),
     expiry: repo('expiry'),

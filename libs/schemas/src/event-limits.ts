@@ -53,6 +53,15 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
     if (depth > limit) return true;
     const next: object[] = [];
     for (const container of level) {
+      // Lists by index: for…in makes a string key per item, 85 ms for the 1.35 M items of a
+      // 2.6 MB rules test body against 8 ms (issue 42: every request waited meanwhile).
+      if (Array.isArray(container)) {
+        for (let i = 0; i < container.length; i++) {
+          const child: unknown = container[i];
+          if (child !== null && typeof child === 'object') next.push(child);
+        }
+        continue;
+      }
       // for…in over own keys: Object.values allocated an array per container on every event.
       for (const key in container) {
         if (!Object.prototype.hasOwnProperty.call(container, key)) continue;

@@ -38,6 +38,14 @@ function parseOrigin(value: string): string | null {
 
 const LOOPBACK_HOSTS = /^(localhost|.*\.localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
+/**
+ * Whether a project's raw and enriched events may be read (the DNS gate): its domain verified,
+ * or an origin on localhost or a loopback address, which counts as verified.
+ */
+export function isVerifiedProject(p: { verified: boolean; origin: string }): boolean {
+  return p.verified || isLoopbackOrigin(p.origin);
+}
+
 /** Origins on localhost and loopback addresses count as verified (DESIGN.md, Projects). */
 export function isLoopbackOrigin(origin: string): boolean {
   try {

@@ -22,6 +22,37 @@ export interface ExportSpec {
 export interface ExportedFile {
   rows: number;
   bytes: number;
+  /** The rows' mark (ExportRepository.mark) taken just before they were written. */
+  mark: string;
+}
+
+/** The rows an export reads: a project's `what` in the window. */
+export type ExportSource = Pick<ExportSpec, 'project_id' | 'what' | 'window_start' | 'window_end'>;
+
+/**
+ * What an account's exports hold (issue 42, docs/data.md "Export"): what POST /v1/exports checks
+ * its caps against, and the export it may answer instead of writing a new file.
+ */
+export interface ExportUsage {
+  /** Export jobs queued or running, created in the last 24 hours (an older one is stuck, not at work). */
+  active: number;
+  /** Bytes of the files of succeeded exports not yet expired (`result.expires_at` > now). */
+  bytes: number;
+  /** The earliest `expires_at` among those files; null when none. */
+  next_expiry: number | null;
+  /**
+   * The newest export of the same project and request that is queued or running (as `active`
+   * counts them), or succeeded and not expired; `mark` is its result's (null until it succeeded).
+   */
+  same: { job_id: string; status: 'queued' | 'running' | 'succeeded'; mark: string | null } | null;
+}
+
+export interface ExportUsageQuery {
+  account_id: string;
+  now: number;
+  project_id: string;
+  /** The job request to match, exactly as dispatched (compared as the JSON text the jobs table holds). */
+  request: Record<string, unknown>;
 }
 
 export interface ExportRepository {
@@ -30,6 +61,14 @@ export interface ExportRepository {
    * engine's own writer. Writing an id again replaces its file (a job taken over after a crash).
    */
   write(spec: ExportSpec): Promise<ExportedFile>;
+  /**
+   * A mark of the rows an export of `source` would read: their count and their latest change
+   * (`received_at` of events, `updated_at` of sessions). New, changed, erased or expired rows
+   * move it, so an export whose mark still matches would write the same file again.
+   */
+  mark(source: ExportSource): Promise<string>;
+  /** The account's exports at `now`, from the jobs table (see ExportUsage). */
+  usage(query: ExportUsageQuery): Promise<ExportUsage>;
   /** The file's bytes, streamed; null when there is none (never written, removed, purged). */
   open(exportId: string): Promise<{ stream: Readable; bytes: number } | null>;
   /** Removes the files written before `before` (ms); answers how many. */
@@ -68,7 +107,10 @@ export interface ProjectErasure {
 export type VisitorSelector = { session_id: string } | { visitor_id: string } | { ips: string[] };
 
 export interface VisitorErasure {
-  /** Sessions erased (their summaries, tag facts and classifications). */
+  /**
+   * Sessions erased (their summaries, tag facts and classifications): those with a summary or
+   * events; a named session that has neither is not counted (issue 43).
+   */
   session_ids: string[];
   /** Enriched events erased (raw events go with them). */
   events: number;
@@ -105,12 +147,27 @@ export const EXPORT_COLUMNS: Record<ExportWhat, readonly string[]> = {
   sessions: SESSION_COLUMNS.filter((c) => c !== 'project_id' && c !== 'seen'),
 };
 
-/** The table, the time column the window filters on, and the order of an export's rows. */
-export const EXPORT_SOURCES: Record<ExportWhat, { table: string; time: string; order: string[] }> = {
-  events: { table: 'raw_events', time: 'timestamp', order: ['timestamp', 'event_id'] },
-  enriched_events: { table: 'enriched_events', time: 'timestamp', order: ['timestamp', 'event_id'] },
-  sessions: { table: 'sessions', time: 'last_event_at', order: ['last_event_at', 'session_id'] },
+/**
+ * The table, the time column the window filters on, the order of an export's rows, and the
+ * column whose maximum moves when a row is added or changed (ExportRepository.mark).
+ */
+export const EXPORT_SOURCES: Record<ExportWhat, { table: string; time: string; order: string[]; changed: string }> = {
+  events: { table: 'raw_events', time: 'timestamp', order: ['timestamp', 'event_id'], changed: 'received_at' },
+  enriched_events: {
+    table: 'enriched_events',
+    time: 'timestamp',
+    order: ['timestamp', 'event_id'],
+    changed: 'received_at',
+  },
+  sessions: { table: 'sessions', time: 'last_event_at', order: ['last_event_at', 'session_id'], changed: 'updated_at' },
 };
+
+/** How long an export job may stay queued or running and still count as at work (ExportUsage.active). */
+export const EXPORT_ACTIVE_MS = 24 * 3_600_000;
+
+/** An ExportRepository.mark from its two figures (no rows: no latest change, whatever the engine says of an empty max). */
+export const exportMark = (rows: number, changed: number | null): string =>
+  rows === 0 ? '0:' : `${rows}:${changed ?? ''}`;
 
 const EXPORT_ID = /^[A-Za-z0-9-]{1,64}$/;
 

@@ -197,17 +197,24 @@ function roundMs(v: number | null): number | null {
   return v === null || !Number.isFinite(v) ? null : Math.round(v);
 }
 
-/** Most entered first, then by value (null last); at most `limit` groups. */
+/**
+ * The unknown (null) group last, whatever its count, then most entered first, then by value; at
+ * most `limit` groups. Null last, as docs/analytics.md promised (issue 43): it is what no value
+ * could be read for, not a value to rank among the others, and a reader looks for it at the end.
+ */
 export function rankGroups(groups: FunnelCounts['groups'], limit: number): FunnelCounts['groups'] {
   return [...groups]
-    .sort((a, b) => (b.steps[0]?.entered ?? 0) - (a.steps[0]?.entered ?? 0) || compareValues(a.value, b.value))
+    .sort(
+      (a, b) =>
+        Number(a.value === null) - Number(b.value === null) ||
+        (b.steps[0]?.entered ?? 0) - (a.steps[0]?.entered ?? 0) ||
+        compareValues(a.value, b.value),
+    )
     .slice(0, limit);
 }
 
 function compareValues(a: string | null, b: string | null): number {
-  if (a === b) return 0;
-  if (a === null) return 1;
-  if (b === null) return -1;
+  if (a === b || a === null || b === null) return 0;
   return a < b ? -1 : 1;
 }
 

@@ -280,6 +280,125 @@ for (const backend of rigs) {
         );
     });
 
+    it("marks an export's rows: the mark moves with a new, changed or deleted row in the window (issue 42)", async () => {
+      const P = 'p-mark';
+      const source = { project_id: P, what: 'events' as const, window_start: T0, window_end: T0 + 10_000 };
+      expect(await store().exports.mark(source)).to.equal('0:');
+      await store().events.insertRaw([
+        raw({ event_id: 'm1', project_id: P, timestamp: T0 + 1000, received_at: T0 + 7 }),
+      ]);
+      const one = await store().exports.mark(source);
+      const written = await store().exports.write({
+        ...source,
+        export_id: 'mark-1',
+        format: 'ndjson',
+        written_at: Date.now(),
+      });
+      expect(written.mark)
+        .to.equal(one)
+        .and.equal(await store().exports.mark(source));
+      // Outside the window, or another project: no change.
+      await store().events.insertRaw([
+        raw({ event_id: 'm-out', project_id: P, timestamp: T0 + 20_000, received_at: T0 + 9 }),
+        raw({ event_id: 'm-else', project_id: 'p-mark-else', timestamp: T0 + 1000, received_at: T0 + 9 }),
+      ]);
+      expect(await store().exports.mark(source)).to.equal(one);
+      // A late event (received now, stamped in the window) moves it.
+      await store().events.insertRaw([
+        raw({ event_id: 'm2', project_id: P, timestamp: T0 + 500, received_at: T0 + 8 }),
+      ]);
+      const two = await store().exports.mark(source);
+      expect(two).to.not.equal(one);
+      // Deleted rows (a retention pass, an erasure) move it too.
+      await store().expiry.expire(P, T0 + 800);
+      expect(await store().exports.mark(source)).to.not.equal(two);
+      // A changed session moves the sessions' mark.
+      const sessions = { ...source, what: 'sessions' as const };
+      await store().sessions.upsert([session({ session_id: 'ms', project_id: P, last_event_at: T0 + 2000 })]);
+      const before = await store().exports.mark(sessions);
+      await store().sessions.upsert([
+        session({ session_id: 'ms', project_id: P, last_event_at: T0 + 3000, updated_at: T0 + 3001 }),
+      ]);
+      expect(await store().exports.mark(sessions)).to.not.equal(before);
+    });
+
+    it("sums an account's exports at work and bytes held, and finds an identical one (issue 42)", async () => {
+      const now = Date.now();
+      const A = 'acct-usage';
+      const request = { what: 'events', format: 'csv', window_start: T0 };
+      const result = (bytes: number, expires_at: number) => ({ bytes, expires_at, mark: `${bytes}:1`, rows: 1 });
+      const base = { account_id: A, project_id: 'p-u', kind: 'export' as const, request };
+      await store().jobs.put(job({ ...base, job_id: 'u-queued', status: 'queued', created_at: now - 1000 }));
+      await store().jobs.put(job({ ...base, job_id: 'u-running', status: 'running', created_at: now - 2000 }));
+      await store().jobs.put(job({ ...base, job_id: 'u-stuck', status: 'queued', created_at: now - 25 * 3_600_000 }));
+      await store().jobs.put(
+        job({
+          ...base,
+          job_id: 'u-held1',
+          status: 'succeeded',
+          created_at: now - 5000,
+          result: result(100, now + 60_000),
+        }),
+      );
+      await store().jobs.put(
+        job({
+          ...base,
+          job_id: 'u-held2',
+          status: 'succeeded',
+          created_at: now - 6000,
+          result: result(20, now + 5000),
+        }),
+      );
+      await store().jobs.put(
+        job({
+          ...base,
+          job_id: 'u-expired',
+          status: 'succeeded',
+          created_at: now - 7000,
+          result: result(999, now - 1),
+        }),
+      );
+      await store().jobs.put(job({ ...base, job_id: 'u-failed', status: 'failed', created_at: now - 8000 }));
+      await store().jobs.put(job({ ...base, job_id: 'u-other-kind', kind: 'backfill', created_at: now }));
+      await store().jobs.put(job({ ...base, job_id: 'u-other-acct', account_id: 'acct-else', created_at: now }));
+
+      const usage = await store().exports.usage({ account_id: A, now, project_id: 'p-u', request });
+      expect(usage).to.deep.equal({
+        active: 2,
+        bytes: 120,
+        next_expiry: now + 5000,
+        same: { job_id: 'u-queued', status: 'queued', mark: null },
+      });
+      const held = await store().exports.usage({ account_id: A, now: now + 1, project_id: 'p-u', request });
+      expect(held.same?.job_id).to.equal('u-queued');
+      await store().jobs.put(
+        job({ ...base, job_id: 'u-queued', status: 'failed', created_at: now - 1000, updated_at: now }),
+      );
+      await store().jobs.put(
+        job({ ...base, job_id: 'u-running', status: 'failed', created_at: now - 2000, updated_at: now }),
+      );
+      expect((await store().exports.usage({ account_id: A, now, project_id: 'p-u', request })).same).to.deep.equal({
+        job_id: 'u-held1',
+        status: 'succeeded',
+        mark: '100:1',
+      });
+      // Another window, project or account: nothing identical.
+      for (const q of [
+        { account_id: A, project_id: 'p-u', request: { ...request, window_start: T0 + 1 } },
+        { account_id: A, project_id: 'p-else', request },
+        { account_id: 'acct-nobody', project_id: 'p-u', request },
+      ])
+        expect((await store().exports.usage({ ...q, now })).same, JSON.stringify(q)).to.equal(null);
+      expect(await store().exports.usage({ account_id: 'acct-nobody', now, project_id: 'p-u', request })).to.deep.equal(
+        {
+          active: 0,
+          bytes: 0,
+          next_expiry: null,
+          same: null,
+        },
+      );
+    });
+
     it('streams an export larger than one chunk intact', async () => {
       const many = Array.from({ length: 6000 }, (_, i) =>
         raw({

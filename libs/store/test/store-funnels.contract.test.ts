@@ -189,6 +189,36 @@ for (const backend of backends) {
       }
     });
 
+    it('puts the unknown (null) group last even when it has the most units (issue 43; docs/analytics.md)', async function () {
+      const N = 'p-funnel-null-last';
+      const browsers = [null, null, null, 'Safari', 'Chrome', 'Chrome'];
+      await store.events.insertEnriched(
+        browsers.flatMap((name, i) =>
+          [view(0), team(MIN)].map(([action, at, payload], k) =>
+            enriched({
+              event_id: `n${i}-${k}`,
+              project_id: N,
+              session_id: `n${i}`,
+              action,
+              timestamp: T0 + i * 3_600_000 + at,
+              payload: payload ?? {},
+              ip: `203.0.113.${i + 100}`,
+              browser: { name, version: null },
+            }),
+          ),
+        ),
+      );
+      const c = await store.funnels.query(
+        N,
+        spec([{ action: 'pageview' }, { action: 'signup' }], { breakdown: 'browser' }),
+      );
+      expect(c.groups.map((g) => [g.value, g.steps[0]!.entered])).to.deep.equal([
+        ['Chrome', 2],
+        ['Safari', 1],
+        [null, 3],
+      ]);
+    });
+
     it("breaks down by entry page: the path of the unit's first event in the window", async function () {
       const c = await store.funnels.query(P, spec(STEPS(buyCompiled), { breakdown: 'entry_page' }));
       // b starts with a click; i's page view and click share a millisecond, the page view's event id is first.

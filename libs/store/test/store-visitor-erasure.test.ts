@@ -148,5 +148,14 @@ for (const backend of backends) {
       expect(result).to.deep.equal({ session_ids: [], events: 0, window: null });
       expect(await shown(s, 'p-erase')).to.deep.equal(WHOLE);
     });
+
+    it('counts no session for a session id that never existed, nor for one already erased (issue 43)', async () => {
+      const s = opened!.store;
+      const none = await s.erasure.eraseVisitor('p-erase', { session_id: 'never-there' });
+      expect(none).to.deep.equal({ session_ids: [], events: 0, window: null });
+      expect(await shown(s, 'p-erase')).to.deep.equal(WHOLE);
+      expect((await s.erasure.eraseVisitor('p-erase', { session_id: 's-a1' })).session_ids).to.deep.equal(['s-a1']);
+      expect((await s.erasure.eraseVisitor('p-erase', { session_id: 's-a1' })).session_ids).to.deep.equal([]);
+    });
   });
 }

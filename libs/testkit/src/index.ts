@@ -5,4 +5,4 @@ export { freePort } from './runners/port-allocator.js';
 export { kafkaPartitionOf } from './kafka-partitions.js';
 export { startSmtpCapture, type SmtpCapture, type CapturedMail } from './smtp-capture.js';
 export { launchChromium } from './chromium-browser.js';
-export { readExport, type ExportedRow } from './export-readers.js';
+export { parquetColumnTypes, readExport, type ExportedRow } from './export-readers.js';

@@ -1,53 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns';
-import { BlockList, isIP, isIPv4 } from 'node:net';
-
-/** Targets a webhook may not reach unless private targets are allowed (DESIGN.md, webhooks). */
-const V4: Array<[string, number]> = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-];
-/** ::/96 holds ::, ::1 and the deprecated IPv4-compatible forms. Mapped and NAT64 forms are checked by their IPv4 part. */
-const V6: Array<[string, number]> = [
-  ['::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-  // Local-use NAT64 (RFC 8215): translated into the operator's own IPv4 space, never public.
-  ['64:ff9b:1::', 48],
-  // Documentation and discard-only prefixes.
-  ['2001:db8::', 32],
-  ['100::', 64],
-];
-
-const v4 = new BlockList();
-for (const [net, prefix] of V4) v4.addSubnet(net, prefix, 'ipv4');
-const v6 = new BlockList();
-for (const [net, prefix] of V6) v6.addSubnet(net, prefix, 'ipv6');
-
-/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included). */
-function hextets(ip: string): number[] {
-  let text = ip.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
-    text = text.slice(0, -dotted[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const left = head ? head.split(':') : [];
-  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const fill = tail !== undefined ? Array(8 - left.length - right.length).fill('0') : [];
-  return [...left, ...fill, ...right].map((h) => parseInt(h, 16));
-}
+import { isIP, isIPv4 } from 'node:net';
+import { hextets, refusedByRegistry } from './special-address-registry.js';
 
 const v4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 const zeros = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
@@ -57,7 +10,8 @@ const zeros = (groups: number[], from: number, to: number) => groups.slice(from,
  * (issue 13): IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, NAT64
  * `64:ff9b::/96`, 6to4 `2002::/16` (bits 16–47), Teredo `2001::/32` (the server in bits 32–63,
  * the client inverted in the last 32) and ISATAP interface ids (`…:0:5efe:a.b.c.d`). Such an
- * address is judged by what it embeds.
+ * address is judged by what it embeds too (the registry already refuses the mapped, 6to4 and Teredo
+ * blocks whole; NAT64 and ISATAP remain).
  */
 function embeddedV4(g: number[]): string[] {
   if (zeros(g, 0, 5) && g[5] === 0xffff) return [v4Of(g[6]!, g[7]!)];
@@ -69,14 +23,19 @@ function embeddedV4(g: number[]): string[] {
   return [];
 }
 
-/** True for loopback, private, link-local, unique-local, CGNAT, multicast, reserved and metadata addresses. */
+/**
+ * True for every address the IANA special-purpose registries do not call globally reachable
+ * (special-address-registry.ts: loopback, private, link-local, unique-local, CGNAT, reserved,
+ * documentation, benchmarking, ORCHID …), multicast, IPv6 outside 2000::/3, anything that is not
+ * an address, and every IPv6 address whose embedded IPv4 address is refused (issue 42).
+ */
 export function isBlockedAddress(ip: string): boolean {
   const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (isIPv4(bare)) return v4.check(bare, 'ipv4');
+  if (isIPv4(bare)) return refusedByRegistry(bare);
   if (isIP(bare) !== 6) return true; // not an address: never a safe target
-  const inner = embeddedV4(hextets(bare));
-  if (inner.length > 0) return inner.some((a) => v4.check(a, 'ipv4'));
-  return v6.check(bare, 'ipv6');
+  // Both judge: the IPv6 block (::ffff:0:0/96, 2002::/16 and Teredo are refused whole by the
+  // registry) and, for the forms that remain (NAT64 64:ff9b::/96, ISATAP ids), the IPv4 inside.
+  return refusedByRegistry(bare) || embeddedV4(hextets(bare)).some(refusedByRegistry);
 }
 
 export type LookupFn = (hostname: string) => Promise<string[]>;

@@ -1,8 +1,9 @@
 // Runs a funnel (issue 18) and shapes the store's counts into the API's answer: names, the
 // conversion ratios and which evaluation path answered.
 import { errors } from '@spoor/http';
-import { compileFunnelStep } from '@spoor/rules';
+import { compileFunnelStep, funnelStepLogic } from '@spoor/rules';
 import type { FunnelBreakdown, FunnelStepInput, ProjectRecord, z, FunnelResultSchema } from '@spoor/schemas';
+import { requireRawFieldsReadable } from './project-scope.js';
 import { FunnelTooLargeError, type FunnelStepCount, type Store, type Window } from '@spoor/store';
 
 export interface FunnelDefinition {
@@ -28,12 +29,18 @@ function stepResults(names: string[], counts: FunnelStepCount[]): FunnelResult['
   }));
 }
 
+/** A funnel whose steps read raw fields of an unverified domain answers 403 (issue 42, the DNS gate). */
+export function requireFunnelReadable(p: ProjectRecord, steps: FunnelStepInput[]): void {
+  requireRawFieldsReadable(p, 'The funnel', ...steps.map(funnelStepLogic));
+}
+
 export async function answerFunnel(
   store: Store,
   p: ProjectRecord,
   def: FunnelDefinition,
   window: Window,
 ): Promise<FunnelResult> {
+  requireFunnelReadable(p, def.steps);
   const steps = def.steps.map(compileFunnelStep);
   const names = steps.map((s) => s.name);
   const breakdown = def.breakdown ?? null;

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { ApiKeyService, Authenticator, BuiltInIssuer } from '@spoor/auth';
 import type { Bus } from '@spoor/bus';
+import type { ExportCaps } from '@spoor/config';
 import { JobDispatcher } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
 import { RateLimits } from '@spoor/limits';
@@ -17,6 +18,8 @@ import { accountRoutes } from './routes/account-routes.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { liveRoutes } from './routes/live-routes.js';
 import { LiveHub } from './live/live-hub.js';
+import { liveAccessCheck } from './live/live-access.js';
+import { LiveStreamCaps, type LiveStreamLimits } from './live/live-stream-caps.js';
 import { dataRoutes } from './routes/data-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
@@ -46,6 +49,10 @@ export interface GatewayDeps {
   webhookAllowPrivate: boolean;
   /** Caps and confirmation mails of email channels. */
   recipients: ChannelRecipients;
+  /** Per-account caps on exports (SPOOR_EXPORT_MAX_ACTIVE, SPOOR_EXPORT_MAX_BYTES); none when only describing the API. */
+  exportCaps?: ExportCaps;
+  /** Caps on open live streams (SPOOR_LIVE_STREAMS_*); none opens when only describing the API. */
+  liveStreams?: LiveStreamLimits;
   clock: () => number;
   logger?: Logger;
 }
@@ -54,7 +61,7 @@ export interface GatewayDeps {
 export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: LiveHub } {
   wellKnownRoutes(ctx, deps.issuer);
   accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys, deps.authenticator);
-  projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, ipMode: deps.ipMode, clock: deps.clock });
+  projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, ipMode: deps.ipMode, clock: deps.clock, kv: deps.kv });
   sessionRoutes(ctx, deps.store, deps.clock);
   eventRoutes(ctx, deps.store);
   tagRoutes(ctx, deps.store);
@@ -68,7 +75,12 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
     clock: deps.clock,
   });
   jobRoutes(ctx, deps.store, dispatcher);
-  dataRoutes(ctx, { store: deps.store, dispatcher, clock: deps.clock });
+  dataRoutes(ctx, {
+    store: deps.store,
+    dispatcher,
+    clock: deps.clock,
+    ...(deps.exportCaps && { exportCaps: deps.exportCaps }),
+  });
   outboundRoutes(ctx, deps.store, {
     clock: deps.clock,
     allowPrivate: deps.webhookAllowPrivate,
@@ -76,7 +88,13 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
   });
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
   analyticsRoutes(ctx, deps.store, deps.clock);
-  const live = new LiveHub({ store: deps.store, clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const live = new LiveHub({
+    store: deps.store,
+    clock: deps.clock,
+    check: liveAccessCheck(deps.authenticator, deps.store),
+    caps: new LiveStreamCaps(deps.liveStreams ?? { perAccount: 0, perProcess: 0 }),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
   liveRoutes(ctx, deps.store, live);
   registerIngestOperations(ctx.registry);
   return { live };
@@ -170,6 +188,8 @@ export const gatewayModule: ServiceModule = {
         ipMode: config.ipMode,
         webhookAllowPrivate: config.webhookAllowPrivate,
         recipients,
+        exportCaps: config.exportCaps,
+        liveStreams: config.liveStreams,
         clock,
         logger: logger.child('live'),
       },

@@ -1,5 +1,6 @@
 import { createError, errors } from '@spoor/http';
-import { isLoopbackOrigin, normalizeOrigin, type ProjectRecord } from '@spoor/schemas';
+import { rawFieldsRead } from '@spoor/rules';
+import { isVerifiedProject, normalizeOrigin, type ProjectRecord } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
 import type { Principal } from './auth-guard.js';
 
@@ -22,9 +23,20 @@ export async function scopedProject(
 
 /** Raw and enriched events are readable once the domain is verified; loopback counts as verified. */
 export function isVerified(p: ProjectRecord): boolean {
-  return p.verified || isLoopbackOrigin(p.origin);
+  return isVerifiedProject(p);
 }
 
 export function requireVerified(p: ProjectRecord): void {
   if (!isVerified(p)) throw createError('domain_unverified', p.origin);
+}
+
+/**
+ * The DNS gate through logic (issue 42): logic evaluated over an unverified project's stored
+ * events — a funnel step, an attribute rule — may read only what its summaries already show
+ * (libs/rules/src/raw-fields.ts). `what` names the logic in the 403's message.
+ */
+export function requireRawFieldsReadable(p: ProjectRecord, what: string, ...logic: unknown[]): void {
+  if (isVerified(p)) return;
+  const raw = [...new Set(logic.flatMap(rawFieldsRead))];
+  if (raw.length > 0) throw createError('raw_fields_unverified', what, raw.join(', '), p.origin);
 }

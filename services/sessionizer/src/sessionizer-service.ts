@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DeliveredMessage } from '@spoor/bus';
 import type { Kv } from '@spoor/kv';
-import { RulesCache } from '@spoor/rules';
+import { rawFieldsReadableFrom, RulesCache } from '@spoor/rules';
 import {
   kvTtlMs,
   openSessionKey,
@@ -58,7 +58,11 @@ export class SessionizerService {
   private written = new Map<string, { json: string; state: SessionState }>();
 
   constructor(private readonly deps: SessionizerDeps) {
-    this.rules = new RulesCache(deps.store.rules, deps.kv, { clock: deps.clock });
+    // Attribute rules reading raw fields wait for the domain's verification (issue 42).
+    this.rules = new RulesCache(deps.store.rules, deps.kv, {
+      clock: deps.clock,
+      rawFieldsReadable: rawFieldsReadableFrom(deps.store.projects),
+    });
   }
 
   /** A batch from the bus. */

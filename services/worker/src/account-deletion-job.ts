@@ -2,8 +2,9 @@ import type { JobContext, JobHandler } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
 import type { Store } from '@spoor/store';
 import { deleteProjectData } from './project-deletion-job.js';
+import { rawCopiesGoneBy, type RawCopies } from './raw-copies.js';
 
-interface Deps {
+interface Deps extends RawCopies {
   store: Store;
   kv: Kv;
 }
@@ -22,7 +23,7 @@ export function accountDeletionJob(deps: Deps): JobHandler {
     let projects = await deleteProjects(deps, job.account_id, job.job_id, ctx);
     await deps.store.erasure.deleteAccount(job.account_id, job.job_id);
     projects += await deleteProjects(deps, job.account_id, job.job_id, ctx);
-    return { deleted: true, projects };
+    return { deleted: true, projects, raw_copies_gone_by: rawCopiesGoneBy(deps) };
   };
 }
 

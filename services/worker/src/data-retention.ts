@@ -2,6 +2,7 @@ import type { Logger } from '@spoor/service-log';
 import { kvKeys, kvTtlMs } from '@spoor/schemas';
 import type { Kv } from '@spoor/kv';
 import type { Store } from '@spoor/store';
+import { rawCopiesGoneBy } from './raw-copies.js';
 
 const DAY_MS = 86_400_000;
 
@@ -12,6 +13,8 @@ export interface DataRetentionDeps {
   clock: () => number;
   instance: string;
   logger: Logger;
+  /** SPOOR_BUS_RETENTION_HOURS, in ms: for the log line's `raw_copies_gone_by`. */
+  busRetentionMs: number;
 }
 
 /**
@@ -36,7 +39,12 @@ export async function expireProjectData(deps: DataRetentionDeps): Promise<boolea
     if (project.retention_days === null || project.retention_days === undefined) continue;
     try {
       await deps.store.expiry.expire(project.project_id, now - project.retention_days * DAY_MS);
-      deps.logger.info('retention pass', { project_id: project.project_id, retention_days: project.retention_days });
+      deps.logger.info('retention pass', {
+        project_id: project.project_id,
+        retention_days: project.retention_days,
+        // The expired rows' raw events may still be on the bus until then (issue 43).
+        raw_copies_gone_by: new Date(rawCopiesGoneBy(deps)).toISOString(),
+      });
     } catch (err) {
       failed.push(err);
     }

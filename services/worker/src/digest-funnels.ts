@@ -2,8 +2,8 @@
 // window, counted by the store exactly as GET /v1/funnels/{id}/result counts them.
 import type { Logger } from '@spoor/service-log';
 import type { DigestFunnel } from '@spoor/notify';
-import { compileFunnelStep } from '@spoor/rules';
-import { RECORD_KINDS, type ProjectRecord, type SavedFunnelData } from '@spoor/schemas';
+import { compileFunnelStep, funnelStepLogic, rawFieldsRead } from '@spoor/rules';
+import { isVerifiedProject, RECORD_KINDS, type ProjectRecord, type SavedFunnelData } from '@spoor/schemas';
 import { FunnelTooLargeError, type Store, type Window } from '@spoor/store';
 
 /** The newest saved funnels a digest shows: a digest is a summary, not a report. */
@@ -25,6 +25,9 @@ export async function digestFunnels(
   });
   const out: DigestFunnel[] = [];
   for (const { data } of saved) {
+    // The DNS gate through logic (issue 42): a funnel that reads raw fields of an unverified
+    // domain (saved before that was refused) stays out of its digests until verification.
+    if (!isVerifiedProject(project) && data.steps.some((s) => rawFieldsRead(funnelStepLogic(s)).length > 0)) continue;
     const steps = data.steps.map(compileFunnelStep);
     try {
       const counts = await store.funnels.query(project.project_id, {

@@ -50,6 +50,7 @@ export function exportJob(deps: { store: Store; clock: () => number }): JobHandl
       content_type: EXPORT_CONTENT_TYPES[req.format],
       file_name: `${slug}-${req.what}-${job.job_id.slice(0, 8)}.${EXPORT_EXTENSIONS[req.format]}`,
       expires_at: writtenAt + EXPORT_RETENTION_MS,
+      mark: file.mark,
     };
     return result;
   };

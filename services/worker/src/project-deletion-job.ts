@@ -2,6 +2,7 @@ import type { JobHandler } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
 import { projectKvPrefixes } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
+import { rawCopiesGoneBy, type RawCopies } from './raw-copies.js';
 
 /**
  * DELETE /v1/projects: the project row and every row of the project in the store (one
@@ -9,12 +10,12 @@ import type { Store } from '@spoor/store';
  * key of the project. Idempotent: a job taken over after a crash deletes what is left, and a
  * project already gone is no failure.
  */
-export function projectDeletionJob(deps: { store: Store; kv: Kv }): JobHandler {
+export function projectDeletionJob(deps: { store: Store; kv: Kv } & RawCopies): JobHandler {
   return async (job, ctx) => {
     await ctx.progress(0, 1);
     const keys = await deleteProjectData(deps, job.project_id, job.job_id);
     await ctx.progress(1, 1);
-    return { deleted: true, kv_keys: keys };
+    return { deleted: true, kv_keys: keys, raw_copies_gone_by: rawCopiesGoneBy(deps) };
   };
 }
 

@@ -75,12 +75,13 @@ export const workerModule: ServiceModule = {
         transitions: transitionsJob(resultDeps),
         notification: notificationJob({ ...resultDeps, sender, dashboardUrl: config.publicUrl }),
         export: exportJob({ store, clock }),
-        project_deletion: projectDeletionJob({ store, kv }),
-        account_deletion: accountDeletionJob({ store, kv }),
+        project_deletion: projectDeletionJob({ store, kv, clock, busRetentionMs: config.busRetentionMs }),
+        account_deletion: accountDeletionJob({ store, kv, clock, busRetentionMs: config.busRetentionMs }),
         erasure: erasureJob({
           store,
           kv,
           clock,
+          busRetentionMs: config.busRetentionMs,
           ip: { mode: config.ipMode, ipSalt: config.ipSalt, dataDir: config.dataDir },
         }),
       },
@@ -107,7 +108,14 @@ export const workerModule: ServiceModule = {
       await watchThresholds({ store, kv, clock, sender, outbox, instance, everyMs: config.workerTickMs });
       await outbox.kick();
       if (await purgeExpiredRecords({ store, kv, clock, instance })) await purgeExpiredExports(store, clock());
-      await expireProjectData({ store, kv, clock, instance, logger: logger.child('retention') });
+      await expireProjectData({
+        store,
+        kv,
+        clock,
+        instance,
+        logger: logger.child('retention'),
+        busRetentionMs: config.busRetentionMs,
+      });
     });
     const snapshots = everyInterval('health snapshot', config.healthSnapshotMs, logger, async () => {
       await takeHealthSnapshot({ store, kv, bus, clock, instance, everyMs: config.healthSnapshotMs });

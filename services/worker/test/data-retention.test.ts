@@ -83,7 +83,8 @@ describe('expireProjectData', function () {
     events: (await store.events.listEnriched(projectId, { limit: 100 })).map((e) => e.event_id),
     sessions: (await store.sessions.list(projectId, { limit: 100 })).map((s) => s.session_id).sort(),
   });
-  const pass = (now: number, instance = 'w1') => expireProjectData({ store, kv, clock: () => now, instance, logger });
+  const pass = (now: number, instance = 'w1') =>
+    expireProjectData({ store, kv, clock: () => now, instance, logger, busRetentionMs: DAY });
 
   before(async () => {
     store = await openStore({ kind: 'duckdb', path: join(await makeTempDir('data-retention'), 'spoor.duckdb') });

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import type { Logger } from '@spoor/service-log';
 import type { Bus, DeliveredMessage, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
+import { DEFAULT_BUS_RETENTION_MS, rollMsOf } from '../bus-retention.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 import { traceIdsOf } from '../trace-context.js';
 import { LogFollower } from './log-follower.js';
+import { LogRetention, RETENTION_CHECK_MS } from './log-retention.js';
 import { OffsetStore } from './offset-store.js';
 import { TopicLog, type FsyncMode, type ReadResult } from './topic-log.js';
 
@@ -15,6 +17,15 @@ export interface EmbeddedBusOptions {
   fsync?: FsyncMode;
   fsyncIntervalMs?: number;
   segmentBytes?: number;
+  /**
+   * SPOOR_BUS_RETENTION_HOURS (issue 43): a consumed raw record is deleted within this long of
+   * its write; the active segment rolls at a quarter of it, an hour at most. Default 24 h.
+   */
+  retentionMs?: number;
+  /** How often the retention tick runs (log-retention.ts); default a minute. */
+  retentionCheckMs?: number;
+  /** Passed in, so tests move time forward without waiting; default Date.now. */
+  clock?: () => number;
 }
 
 const TOPIC_NAME = /^[A-Za-z0-9._-]{1,200}$/;
@@ -29,14 +40,40 @@ export class EmbeddedBus implements Bus {
   private readonly subscriptions = new Set<EmbeddedSubscription>();
   /** Each consumer in this process, here (subscribe) or on another thread (follow), by consumerKey. */
   private readonly consumers = new Set<string>();
+  private readonly retention: LogRetention;
 
   private constructor(
     private readonly opts: EmbeddedBusOptions,
     private readonly offsets: OffsetStore,
-  ) {}
+  ) {
+    this.retention = new LogRetention(
+      join(opts.dir, 'topics'),
+      {
+        retentionMs: opts.retentionMs ?? DEFAULT_BUS_RETENTION_MS,
+        checkMs: opts.retentionCheckMs ?? RETENTION_CHECK_MS,
+        clock: opts.clock ?? Date.now,
+        logger: opts.logger,
+      },
+      (topic) => this.log(topic),
+      (topic) => this.consumedBy(topic),
+    );
+  }
 
   static async open(opts: EmbeddedBusOptions): Promise<EmbeddedBus> {
-    return new EmbeddedBus(opts, await OffsetStore.open(join(opts.dir, 'offsets')));
+    const bus = new EmbeddedBus(opts, await OffsetStore.open(join(opts.dir, 'offsets')));
+    bus.retention.start();
+    return bus;
+  }
+
+  /** The retention tick's work, at once (tests; the timer runs it every retentionCheckMs). */
+  expireSegments(): Promise<void> {
+    return this.retention.tick();
+  }
+
+  /** The lowest offset every group known to `topic` committed; null when none is. */
+  private consumedBy(topic: string): number | null {
+    const committed = this.offsets.knownGroups(topic);
+    return committed.length === 0 ? null : Math.min(...committed);
   }
 
   /**
@@ -138,6 +175,7 @@ export class EmbeddedBus implements Bus {
   }
 
   async close(): Promise<void> {
+    await this.retention.stop();
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.subscriptions.clear();
     this.consumers.clear();
@@ -149,10 +187,13 @@ export class EmbeddedBus implements Bus {
     if (!TOPIC_NAME.test(topic)) throw new Error(`invalid topic name ${JSON.stringify(topic)}`);
     let log = this.logs.get(topic);
     if (!log) {
+      const retentionMs = this.opts.retentionMs ?? DEFAULT_BUS_RETENTION_MS;
       log = TopicLog.open(join(this.opts.dir, 'topics', topic), {
         segmentBytes: this.opts.segmentBytes ?? 64 * 1024 * 1024,
         fsync: this.opts.fsync ?? 'interval',
         fsyncIntervalMs: this.opts.fsyncIntervalMs,
+        rollMs: rollMsOf(retentionMs),
+        clock: this.opts.clock,
       });
       this.logs.set(topic, log);
     }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -12,9 +12,18 @@ export class OffsetStore {
     private readonly offsets: Map<string, Record<string, number>>,
   ) {}
 
+  /**
+   * Loads every group's file at once: a segment goes only once every group that ever consumed
+   * the topic passed it, including groups that have not joined again since a restart (issue 43:
+   * the bus' retention tick deletes on its own, before they join).
+   */
   static async open(dir: string): Promise<OffsetStore> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    return new OffsetStore(dir, new Map());
+    const store = new OffsetStore(dir, new Map());
+    for (const name of await readdir(dir)) {
+      if (name.endsWith('.json')) await store.load(decodeURIComponent(name.slice(0, -'.json'.length)));
+    }
+    return store;
   }
 
   async committed(group: string, topic: string): Promise<number | null> {

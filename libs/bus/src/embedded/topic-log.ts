@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GroupCommit } from '../group-commit.js';
 import type { OutgoingMessage } from '../bus.js';
@@ -19,6 +19,10 @@ interface Segment {
   base: number;
   size: number;
   path: string;
+  /** When its first record was written (ms, the log's clock): it rolls at `rollMs` after. */
+  created: number;
+  /** When its newest record was written (ms): the file's mtime after a restart. */
+  newest: number;
 }
 
 export interface ReadResult {
@@ -105,6 +109,14 @@ export interface TopicLogOptions {
   /** `interval`'s period; default 1,000 ms. */
   fsyncIntervalMs?: number;
   tailBytes?: number;
+  /**
+   * Age of the active segment at which it is closed and a new one begun (issue 43): only a
+   * closed segment can go, so a quiet log must roll by time or keep its raw events for as long
+   * as it takes to fill `segmentBytes` (months, on a small site). Default: never.
+   */
+  rollMs?: number;
+  /** Passed in, so tests move time forward without waiting; default Date.now. */
+  clock?: () => number;
 }
 
 /**
@@ -136,18 +148,30 @@ export class TopicLog {
   /** `end`, shared with readers on other threads (LogFollower); null until one asks. */
   private endCell: BigInt64Array | null = null;
 
+  /** A roll by time (expire) must not run beside a write: each waits for the other. */
+  private exclusive: Promise<unknown> = Promise.resolve();
+
   private constructor(
     private readonly dir: string,
     private readonly segmentBytes: number,
     private readonly fsync: FsyncMode,
     private readonly tailBytes: number,
+    private readonly rollMs: number,
+    private readonly clock: () => number,
   ) {
-    this.writer = new GroupCommit((items) => this.write(items), MAX_FRAMES_PER_WRITE);
+    this.writer = new GroupCommit((items) => this.serially(() => this.write(items)), MAX_FRAMES_PER_WRITE);
   }
 
   static async open(dir: string, opts: TopicLogOptions): Promise<TopicLog> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const log = new TopicLog(dir, opts.segmentBytes, opts.fsync, opts.tailBytes ?? TAIL_BYTES);
+    const log = new TopicLog(
+      dir,
+      opts.segmentBytes,
+      opts.fsync,
+      opts.tailBytes ?? TAIL_BYTES,
+      opts.rollMs ?? Infinity,
+      opts.clock ?? Date.now,
+    );
     await log.recover();
     if (opts.fsync !== 'never') {
       await log.active?.datasync();
@@ -310,11 +334,29 @@ export class TopicLog {
       const seg = this.segments.shift()!;
       await rm(seg.path, { force: true });
     }
+    this.forgetBefore(this.start);
+  }
+
+  /**
+   * The bus' retention tick (issue 43): closes the active segment once it is `rollMs` old, so
+   * that an idle log's last records can go too, then deletes what every group consumed (below
+   * `consumed`; nothing when no group is known). Answers the segments kept although their
+   * newest record is older than `keepMs`: unconsumed, which is never deleted.
+   */
+  async expire(consumed: number | null, keepMs: number): Promise<Array<{ base: number; newest: number }>> {
+    await this.serially(async () => {
+      const active = this.segments[this.segments.length - 1];
+      if (this.active && active && active.size > 0 && this.clock() - active.created >= this.rollMs) await this.roll();
+    });
+    if (consumed !== null) await this.deleteBelow(consumed);
+    const cutoff = this.clock() - keepMs;
+    return this.segments.filter((s) => s.size > 0 && s.newest < cutoff).map(({ base, newest }) => ({ base, newest }));
   }
 
   async close(): Promise<void> {
     this.wakeAll();
     clearInterval(this.timer);
+    await this.exclusive;
     await this.syncing;
     if (this.fsync !== 'never' && this.active) {
       await this.active.datasync();
@@ -322,6 +364,27 @@ export class TopicLog {
     }
     await this.active?.close();
     this.active = null;
+  }
+
+  /** Runs `work` after whatever write or roll is under way, and before the next. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.exclusive.then(work);
+    this.exclusive = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Drops the in-memory index and values of records deleted from the disk: no copy outlives its file. */
+  private forgetBefore(offset: number): void {
+    while (this.indexHead < this.offsets.length && this.offsets[this.indexHead]! < offset) this.indexHead++;
+    while (this.valuesHead < this.indexHead) {
+      const r = this.values[this.valuesHead];
+      if (r) {
+        const next = this.offsets[this.valuesHead + 1] ?? this.end;
+        this.valueBytes -= next - this.offsets[this.valuesHead]! + r.value.length;
+      }
+      this.values[this.valuesHead++] = undefined;
+    }
+    if (this.counted && this.counted.from < offset) this.counted = null;
   }
 
   /** Index in `offsets` of the record starting at `offset`, or -1 when the index does not reach it. */
@@ -395,7 +458,10 @@ export class TopicLog {
     // Values for the tail only if every frame kept them (a consumer here may have just begun).
     const tail = frames.every((f) => f.tail) ? frames.flatMap((f) => f.tail!) : null;
     let seg = this.segments[this.segments.length - 1]!;
-    if (seg.size > 0 && seg.size + buf.length > this.segmentBytes) seg = await this.roll();
+    const now = this.clock();
+    if (seg.size > 0 && (seg.size + buf.length > this.segmentBytes || now - seg.created >= this.rollMs))
+      seg = await this.roll();
+    if (seg.size === 0) seg.created = now;
     const fh = this.active!;
     // A write into the page cache, on this thread: a few µs of syscall, where the same write
     // handed to libuv's pool cost ~40 µs more of the process' CPU in hand-offs and wake-ups, a
@@ -407,6 +473,7 @@ export class TopicLog {
     if (this.fsync === 'always') await fh.datasync();
     this.remember(seg.base + seg.size, tail, sizes);
     seg.size += buf.length;
+    seg.newest = now;
     if (this.fsync === 'always') this.syncedTo = this.end;
     this.wakeAll();
     if (this.endCell) {
@@ -424,7 +491,8 @@ export class TopicLog {
       this.syncedTo = base;
     }
     await this.active?.close();
-    const seg = { base, size: 0, path: segmentPath(this.dir, base) };
+    const now = this.clock();
+    const seg: Segment = { base, size: 0, path: segmentPath(this.dir, base), created: now, newest: now };
     this.active = await open(seg.path, 'w+', 0o600);
     // The new file's name must survive a power loss too, or its records would vanish with it.
     if (this.fsync !== 'never') await syncDir(this.dir);
@@ -437,7 +505,11 @@ export class TopicLog {
     const names = (await readdir(this.dir)).filter((n) => SEGMENT_NAME.test(n)).sort();
     for (const name of names) {
       const base = Number(SEGMENT_NAME.exec(name)![1]);
-      this.segments.push({ base, size: 0, path: join(this.dir, name) });
+      const path = join(this.dir, name);
+      // Times from before the restart: the file's last write; its birth, where the file system keeps one.
+      const { mtimeMs, birthtimeMs } = await stat(path);
+      const created = birthtimeMs > 0 ? Math.min(birthtimeMs, mtimeMs) : mtimeMs;
+      this.segments.push({ base, size: 0, path, created, newest: mtimeMs });
     }
     if (this.segments.length === 0) {
       await this.roll();

@@ -1,6 +1,7 @@
-import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type ConfigResourceTypes, type Consumer, type Producer } from 'kafkajs';
 import type { Logger } from '@spoor/service-log';
 import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscription } from '../bus.js';
+import { DEFAULT_BUS_RETENTION_MS, rollMsOf } from '../bus-retention.js';
 import { GroupCommit, PublishTimeoutError } from '../group-commit.js';
 import { runKafkaConsumer } from './kafka-consumer.js';
 import './request-queue-fix.js';
@@ -17,6 +18,12 @@ export interface KafkaBusOptions {
   partitions?: number;
   /** Replicas of topics this bus creates; unset: the broker's `default.replication.factor`. */
   replicationFactor?: number;
+  /**
+   * `retention.ms` of topics this bus creates (SPOOR_BUS_RETENTION_HOURS, issue 43): the raw
+   * events' client IPs must not outlive a deletion or an erasure by the broker's default (7 days,
+   * or whatever it was set to). Unset: 24 h.
+   */
+  retentionMs?: number;
 }
 
 /** What a lingering consumer's fetch waits for at most (about 1,000 events of ~1 KiB). */
@@ -170,7 +177,10 @@ export class KafkaBus implements Bus {
    * Creates the topic with the configured partitions and replication (SPOOR_KAFKA_PARTITIONS,
    * SPOOR_KAFKA_REPLICATION_FACTOR). A topic that exists keeps its own: adding partitions moves
    * keys to other partitions, which breaks one session's order while both hold its events, so
-   * that stays an operator's step (deploy/k8s/README.md). A mismatch is logged once.
+   * that stays an operator's step (deploy/k8s/README.md). A mismatch is logged once, and so is
+   * a `retention.ms` longer than SPOOR_BUS_RETENTION_HOURS (issue 43): shortening a topic's
+   * retention is the operator's call too (`kafka-configs --alter`), the warning says where the
+   * documented bound does not hold.
    */
   private ensureTopic(topic: string): Promise<void> {
     let done = this.ensured.get(topic);
@@ -194,16 +204,61 @@ export class KafkaBus implements Bus {
     for (let attempt = 0; ; attempt++) {
       try {
         const created = await this.admin.createTopics({
-          topics: [{ topic, numPartitions, replicationFactor: this.opts.replicationFactor ?? -1 }],
+          topics: [
+            {
+              topic,
+              numPartitions,
+              replicationFactor: this.opts.replicationFactor ?? -1,
+              // segment.ms too: a quiet topic's segment would otherwise stay open (and undeletable) for 7 days.
+              configEntries: [
+                { name: 'retention.ms', value: String(this.retentionMs) },
+                { name: 'segment.ms', value: String(rollMsOf(this.retentionMs)) },
+              ],
+            },
+          ],
           waitForLeaders: true,
         });
-        if (!created) await this.checkPartitions(topic, numPartitions);
+        if (!created) {
+          await this.checkPartitions(topic, numPartitions);
+          await this.checkRetention(topic);
+        }
         return;
       } catch (err) {
         if (attempt >= CREATE_TOPIC_ATTEMPTS - 1) throw err;
         this.opts.logger.warn('creating a topic failed; trying again', { topic, attempt, err });
         await sleep(backoffDelay(attempt));
       }
+    }
+  }
+
+  private get retentionMs(): number {
+    return this.opts.retentionMs ?? DEFAULT_BUS_RETENTION_MS;
+  }
+
+  /**
+   * A topic that exists keeps its retention; one longer than SPOOR_BUS_RETENTION_HOURS is logged.
+   * A broker that will not describe it (no DescribeConfigs permission) is logged too, and the
+   * topic used all the same: the check is for the operator, not a condition of the bus.
+   */
+  private async checkRetention(topic: string): Promise<void> {
+    let resources;
+    try {
+      ({ resources } = await this.admin.describeConfigs({
+        resources: [{ type: TOPIC_RESOURCE, name: topic, configNames: ['retention.ms'] }],
+        includeSynonyms: false,
+      }));
+    } catch (err) {
+      this.opts.logger.warn("could not read the topic's retention.ms", { topic, err });
+      return;
+    }
+    const entry = resources[0]?.configEntries.find((e) => e.configName === 'retention.ms');
+    const actual = retentionOf(entry?.configValue);
+    if (actual !== null && actual > this.retentionMs) {
+      this.opts.logger.warn('topic keeps raw events longer than SPOOR_BUS_RETENTION_HOURS; it is kept', {
+        topic,
+        retention_ms: entry!.configValue,
+        configured_ms: this.retentionMs,
+      });
     }
   }
 
@@ -219,6 +274,19 @@ export class KafkaBus implements Bus {
       });
     }
   }
+}
+
+/**
+ * kafkajs' ConfigResourceTypes.TOPIC: kafkajs is CommonJS, and Node finds no named export of that
+ * enum for an ES module to import.
+ */
+const TOPIC_RESOURCE = 2 as ConfigResourceTypes;
+
+/** `retention.ms` of a topic as the broker answers it; -1 (keep for ever) as Infinity. */
+function retentionOf(value: string | undefined): number | null {
+  if (value === undefined || !/^-?\d+$/.test(value)) return null;
+  const ms = Number(value);
+  return ms < 0 ? Infinity : ms;
 }
 
 /** Tries of createTopics before a topic's creation fails the caller (about 10 s with the back-off). */

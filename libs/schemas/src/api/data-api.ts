@@ -32,6 +32,20 @@ export const ExportRequest = ScopeQuery.extend(WindowQuery.shape)
 
 export const ExportPath = z.object({ export_id: z.string().min(1).max(64) });
 
+/**
+ * What POST /v1/exports answers: the export's job. An identical request (same project, `what`,
+ * `format` and window) while an export of it is queued or running, or has succeeded, is not
+ * expired and its rows have not changed since, answers that export (`reused`) rather than
+ * writing another file (issue 42, docs/data.md).
+ */
+export const ExportQueued = z
+  .object({
+    job_id: z.string(),
+    status: z.enum(['queued', 'running', 'succeeded']),
+    reused: z.boolean().openapi({ description: 'True when an earlier identical export answers this request' }),
+  })
+  .openapi('ExportQueued');
+
 /** What a finished export job answers as its `result`. */
 export interface ExportResult {
   what: ExportWhat;
@@ -44,6 +58,11 @@ export interface ExportResult {
   file_name: string;
   /** After this (ms) the file is gone and GET /v1/exports/{id}/file answers 404. */
   expires_at: number;
+  /**
+   * The rows' count and latest change when they were written: an identical request is answered
+   * with this export while the rows still have this mark (issue 42, docs/data.md).
+   */
+  mark: string;
 }
 
 /**
@@ -123,4 +142,9 @@ export interface ErasureResult {
   events: number;
   /** Stored overviews rebuilt because their window held erased events. */
   overviews_rebuilt: number;
+  /**
+   * By when (ms) the raw copies of the erased events on the bus are gone too, at the latest
+   * (SPOOR_BUS_RETENTION_HOURS; issue 43, docs/data.md "What is stored").
+   */
+  raw_copies_gone_by: number;
 }

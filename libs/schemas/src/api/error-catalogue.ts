@@ -45,6 +45,12 @@ export const ERROR_CATALOGUE = {
     message: 'Domain of %s is not verified; create the TXT record and call POST /v1/users/projects/verify',
     description: "The project's domain is not verified yet",
   },
+  raw_fields_unverified: {
+    status: 403,
+    message:
+      '%s reads %s: raw event fields of %s, whose domain is not verified; logic may read them once it is (create the TXT record and call POST /v1/users/projects/verify)',
+    description: 'Logic that reads raw event fields of a domain not verified yet',
+  },
   read_only_key: {
     status: 403,
     message: 'This API key has scope "read" and may only read; use an API key with scope "full" or an ID token',
@@ -122,6 +128,20 @@ export const ERROR_CATALOGUE = {
     status: 429,
     message: 'Too many requests',
     description: 'Too many requests; retry after the Retry-After seconds',
+    headers: { 'Retry-After': null },
+  },
+  // Issue 42: exports write files the size of the data; an account's share of the disk is capped.
+  export_quota: {
+    status: 429,
+    message: '%s',
+    description: "Over the account's export caps (exports at once, or bytes held in unexpired files)",
+    headers: { 'Retry-After': null },
+  },
+  // Issue 42, item 4: open GET /v1/live streams are capped per account and per gateway process.
+  too_many_live_streams: {
+    status: 429,
+    message: 'Too many open live streams: %s',
+    description: 'Too many open live streams for the account or on the server',
     headers: { 'Retry-After': null },
   },
   headers_too_large: {

@@ -3,14 +3,19 @@
 // them back in order (migrations.ts step 7; docs/data.md).
 import { Readable } from 'node:stream';
 import type { ExportFormat } from '@spoor/schemas';
-import { MAX_MS, MIN_MS, toInt } from '../column-values.js';
+import { MAX_MS, MIN_MS, toInt, toIntOrNull } from '../column-values.js';
 import {
   checkExportId,
+  EXPORT_ACTIVE_MS,
   EXPORT_COLUMNS,
   EXPORT_SOURCES,
+  exportMark,
   type ExportedFile,
   type ExportRepository,
+  type ExportSource,
   type ExportSpec,
+  type ExportUsage,
+  type ExportUsageQuery,
 } from '../data-ownership.js';
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 
@@ -20,7 +25,10 @@ const FORMATS: Record<ExportFormat, string> = { csv: 'CSVWithNames', ndjson: 'JS
 
 /** Map and Array columns become JSON text, as DuckDB stores them (data-ownership.ts, EXPORT_COLUMNS). */
 const AS_JSON_TEXT = new Set(['query', 'actions', 'tags']);
-const column = (c: string) => (AS_JSON_TEXT.has(c) ? `toJSONString(${c}) AS ${c}` : c);
+/** UInt64 version columns are written as DuckDB's BIGINT is, a signed INT64 (issue 43: one schema for both). */
+const AS_INT64 = new Set(['updated_at']);
+const column = (c: string) =>
+  AS_JSON_TEXT.has(c) ? `toJSONString(${c}) AS ${c}` : AS_INT64.has(c) ? `toInt64(${c}) AS ${c}` : c;
 
 export class ClickHouseExportRepository implements ExportRepository {
   constructor(private readonly ch: ClickHouseConnection) {}
@@ -36,7 +44,9 @@ export class ClickHouseExportRepository implements ExportRepository {
       start: spec.window_start ?? MIN_MS,
       end: spec.window_end ?? MAX_MS,
     };
-    const [counted] = await this.ch.rows(`SELECT count() AS n ${where}`, params);
+    // Before the rows: a change while they are written moves the mark past the file, never behind it.
+    const [counted] = await this.ch.rows(`SELECT count() AS n, max(${source.changed}) AS changed ${where}`, params);
+    const mark = exportMark(toInt(counted?.n ?? 0), toIntOrNull(counted?.changed));
     const body = await this.ch.exec(
       `SELECT ${EXPORT_COLUMNS[spec.what].map(column).join(', ')} ${where} ORDER BY ${source.order.join(', ')} FORMAT ${FORMATS[spec.format]}`,
       params,
@@ -82,7 +92,57 @@ export class ClickHouseExportRepository implements ExportRepository {
       await this.ch.insert('export_chunks', [
         { export_id: id, seq: seq++, project_id: spec.project_id, bytes: 0, data: '', written_at: spec.written_at },
       ]);
-    return { rows: toInt(counted?.n ?? 0), bytes };
+    return { rows: toInt(counted?.n ?? 0), bytes, mark };
+  }
+
+  async mark(spec: ExportSource): Promise<string> {
+    const source = EXPORT_SOURCES[spec.what];
+    const [row] = await this.ch.rows(
+      `SELECT count() AS n, max(${source.changed}) AS changed FROM ${this.ch.table(source.table)} FINAL
+       WHERE project_id = {project_id:String} AND ${source.time} >= {start:Int64} AND ${source.time} < {end:Int64}`,
+      { project_id: spec.project_id, start: spec.window_start ?? MIN_MS, end: spec.window_end ?? MAX_MS },
+    );
+    return exportMark(toInt(row?.n ?? 0), toIntOrNull(row?.changed));
+  }
+
+  async usage(q: ExportUsageQuery): Promise<ExportUsage> {
+    const expiresAt = `JSONExtractInt(result, 'expires_at')`;
+    const active = `(status IN ('queued', 'running') AND created_at > {since:Int64})`;
+    const held = `(status = 'succeeded' AND ${expiresAt} > {now:Int64})`;
+    const params = {
+      account_id: q.account_id,
+      now: q.now,
+      since: q.now - EXPORT_ACTIVE_MS,
+      project_id: q.project_id,
+      // The request as jobToRow stored it (JSON.stringify of the dispatched object).
+      request: JSON.stringify(q.request),
+    };
+    const jobs = `${this.ch.table('jobs')} FINAL WHERE account_id = {account_id:String} AND kind = 'export'`;
+    const [totals] = await this.ch.rows(
+      `SELECT countIf(${active}) AS active, sumIf(JSONExtractInt(result, 'bytes'), ${held}) AS bytes,
+              minIf(${expiresAt}, ${held}) AS next_expiry, countIf(${held}) AS held
+       FROM ${jobs}`,
+      params,
+    );
+    const [same] = await this.ch.rows(
+      `SELECT job_id, status, JSONExtractString(result, 'mark') AS mark FROM ${jobs}
+         AND project_id = {project_id:String} AND request = {request:String} AND (${active} OR ${held})
+       ORDER BY created_at DESC, job_id LIMIT 1`,
+      params,
+    );
+    return {
+      active: toInt(totals?.active ?? 0),
+      bytes: toInt(totals?.bytes ?? 0),
+      // minIf of no rows is 0, not NULL.
+      next_expiry: toInt(totals?.held ?? 0) > 0 ? toInt(totals?.next_expiry) : null,
+      same: same
+        ? {
+            job_id: String(same.job_id),
+            status: String(same.status) as 'queued' | 'running' | 'succeeded',
+            mark: same.status === 'succeeded' ? String(same.mark) : null,
+          }
+        : null,
+    };
   }
 
   async open(exportId: string): Promise<{ stream: Readable; bytes: number } | null> {

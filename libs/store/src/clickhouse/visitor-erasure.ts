@@ -28,7 +28,9 @@ export async function eraseVisitorClickHouse(
   const enriched = ch.table('enriched_events');
   const m = matchOf(selector);
   const params: Params = { p: projectId, v: m.v };
-  const sessionIds = await sessionsOf(ch, selector, params, m.sql);
+  const found = await sessionsOf(ch, selector, params, m.sql);
+  // The named session's tag facts and classification go even without a summary or events.
+  const sessionIds = 'session_id' in selector ? [...new Set([...found, selector.session_id])] : found;
   params.s = sessionIds;
   const erased = `project_id = {p:String} AND (session_id IN {s:Array(String)} OR ${m.sql})`;
   const [span] = await ch.rows(
@@ -64,17 +66,30 @@ export async function eraseVisitorClickHouse(
   await recomputeActions(ch, projectId, actions);
   const events = toInt(span?.n ?? 0);
   const window = events === 0 ? null : { start: toInt(span!.lo), end: toInt(span!.hi) + 1 };
-  return { session_ids: sessionIds, events, window };
+  return { session_ids: found, events, window };
 }
 
-/** The sessions of the person: those their events belong to (and the named one). */
+/**
+ * The sessions of the person: those their events belong to, and the named one when it has a
+ * summary or events (issue 43: a session id that never existed is no session erased).
+ */
 async function sessionsOf(
   ch: ClickHouseConnection,
   selector: VisitorSelector,
   params: Params,
   match: string,
 ): Promise<string[]> {
-  if ('session_id' in selector) return [selector.session_id];
+  if ('session_id' in selector) {
+    const named = await ch.rows(
+      `SELECT count() AS n FROM ${ch.table('sessions')} WHERE project_id = {p:String} AND session_id = {v:String}
+       UNION ALL
+       SELECT count() AS n FROM ${ch.table('enriched_events')} WHERE project_id = {p:String} AND ${match}
+       UNION ALL
+       SELECT count() AS n FROM ${ch.table('raw_events')} WHERE project_id = {p:String} AND ${match}`,
+      params,
+    );
+    return named.some((r) => toInt(r.n) > 0) ? [selector.session_id] : [];
+  }
   const rows = await ch.rows(
     `SELECT DISTINCT session_id FROM ${ch.table('enriched_events')} WHERE project_id = {p:String} AND ${match}
      UNION DISTINCT

@@ -121,7 +121,7 @@ export class DuckDbStore implements Store {
     this.funnels = new DuckDbFunnelRepository(reader, threads.during);
     this.retention = new DuckDbRetentionRepository(reader, threads.during);
     this.live = new DuckDbLiveRepository(reader);
-    this.exports = new DuckDbExportRepository(exportDir, () => instance.connect(), threads.during);
+    this.exports = new DuckDbExportRepository(exportDir, () => instance.connect(), threads.during, reader);
     this.erasure = new DuckDbProjectErasure(writer, this.exports, threads.during);
     this.expiry = new DuckDbDataExpiry(writer, threads.during);
   }

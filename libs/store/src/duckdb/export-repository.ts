@@ -7,16 +7,21 @@ import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EXPORT_EXTENSIONS, type ExportFormat } from '@spoor/schemas';
-import { MAX_MS, MIN_MS, toInt } from '../column-values.js';
+import { MAX_MS, MIN_MS, toInt, toIntOrNull } from '../column-values.js';
 import {
   checkExportId,
+  EXPORT_ACTIVE_MS,
   EXPORT_COLUMNS,
   EXPORT_SOURCES,
+  exportMark,
   type ExportedFile,
   type ExportRepository,
+  type ExportSource,
   type ExportSpec,
+  type ExportUsage,
+  type ExportUsageQuery,
 } from '../data-ownership.js';
-import { DuckDbConnection, quote } from './duckdb-connection.js';
+import { DuckDbConnection, quote, type DuckReader } from './duckdb-connection.js';
 import type { Wide } from './duckdb-threads.js';
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
@@ -33,12 +38,14 @@ export class DuckDbExportRepository implements ExportRepository {
 
   /**
    * `connect` opens a connection of its own: a COPY of a million rows takes seconds, which the
-   * reader connection's queue (every API read) must not wait behind.
+   * reader connection's queue (every API read) must not wait behind. `reader` answers the
+   * quick questions of POST /v1/exports (mark, usage), which must not wait behind a COPY.
    */
   constructor(
     readonly dir: string,
     private readonly connect: () => Promise<DuckDBConnection>,
     private readonly wide: Wide,
+    private readonly reader: DuckReader,
   ) {}
 
   write(spec: ExportSpec): Promise<ExportedFile> {
@@ -53,9 +60,10 @@ export class DuckDbExportRepository implements ExportRepository {
     const partial = `${file}.partial`;
     const source = EXPORT_SOURCES[spec.what];
     const columns = EXPORT_COLUMNS[spec.what].map(quote).join(', ');
-    const rows = await (
-      await this.connection()
-    ).all(
+    const conn = await this.connection();
+    // Before the rows: a change while they are written moves the mark past the file, never behind it.
+    const mark = await this.markOn(conn, spec);
+    const rows = await conn.all(
       `COPY (SELECT ${columns} FROM ${source.table}
              WHERE project_id = $1 AND ${quote(source.time)} >= $2 AND ${quote(source.time)} < $3
              ORDER BY ${source.order.map(quote).join(', ')})
@@ -65,7 +73,53 @@ export class DuckDbExportRepository implements ExportRepository {
     // The file's time is when the job wrote it, so purge() follows the clock the worker was given.
     await utimes(partial, spec.written_at / 1000, spec.written_at / 1000);
     await rename(partial, file);
-    return { rows: toInt(rows[0]?.['Count'] ?? 0), bytes: (await stat(file)).size };
+    return { rows: toInt(rows[0]?.['Count'] ?? 0), bytes: (await stat(file)).size, mark };
+  }
+
+  mark(source: ExportSource): Promise<string> {
+    return this.markOn(this.reader, source);
+  }
+
+  private async markOn(conn: DuckReader, spec: ExportSource): Promise<string> {
+    const source = EXPORT_SOURCES[spec.what];
+    const [row] = await conn.all(
+      `SELECT count(*) AS n, max(${quote(source.changed)}) AS changed FROM ${source.table}
+       WHERE project_id = $1 AND ${quote(source.time)} >= $2 AND ${quote(source.time)} < $3`,
+      [spec.project_id, spec.window_start ?? MIN_MS, spec.window_end ?? MAX_MS],
+    );
+    return exportMark(toInt(row?.['n'] ?? 0), toIntOrNull(row?.['changed']));
+  }
+
+  async usage(q: ExportUsageQuery): Promise<ExportUsage> {
+    const expiresAt = `CAST(json_extract(result, '$.expires_at') AS BIGINT)`;
+    const active = `(status IN ('queued', 'running') AND created_at > $3)`;
+    const held = `(status = 'succeeded' AND ${expiresAt} > $2)`;
+    const [totals] = await this.reader.all(
+      `SELECT count(*) FILTER (WHERE ${active}) AS active,
+              coalesce(sum(CAST(json_extract(result, '$.bytes') AS BIGINT)) FILTER (WHERE ${held}), 0) AS bytes,
+              min(${expiresAt}) FILTER (WHERE ${held}) AS next_expiry
+       FROM jobs WHERE account_id = $1 AND kind = 'export'`,
+      [q.account_id, q.now, q.now - EXPORT_ACTIVE_MS],
+    );
+    // The request as jobToRow stored it (JSON.stringify of the dispatched object).
+    const [same] = await this.reader.all(
+      `SELECT job_id, status, json_extract_string(result, '$.mark') AS mark FROM jobs
+       WHERE account_id = $1 AND kind = 'export' AND project_id = $4 AND request = $5 AND (${active} OR ${held})
+       ORDER BY created_at DESC, job_id LIMIT 1`,
+      [q.account_id, q.now, q.now - EXPORT_ACTIVE_MS, q.project_id, JSON.stringify(q.request)],
+    );
+    return {
+      active: toInt(totals?.['active'] ?? 0),
+      bytes: toInt(totals?.['bytes'] ?? 0),
+      next_expiry: toIntOrNull(totals?.['next_expiry']),
+      same: same
+        ? {
+            job_id: String(same['job_id']),
+            status: String(same['status']) as 'queued' | 'running' | 'succeeded',
+            mark: same['mark'] == null ? null : String(same['mark']),
+          }
+        : null,
+    };
   }
 
   open(exportId: string): Promise<{ stream: ReturnType<typeof createReadStream>; bytes: number } | null> {

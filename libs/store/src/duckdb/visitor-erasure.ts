@@ -17,16 +17,18 @@ function matchOf(selector: VisitorSelector, n: number): { sql: string; value: Pa
   return { sql: `(list_contains(${v}::VARCHAR[], ip) OR list_contains(${v}::VARCHAR[], raw_ip))`, value: selector.ips };
 }
 
-/** The sessions of the person: those their events belong to (and the named one). */
+/**
+ * The sessions of the person: those their events belong to, and the named one when it has a
+ * summary (issue 43: a session id that never existed is no session erased).
+ */
 async function sessionsOf(x: DuckExecutor, projectId: string, selector: VisitorSelector): Promise<string[]> {
   const m = matchOf(selector, 2);
   const rows = await x.all(
-    `SELECT DISTINCT session_id FROM events WHERE project_id = $1 AND ${m.sql} AND session_id IS NOT NULL`,
-    [projectId, m.value],
+    `SELECT DISTINCT session_id FROM events WHERE project_id = $1 AND ${m.sql} AND session_id IS NOT NULL
+     UNION SELECT session_id FROM sessions WHERE project_id = $1 AND session_id = $3::VARCHAR`,
+    [projectId, m.value, 'session_id' in selector ? selector.session_id : null],
   );
-  const ids = new Set(rows.map((r) => String(r.session_id)));
-  if ('session_id' in selector) ids.add(selector.session_id);
-  return [...ids].sort();
+  return [...new Set(rows.map((r) => String(r.session_id)))].sort();
 }
 
 /** Runs inside the writer's exclusive hold. */
@@ -36,7 +38,9 @@ export async function eraseVisitorDuckDb(
   selector: VisitorSelector,
 ): Promise<VisitorErasure> {
   return x.transaction(async () => {
-    const sessionIds = await sessionsOf(x, projectId, selector);
+    const found = await sessionsOf(x, projectId, selector);
+    // The named session's tag facts and classification go even without a summary or events.
+    const sessionIds = 'session_id' in selector ? [...new Set([...found, selector.session_id])] : found;
     const m = matchOf(selector, 3);
     const erased = `project_id = $1 AND (list_contains($2::VARCHAR[], session_id) OR ${m.sql})`;
     const params: Param[] = [projectId, sessionIds, m.value];
@@ -62,7 +66,7 @@ export async function eraseVisitorDuckDb(
     const events = Number(span?.n ?? 0);
     const window =
       span?.lo === null || span?.lo === undefined ? null : { start: Number(span.lo), end: Number(span.hi) + 1 };
-    return { session_ids: sessionIds, events, window };
+    return { session_ids: found, events, window };
   });
 }
 

@@ -21,7 +21,7 @@ import {
   type SavedFunnelData,
 } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
-import { answerFunnel } from '../funnel-answer.js';
+import { answerFunnel, requireFunnelReadable } from '../funnel-answer.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
 
@@ -40,15 +40,19 @@ function funnelWindow(
   where: 'body' | 'query',
 ) {
   const end = q.window_end ?? now;
-  const start = q.window_start ?? end - FUNNEL_LIMITS.defaultWindowMs;
+  // The default week before an early window_end starts at the epoch, never before (issue 43).
+  const start = q.window_start ?? Math.max(0, end - FUNNEL_LIMITS.defaultWindowMs);
+  const fault = (field: 'window_start' | 'window_end', msg: string) =>
+    errors.validation([{ loc: [where, field], msg, type: 'value_error' }]);
   if (end <= start)
-    throw errors.validation([
-      {
-        loc: [where, q.window_start === undefined ? 'window_end' : 'window_start'],
-        msg: 'window_start must be before window_end',
-        type: 'value_error',
-      },
-    ]);
+    throw fault(q.window_start === undefined ? 'window_end' : 'window_start', 'window_start must be before window_end');
+  // The schema checks the span when both ends are given; an end left out is filled in here, so
+  // the bound is checked again on the window actually run (issue 43: {"window_start":0} ran 56 years).
+  if (end - start > FUNNEL_LIMITS.maxWindowMs)
+    throw fault(
+      q.window_end === undefined ? 'window_start' : 'window_end',
+      `The window spans at most ${FUNNEL_LIMITS.maxWindowMs / 86_400_000} days`,
+    );
   return { start, end };
 }
 
@@ -64,7 +68,7 @@ export function analyticsRoutes(ctx: RouteContext, store: Store, clock: () => nu
       access: 'read',
       body: FunnelQueryRequest,
       response: FunnelResultSchema,
-      failures: ['not_found'],
+      failures: ['not_found', 'raw_fields_unverified'],
     },
     async ({ body, principal }) => {
       const p = await scopedProject(store, principal, body.origin, body.project);
@@ -101,10 +105,11 @@ export function analyticsRoutes(ctx: RouteContext, store: Store, clock: () => nu
       auth: true,
       body: CreateFunnelRequest,
       response: SavedFunnelSchema,
-      failures: ['not_found'],
+      failures: ['not_found', 'raw_fields_unverified'],
     },
     async ({ body, principal }) => {
       const p = await scopedProject(store, principal, body.origin, body.project);
+      requireFunnelReadable(p, body.steps);
       const now = clock();
       const data: SavedFunnelData = {
         funnel_id: randomUUID(),
@@ -173,7 +178,7 @@ export function analyticsRoutes(ctx: RouteContext, store: Store, clock: () => nu
       params: FunnelPath,
       query: SavedFunnelQuery,
       response: FunnelResultSchema,
-      failures: ['not_found'],
+      failures: ['not_found', 'raw_fields_unverified'],
     },
     async ({ params, query, principal }) => {
       const { p, found } = await find(principal, query, params.funnel_id);

@@ -8,25 +8,31 @@ import {
   DeleteProjectQuery,
   ErasureRequest,
   ExportPath,
+  ExportQueued,
   ExportRequest,
   JobQueued,
   failuresOf,
   type ExportResult,
   type JobKind,
 } from '@spoor/schemas';
+import type { ExportCaps } from '@spoor/config';
 import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, errorResponses, operationId, type RouteContext } from '../operation-route.js';
 import { requireVerified, scopedProject } from '../project-scope.js';
+import { ExportQuota, type ExportJobRequest } from './export-quota.js';
 
 export interface DataRouteDeps {
   store: Store;
   dispatcher: JobDispatcher;
   clock: () => number;
+  /** SPOOR_EXPORT_MAX_ACTIVE, SPOOR_EXPORT_MAX_BYTES; none when only describing the API. */
+  exportCaps?: ExportCaps;
 }
 
 export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
   const { store } = deps;
+  const quota = new ExportQuota({ store, caps: deps.exportCaps ?? { maxActive: 0, maxBytes: 0 }, clock: deps.clock });
   const dispatch = async (principal: Principal, projectId: string, kind: JobKind, request: Record<string, unknown>) => {
     try {
       const job = await deps.dispatcher.dispatch(principal.account_id, projectId, kind, request);
@@ -47,8 +53,8 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
       tag: 'data',
       auth: true,
       body: ExportRequest,
-      response: JobQueued,
-      failures: ['domain_unverified', 'not_found', 'rate_limited', 'unavailable'],
+      response: ExportQueued,
+      failures: ['domain_unverified', 'not_found', 'rate_limited', 'export_quota', 'unavailable'],
     },
     async ({ body, principal }) => {
       await ctx.limits?.spend('triggers_account', principal.account_id);
@@ -65,8 +71,15 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
       const project = await scopedProject(store, principal, body.origin, body.project);
       // Event rows carry payloads, IPs and user agents: the DNS gate of every raw read (issue 13).
       if (body.what !== 'sessions') requireVerified(project);
-      const { origin: _o, project: _p, ...request } = body;
-      return dispatch(principal, project.project_id, 'export', request);
+      const request: ExportJobRequest = {
+        what: body.what,
+        format: body.format,
+        ...(body.window_start !== undefined && { window_start: body.window_start }),
+        ...(body.window_end !== undefined && { window_end: body.window_end }),
+      };
+      return quota.admit(principal.account_id, project.project_id, request, () =>
+        dispatch(principal, project.project_id, 'export', { ...request }),
+      );
     },
   );
 

@@ -252,6 +252,7 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
       last_job_id: null,
       created_at: now,
     }),
+    check: (p, b) => refuseUnknownChannels(store, p, b.channels),
     show: ({ account_id: _a, ...rest }) => rest,
   });
   resourceRoutes<AlertData, z.infer<typeof CreateAlertRequest>>(ctx, store, clock, {
@@ -271,6 +272,7 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
       last_fired_at: null,
       created_at: now,
     }),
+    check: (p, b) => refuseUnknownChannels(store, p, b.channels),
     show: (d) => ({ ...d }),
   });
 
@@ -329,4 +331,17 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
 async function refuseTarget(url: string, allowPrivate: boolean): Promise<void> {
   const verdict = await checkWebhookUrl(url, { allowPrivate });
   if (!verdict.ok) throw errors.validation([{ loc: ['body', 'url'], msg: verdict.reason, type: 'value_error' }]);
+}
+
+/**
+ * A schedule or alert names only channels of its own project, checked when it is saved, where it
+ * used to be saved and fail at its first send (issue 42). A channel of another project, another
+ * account's included, answers the same 404 as an id that never existed, as a body's origin and
+ * project do (project-scope.ts): a different answer would confirm that the id exists elsewhere.
+ */
+async function refuseUnknownChannels(store: Store, p: ProjectRecord, ids: string[] | undefined): Promise<void> {
+  for (const id of new Set(ids ?? [])) {
+    if (!(await store.records.get(RECORD_KINDS.channel, p.project_id, id)))
+      throw errors.notFound(`Channel not found: ${id}`);
+  }
 }

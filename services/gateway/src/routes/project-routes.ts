@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newVerificationToken, verificationRecord, verifyDomain } from '@spoor/domains';
+import type { Kv } from '@spoor/kv';
+import { RulesCache } from '@spoor/rules';
 import { errors } from '@spoor/http';
 import {
   CreateProjectRequest,
@@ -30,6 +32,8 @@ export interface ProjectRouteDeps {
   /** SPOOR_IP_MODE: what a project without an ip_policy of its own stores. */
   ipMode: IpPolicy;
   clock: () => number;
+  /** Where the rules' change stamps live: a verification lets attribute rules read raw fields. */
+  kv: Kv;
 }
 
 function originOrThrow(origin: string): string {
@@ -167,6 +171,9 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       });
       if (result.verified) {
         await store.projects.setVerified(project.project_id, true);
+        // Attribute rules reading raw fields were left out while unverified (issue 42): the
+        // next batch in every process loads them.
+        await RulesCache.changed(deps.kv, project.project_id);
         return withRecord({ ...project, verified: true });
       }
       return { ...withRecord(project), reason: result.reason ?? 'TXT record not found' };

@@ -1,6 +1,6 @@
 import { errors } from '@spoor/http';
 import type { Kv } from '@spoor/kv';
-import { parseRulesYaml, RuleTestBudgetError, testRules } from '@spoor/rules';
+import { parseRulesYamlOffThread, RuleTestBudgetError, testRules } from '@spoor/rules';
 import { RuleVersionConflict, saveRuleVersion, type RuleContent } from '@spoor/rule-service';
 import {
   CreateRuleRequest,
@@ -18,7 +18,7 @@ import {
 import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
-import { scopedProject } from '../project-scope.js';
+import { requireRawFieldsReadable, scopedProject } from '../project-scope.js';
 
 function publicRule(r: RuleRecord, p: ProjectRecord) {
   const { project_id: _p, updated_by: _by, ...rest } = r;
@@ -123,10 +123,14 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       auth: true,
       body: CreateRuleRequest,
       response: RuleSchema,
-      failures: ['not_found', 'conflict'],
+      failures: ['not_found', 'conflict', 'raw_fields_unverified'],
     },
     async ({ body, principal }) => {
       const project = await scopedProject(store, principal, body.origin, body.project);
+      // An attribute rule sees one stored event; a classification rule sees the summary, which
+      // an unverified project's owner reads anyway (issue 42, the DNS gate through logic).
+      if (body.kind === 'attribute' && body.enabled !== false)
+        requireRawFieldsReadable(project, `The attribute rule ${body.rule_id}`, body.logic, body.value);
       const rule = await saveVersion(
         project,
         principal,
@@ -207,10 +211,11 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
     },
     async ({ body, principal }) => {
       await ctx.limits?.spend('rules_test_account', principal.account_id);
-      const parsed = parseRulesYaml(body.rules);
+      // Off the HTTP thread, then time-sliced (issue 42): other requests are served meanwhile.
+      const parsed = await parseRulesYamlOffThread(body.rules);
       if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
       try {
-        return testRules(body.sessions, parsed.rules);
+        return await testRules(body.sessions, parsed.rules);
       } catch (err) {
         if (err instanceof RuleTestBudgetError)
           throw errors.validation([{ loc: ['body', 'rules'], msg: err.message, type: 'value_error' }]);

@@ -23,6 +23,7 @@ import type { Store } from '@spoor/store';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { requireVerified, scopedProject } from '../project-scope.js';
 import type { Principal } from '../auth-guard.js';
+import { visibleAttributes, type AttributeFilter } from '../visible-attributes.js';
 
 const failures = ['not_found'] as const;
 
@@ -33,9 +34,19 @@ const classificationOf = (verdict: SessionClassification | null) =>
   verdict ? { rule_ids: verdict.rule_ids, labels: verdict.labels, classified_at: verdict.classified_at } : null;
 
 /** The public summary: the sessionizer's state without its bookkeeping. */
-function publicSummary(s: SessionState, tags: string[], verdict: SessionClassification | null) {
+function publicSummary(
+  s: SessionState,
+  tags: string[],
+  verdict: SessionClassification | null,
+  visible: AttributeFilter,
+) {
   const { seen: _seen, project_id: _project, ...summary } = s;
-  return { ...summary, tags: tagsOf(s, tags), classification: classificationOf(verdict) };
+  return {
+    ...summary,
+    attributes: visible(s.attributes),
+    tags: tagsOf(s, tags),
+    classification: classificationOf(verdict),
+  };
 }
 
 /**
@@ -44,7 +55,7 @@ function publicSummary(s: SessionState, tags: string[], verdict: SessionClassifi
  */
 async function withIncludes(
   store: Store,
-  projectId: string,
+  project: ProjectRecord,
   sessions: SessionListItem[],
   include: Set<SessionListInclude>,
 ) {
@@ -52,11 +63,13 @@ async function withIncludes(
   const whole = include.has('summary');
   const wantTags = whole || include.has('tags');
   const wantVerdict = whole || include.has('classification');
+  const projectId = project.project_id;
   const ids = sessions.map((s) => s.session_id);
-  const [states, tagRows, verdicts] = await Promise.all([
+  const [states, tagRows, verdicts, visible] = await Promise.all([
     wantTags ? store.sessions.getMany(projectId, ids) : [],
     wantTags ? store.tags.ofSessions(projectId, ids) : [],
     wantVerdict ? store.classifications.getMany(projectId, ids) : [],
+    whole ? visibleAttributes(store, project) : null,
   ]);
   const stateOf = new Map(states.map((s) => [s.session_id, s]));
   const verdictOf = new Map(verdicts.map((v) => [v.session_id, v]));
@@ -66,7 +79,7 @@ async function withIncludes(
     const state = stateOf.get(item.session_id);
     const facts = factsOf.get(item.session_id) ?? [];
     const verdict = verdictOf.get(item.session_id) ?? null;
-    if (whole && state) return publicSummary(state, facts, verdict);
+    if (whole && state) return publicSummary(state, facts, verdict, visible!);
     return {
       ...item,
       ...(wantTags ? { tags: tagsOf(state, facts) } : {}),
@@ -116,7 +129,7 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
     async ({ query, principal }) => {
       const project = await scopedProject(store, principal, query.origin, query.project);
       const sessions = await store.sessions.list(project.project_id, query);
-      return { sessions: await withIncludes(store, project.project_id, sessions, new Set(query.include ?? [])) };
+      return { sessions: await withIncludes(store, project, sessions, new Set(query.include ?? [])) };
     },
   );
 
@@ -135,14 +148,16 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
     },
     async ({ query, params, principal }) => {
       const { project, session } = await sessionOf(store, principal, query, params.session_id);
-      const [tags, verdict] = await Promise.all([
+      const [tags, verdict, visible] = await Promise.all([
         store.tags.ofSession(project.project_id, session.session_id),
         store.classifications.get(project.project_id, session.session_id),
+        visibleAttributes(store, project),
       ]);
       return publicSummary(
         session,
         tags.map((t) => t.tag),
         verdict,
+        visible,
       );
     },
   );
@@ -185,8 +200,8 @@ export function sessionRoutes(ctx: RouteContext, store: Store, clock: () => numb
       failures,
     },
     async ({ query, params, principal }) => {
-      const { session } = await sessionOf(store, principal, query, params.session_id);
-      return { attributes: session.attributes };
+      const { project, session } = await sessionOf(store, principal, query, params.session_id);
+      return { attributes: (await visibleAttributes(store, project))(session.attributes) };
     },
   );
 
