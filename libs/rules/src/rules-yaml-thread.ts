@@ -26,13 +26,14 @@ function lose(err: Error): void {
 
 function started(): Worker {
   if (worker) return worker;
-  // One worker, started on first use, parsing one document at a time; unref'd so that it never
-  // keeps a process alive, and bounded so that a hostile document cannot take the process's memory.
+  // One worker, started on first use, parsing one document at a time; it holds the process open
+  // only while a parse is pending (ref'd per call, unref'd when none is left), and is bounded so
+  // that a hostile document cannot take the process's memory.
   const w = new Worker(WORKER, { resourceLimits: { maxOldGenerationSizeMb: 256 } });
-  w.unref();
   w.on('message', ({ id, result, error }: { id: number; result?: RulesYamlResult; error?: string }) => {
     const p = pending.get(id);
     pending.delete(id);
+    if (pending.size === 0) w.unref();
     if (error !== undefined) p?.reject(new Error(error));
     else p?.resolve(result!);
   });
@@ -51,6 +52,8 @@ export function parseRulesYamlOffThread(text: string): Promise<RulesYamlResult> 
   return new Promise((resolve, reject) => {
     const id = nextId++;
     pending.set(id, { resolve, reject });
-    started().postMessage({ id, text });
+    const w = started();
+    w.ref();
+    w.postMessage({ id, text });
   });
 }
