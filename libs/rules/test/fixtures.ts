@@ -1,4 +1,4 @@
-import type { EnrichedEvent, SessionSummary } from '@spoor/schemas';
+import type { EnrichedEvent, RuleRecord, SessionSummary } from '@spoor/schemas';
 import type { CompilableRule } from '../src/index.js';
 
 export const rule = (over: Partial<CompilableRule> & { rule_id: string }): CompilableRule => ({
@@ -9,6 +9,18 @@ export const rule = (over: Partial<CompilableRule> & { rule_id: string }): Compi
   attribute: null,
   value: null,
   enabled: true,
+  ...over,
+});
+
+/** A stored rule (the store's RuleRecord) of project `p`, version 1. */
+export const ruleRecord = (over: Partial<RuleRecord> & { rule_id: string }): RuleRecord => ({
+  ...rule(over),
+  project_id: 'p',
+  version: 1,
+  description: null,
+  created_at: 0,
+  updated_at: 0,
+  updated_by: 'a',
   ...over,
 });
 

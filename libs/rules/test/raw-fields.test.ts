@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { RuleRecord } from '@spoor/schemas';
 import { rawFieldsRead, RulesCache } from '../src/index.js';
+import { ruleRecord } from './fixtures.js';
 
 // The DNS gate through logic (issue 42, item 1): what logic over an unverified origin's events
 // may read. Cases from the probe that found the leak, and the shapes a var can take.
@@ -57,23 +58,8 @@ describe('rawFieldsRead: the raw event fields logic reads (issue 42)', () => {
 });
 
 describe('RulesCache leaves out attribute rules reading raw fields of an unverified project (issue 42)', () => {
-  const rule = (rule_id: string, over: Partial<RuleRecord>): RuleRecord => ({
-    project_id: 'p',
-    rule_id,
-    version: 1,
-    kind: 'attribute',
-    logic: true,
-    tags: [],
-    label: null,
-    attribute: rule_id,
-    value: null,
-    description: null,
-    enabled: true,
-    created_at: 0,
-    updated_at: 0,
-    updated_by: 'a',
-    ...over,
-  });
+  const rule = (rule_id: string, over: Partial<RuleRecord>) =>
+    ruleRecord({ rule_id, kind: 'attribute', attribute: rule_id, ...over });
   const stored = [
     rule('copies-payload', { value: { var: 'payload' } }),
     rule('guesses-secret', { logic: { '==': [{ var: 'payload.secret' }, 'x'] }, value: 'yes' }),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { RuleRecord } from '@spoor/schemas';
 import { RulesCache } from '../src/index.js';
+import { ruleRecord } from './fixtures.js';
 
 describe('RulesCache', () => {
   it('reloads a project only when its stamp changes', async () => {
@@ -20,22 +21,7 @@ describe('RulesCache', () => {
     expect((await cache.forProjects(['p'])).get('p')!.classification).to.equal(0);
     await cache.forProjects(['p', 'p']);
     expect(loads).to.equal(1);
-    stored.push({
-      project_id: 'p',
-      rule_id: 'r',
-      version: 1,
-      kind: 'classification',
-      logic: true,
-      tags: [],
-      label: null,
-      attribute: null,
-      value: null,
-      description: null,
-      enabled: true,
-      created_at: 0,
-      updated_at: 0,
-      updated_by: 'a',
-    });
+    stored.push(ruleRecord({ rule_id: 'r' }));
     await RulesCache.changed(stamps, 'p');
     const after = (await cache.forProjects(['p'])).get('p')!;
     expect(loads).to.equal(2);

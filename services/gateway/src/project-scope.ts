@@ -22,9 +22,7 @@ export async function scopedProject(
 }
 
 /** Raw and enriched events are readable once the domain is verified; loopback counts as verified. */
-export function isVerified(p: ProjectRecord): boolean {
-  return isVerifiedProject(p);
-}
+export const isVerified: (p: ProjectRecord) => boolean = isVerifiedProject;
 
 export function requireVerified(p: ProjectRecord): void {
   if (!isVerified(p)) throw createError('domain_unverified', p.origin);
