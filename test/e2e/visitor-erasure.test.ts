@@ -132,20 +132,22 @@ for (const mode of MODES) {
       await spoor?.stop();
     });
 
-    it('erases a visitor by IP: sessions, session reads, events, exports, tags and the overview no longer show them', async () => {
+    it('erases a visitor by IP: sessions, session reads, events, exports, tags, the overview and the matrix no longer show them', async () => {
       const annDerived = await derivedOf('ann');
       expect((await api.post('/v1/sessions/ann-1/tags', { ...scope, tag: 'ann-tag' })).status).to.equal(200);
-      const aggregation = await api.post('/v1/trigger/aggregation', {
-        ...scope,
-        window_start: t0 - 3_600_000,
-        window_end: t0 + 3_600_000,
-      });
-      await waitFor(
-        () => api.get(`/v1/jobs/${aggregation.body.job_id}`),
-        (r) => r.body?.status === 'succeeded',
-        60_000,
-        'aggregation',
-      );
+      const window = { window_start: t0 - 3_600_000, window_end: t0 + 3_600_000 };
+      for (const trigger of ['aggregation', 'transitions']) {
+        const queued = await api.post(`/v1/trigger/${trigger}`, { ...scope, ...window });
+        await waitFor(
+          () => api.get(`/v1/jobs/${queued.body.job_id}`),
+          (r) => r.body?.status === 'succeeded',
+          60_000,
+          trigger,
+        );
+      }
+      const matrixBefore = (await api.get('/v1/transitions', scope)).body;
+      expect(matrixBefore.sessions).to.equal(6);
+      expect(matrixBefore.states).to.include('click-ann');
       expect((await api.get('/v1/projects/overview', scope)).body.overviews[0]).to.include({
         visitors: 3,
         sessions: 6,
@@ -156,7 +158,7 @@ for (const mode of MODES) {
 
       const result = await erase({ ip: VISITORS.ann.ip });
       const { raw_copies_gone_by: goneBy, ...counts } = result;
-      expect(counts).to.deep.equal({ sessions: 2, events: 3, overviews_rebuilt: 1 });
+      expect(counts).to.deep.equal({ sessions: 2, events: 3, overviews_rebuilt: 1, transitions_rebuilt: 1 });
       // The raw events stay on the bus until its retention deletes them (issue 43).
       expect(goneBy).to.be.a('number').and.to.be.greaterThan(Date.now());
 
@@ -182,6 +184,10 @@ for (const mode of MODES) {
         sessions: 4,
         events: 6,
       });
+      // The stored matrix is recounted in place (issue 43): the same window and job, without Ann.
+      const matrixAfter = (await api.get('/v1/transitions', scope)).body;
+      expect(matrixAfter).to.include({ sessions: 4, job_id: matrixBefore.job_id, window_start: window.window_start });
+      expect(matrixAfter.states).to.not.include('click-ann');
       expect(await spoor.process.adapters.kv.get(openSessionKey(projectId, 'ann-1'))).to.equal(null);
       expect((await api.get('/v1/sessions/bob-1/events', scope)).body.events).to.have.length(2);
       // Another account's project, with the same IP and session ids, is whole.

@@ -133,7 +133,16 @@ export interface DataExpiry {
    * with last_event_at < before together with their tag facts and classification. Other
    * projects, and the project's newer rows, are untouched. Idempotent.
    */
-  expire(projectId: string, before: number): Promise<void>;
+  expire(projectId: string, before: number): Promise<DataExpired>;
+}
+
+/** What a retention pass took from a project: the stored overviews and matrices to recount (issue 43). */
+export interface DataExpired {
+  /**
+   * From the oldest expired event or session end to the cut, end exclusive; null when nothing
+   * was older than the cut.
+   */
+  window: { start: number; end: number } | null;
 }
 
 /**

@@ -424,6 +424,59 @@ for (const backend of rigs) {
       expect(rows.map((r) => JSON.parse(r.payload!).i)).to.deep.equal(many.map((_, i) => i));
     });
 
+    it('leaves nothing of an erased person in any table, rollups included, with nothing sent after (issue 43)', async () => {
+      const P = 'p-quiet';
+      const HOUR = 3_600_000;
+      const A = { ip: '203.0.113.61', user_agent: 'UA-quiet-A' };
+      const B = { ip: '198.51.100.62', user_agent: 'UA-quiet-B' };
+      const events = [
+        { id: 'qa1', who: A, sid: 's-qa', action: 'view', at: T0 + 1000 },
+        { id: 'qa2', who: A, sid: 's-qa', action: 'click', at: T0 + 2000 },
+        { id: 'qb1', who: B, sid: 's-qb', action: 'view', at: T0 + 3000 },
+        { id: 'qb2', who: B, sid: 's-qb', action: 'buy', at: T0 + 4000 },
+      ];
+      await store().events.insertEvents(
+        events.map((e) => {
+          const fields = {
+            event_id: e.id,
+            project_id: P,
+            ...e.who,
+            action: e.action,
+            timestamp: e.at,
+            session_id: e.sid,
+          };
+          return { raw: raw(fields), enriched: enriched(fields) };
+        }),
+      );
+      const hour = { start: T0, end: T0 + HOUR };
+      // The rollups of the hour are built (a whole hour is read from them), then the person is erased.
+      expect((await store().analytics.transitions(P, hour)).sessions).to.equal(2);
+      expect((await rig!.rowsOf('s-qa', 'session_id')).rollup_segments).to.be.greaterThan(0);
+      const erased = await store().erasure.eraseVisitor(P, { ips: [A.ip] });
+      expect(erased.session_ids).to.deep.equal(['s-qa']);
+      const left = Object.entries(await rig!.rowsOf('s-qa', 'session_id')).filter(([, n]) => n > 0);
+      expect(left, 'tables still naming the erased session').to.deep.equal([]);
+      // One visitor row for the hour: B's; no superseded generation keeps A's hash.
+      const rows = await rig!.rowsOf(P);
+      expect({ visitors: rows.rollup_visitors, segments: rows.rollup_segments }).to.deep.equal({
+        visitors: 1,
+        segments: 1,
+      });
+      const after = await store().analytics.transitions(P, hour);
+      expect(after.sessions).to.equal(1);
+      expect(after.cells.map((c) => `${c.from}>${c.to}:${c.count}`).sort()).to.deep.equal([
+        '$start>view:1',
+        'buy>$end:1',
+        'view>buy:1',
+      ]);
+      // A retention pass says what it took, and leaves no rollup row of the expired hour.
+      expect(await store().expiry.expire(P, T0 + HOUR)).to.deep.equal({ window: { start: T0 + 3000, end: T0 + HOUR } });
+      const expired = await rig!.rowsOf(P);
+      const counted = ['rollup_events', 'rollup_visitors', 'rollup_segments', 'rollup_cells', 'rollup_minutes'];
+      expect(counted.filter((t) => (expired[t] ?? 0) > 0)).to.deep.equal([]);
+      expect(await store().expiry.expire(P, T0 + HOUR)).to.deep.equal({ window: null });
+    });
+
     it('deletes a project and every row it holds, in every table, and nothing of another project', async () => {
       const s = store();
       const seedProject = async (pid: string, account: string, origin: string) => {

@@ -1,14 +1,14 @@
 // POST /v1/erasures (issue 17, docs/data.md "Erasing a visitor"): one person's events and
 // sessions go from the store, their open session states from the KV, and the stored overviews
-// that counted them are rebuilt from what is left.
+// and transition matrices that counted them are rebuilt from what is left (stored-results.ts).
 import { applyIpMode, ipSalt, normaliseIp, type IpMode } from '@spoor/enrich';
 import { JobFailure, type JobContext, type JobHandler } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
-import { RECORD_KINDS, kvKeys, type ErasureResult, type Overview } from '@spoor/schemas';
+import { kvKeys, type ErasureResult } from '@spoor/schemas';
 import type { Store, VisitorSelector } from '@spoor/store';
-import { buildOverview } from './overview-builder.js';
 import { rawCopiesGoneBy, type RawCopies } from './raw-copies.js';
 import { projectOf } from './result-jobs.js';
+import { recountStoredResults } from './stored-results.js';
 
 export interface ErasureJobDeps extends RawCopies {
   store: Store;
@@ -16,9 +16,6 @@ export interface ErasureJobDeps extends RawCopies {
   /** SPOOR_IP_MODE and where the hash mode's salt comes from: an IP is matched as it was stored. */
   ip: { mode: IpMode; ipSalt: string | null; dataDir: string };
 }
-
-/** Overviews looked at for a rebuild: far more than a project keeps for the span of one person's events. */
-const OVERVIEWS_SCANNED = 10_000;
 
 export function erasureJob(deps: ErasureJobDeps): JobHandler {
   return async (job, ctx) => {
@@ -34,30 +31,15 @@ export function erasureJob(deps: ErasureJobDeps): JobHandler {
     for (const id of new Set([...erased.session_ids, ...named]))
       await deps.kv.del(kvKeys.openSession(project.project_id, id));
     await ctx.progress(2, 3);
-    let rebuilt = 0;
-    if (erased.window) {
-      const { start, end } = erased.window;
-      const stored = await deps.store.records.list<Overview>(RECORD_KINDS.overview, project.project_id, {
-        from: start + 1,
-        limit: OVERVIEWS_SCANNED,
-      });
-      for (const { data } of stored.filter((r) => r.data.window_start < end && r.data.window_end > start)) {
-        await buildOverview(
-          deps.store,
-          project,
-          { start: data.window_start, end: data.window_end },
-          data.job_id,
-          deps.clock(),
-        );
-        rebuilt += 1;
-        await ctx.heartbeat();
-      }
-    }
+    const recounted = erased.window
+      ? await recountStoredResults(deps.store, project, erased.window, deps.clock, () => ctx.heartbeat())
+      : { overviews: 0, transitions: 0 };
     await ctx.progress(3, 3);
     const result: ErasureResult = {
       sessions: erased.session_ids.length,
       events: erased.events,
-      overviews_rebuilt: rebuilt,
+      overviews_rebuilt: recounted.overviews,
+      transitions_rebuilt: recounted.transitions,
       raw_copies_gone_by: rawCopiesGoneBy(deps),
     };
     return result;

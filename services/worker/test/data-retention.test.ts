@@ -2,10 +2,19 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { MemoryKv } from '@spoor/kv';
 import { createLogger } from '@spoor/service-log';
-import type { EnrichedEvent, RawEvent, SessionState } from '@spoor/schemas';
+import {
+  RECORD_KINDS,
+  type EnrichedEvent,
+  type Overview,
+  type RawEvent,
+  type SessionState,
+  type TransitionMatrix,
+} from '@spoor/schemas';
 import { openStore, type Store } from '@spoor/store';
 import { makeTempDir } from '@spoor/testkit';
 import { expireProjectData } from '../src/data-retention.js';
+import { buildOverview } from '../src/overview-builder.js';
+import { buildTransitions } from '../src/result-jobs.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -118,5 +127,42 @@ describe('expireProjectData', function () {
       events: ['p-forever-d0', 'p-forever-d1', 'p-forever-d2'],
       sessions: ['s-d0', 's-d1', 's-d2'],
     });
+  });
+
+  it('recounts the stored overviews and matrices whose window held expired events, and only those (issue 43)', async () => {
+    const P = 'p-month';
+    await store.projects.create({
+      origin: 'https://acme.example',
+      account_id: 'a',
+      verified: false,
+      verification_token: 't',
+      created_at: T0,
+      project_id: P,
+      project: 'month/web',
+      retention_days: 30,
+    });
+    const at = T0 + 40 * DAY;
+    await store.events.insertEvents([0, 1, 2].map((d) => event(P, 40 + d)));
+    await store.sessions.upsert([0, 1, 2].map((d) => session(P, 40 + d)));
+    const project = (await store.projects.get(P))!;
+    const all = { start: at, end: at + 3 * DAY };
+    const last = { start: at + 2 * DAY, end: at + 3 * DAY };
+    for (const w of [all, last]) {
+      await buildOverview(store, project, w, `job-${w.start}`, at);
+      await buildTransitions(store, project, w, `job-${w.start}`, at, at);
+    }
+    const stored = async (w: { start: number; end: number }) => {
+      const id = `${w.start}-${w.end}`;
+      const o = (await store.records.get<Overview>(RECORD_KINDS.overview, P, id))!.data;
+      const m = (await store.records.get<TransitionMatrix>(RECORD_KINDS.transitions, P, id))!;
+      return { events: o.events, sessions: o.sessions, matrix: m.data.sessions, job: m.data.job_id, sort: m.sort_key };
+    };
+    expect(await stored(all)).to.deep.equal({ events: 3, sessions: 3, matrix: 3, job: `job-${at}`, sort: at });
+    // 30 days after day 41 + 1 h: days 40 and 41 go; the three-day window is counted again, the last day's is not.
+    expect(await pass(at + 31 * DAY + 3_600_000, 'w3')).to.equal(true);
+    expect(await stored(all)).to.deep.equal({ events: 1, sessions: 1, matrix: 1, job: `job-${at}`, sort: at });
+    expect((await store.records.get<Overview>(RECORD_KINDS.overview, P, `${last.start}-${last.end}`))!.data).to.include(
+      { events: 1, created_at: at },
+    );
   });
 });

@@ -69,11 +69,11 @@ async function erase(s: CliSession, o: EraseOptions): Promise<void> {
   const queued = unwrap(await client.POST('/v1/erasures', { body: { ...(await s.scope()), ...selector } }));
   const job = await followJob(s, client, queued.job_id, o.pollMs);
   if (job.status === 'failed') throw new CliError(`the erasure failed: ${job.error ?? 'no reason given'}`);
-  const r = job.result as { sessions: number; events: number; overviews_rebuilt: number };
+  const r = job.result as { sessions: number; events: number; overviews_rebuilt: number; transitions_rebuilt: number };
   s.out.result(
     job,
     () =>
-      `erased ${r.events.toLocaleString('en')} events in ${r.sessions.toLocaleString('en')} sessions; ${r.overviews_rebuilt} overviews rebuilt`,
+      `erased ${r.events.toLocaleString('en')} events in ${r.sessions.toLocaleString('en')} sessions; ${r.overviews_rebuilt} overviews and ${r.transitions_rebuilt} transition matrices recounted`,
   );
 }
 

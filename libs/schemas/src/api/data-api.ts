@@ -142,6 +142,8 @@ export interface ErasureResult {
   events: number;
   /** Stored overviews rebuilt because their window held erased events. */
   overviews_rebuilt: number;
+  /** Stored transition matrices recounted because their window held erased events (issue 43). */
+  transitions_rebuilt: number;
   /**
    * By when (ms) the raw copies of the erased events on the bus are gone too, at the latest
    * (SPOOR_BUS_RETENTION_HOURS; issue 43, docs/data.md "What is stored").

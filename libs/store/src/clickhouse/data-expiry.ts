@@ -3,17 +3,25 @@
 // table's TTL is one expression for every row, and retention differs per project and changes at
 // run time (a TTL reading another table is not allowed, and an ALTER … MODIFY TTL per change
 // would rewrite every part).
-import type { DataExpiry } from '../data-ownership.js';
+import type { DataExpired, DataExpiry } from '../data-ownership.js';
+import { toInt } from '../column-values.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { HOUR_MS } from '../rollup-hours.js';
-import { ROLLUP_TABLES, markHours, refreshRollups } from './rollups.js';
+import { ROLLUP_TABLES, markHours, purgeSupersededNow, refreshRollups } from './rollups.js';
 import { deleteSessions } from './session-repository.js';
 
 export class ClickHouseDataExpiry implements DataExpiry {
   constructor(private readonly ch: ClickHouseConnection) {}
 
-  async expire(projectId: string, before: number): Promise<void> {
+  async expire(projectId: string, before: number): Promise<DataExpired> {
     const params = { p: projectId, before };
+    // min() of no rows is 0 in ClickHouse: minOrNull, and the cut in its place (only an empty pass has it).
+    const [oldest] = await this.ch.rows(
+      `SELECT least(
+         (SELECT ifNull(minOrNull(timestamp), {before:Int64}) FROM ${this.ch.table('enriched_events')} WHERE project_id = {p:String} AND timestamp < {before:Int64}),
+         (SELECT ifNull(minOrNull(last_event_at), {before:Int64}) FROM ${this.ch.table('sessions')} WHERE project_id = {p:String} AND last_event_at < {before:Int64})) AS start`,
+      params,
+    );
     // Every version of an event whose stored version (the one FINAL keeps) is past the cut: a
     // repeat that carried a corrected, later timestamp must not stand in for it once it is gone.
     for (const table of ['raw_events', 'enriched_events']) {
@@ -46,7 +54,10 @@ export class ClickHouseDataExpiry implements DataExpiry {
       );
     }
     await deleteSessions(this.ch, 'project_id = {p:String} AND last_event_at < {before:Int64}', params);
-    // The cut hour's rollups at once, without the expired events.
+    // The cut hour's rollups at once, without the expired events, and no older generation of it left.
     await refreshRollups(this.ch, projectId);
+    await purgeSupersededNow(this.ch, projectId);
+    const start = toInt(oldest?.start ?? before);
+    return { window: start < before ? { start, end: before } : null };
   }
 }

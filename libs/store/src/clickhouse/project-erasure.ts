@@ -7,7 +7,7 @@ import type { ProjectErasure, VisitorErasure, VisitorSelector } from '../data-ow
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { deleteSessions } from './session-repository.js';
 import { eraseVisitorClickHouse } from './visitor-erasure.js';
-import { ROLLUP_TABLES, refreshRollups } from './rollups.js';
+import { ROLLUP_TABLES, purgeSupersededNow, refreshRollups } from './rollups.js';
 
 /** Every table with a project_id column (migrations.ts) but sessions (deleteSessions), the projects row last. */
 const PROJECT_TABLES = [
@@ -51,9 +51,11 @@ export class ClickHouseProjectErasure implements ProjectErasure {
   }
 
   async eraseVisitor(projectId: string, selector: VisitorSelector): Promise<VisitorErasure> {
-    // The erased hours' rollups are rebuilt at once: no visitor hash of the person is left behind.
+    // The erased hours' rollups are rebuilt at once, and the generations they supersede deleted:
+    // no session id or visitor hash of the person is left behind, on a quiet project too.
     const erased = await eraseVisitorClickHouse(this.ch, projectId, selector);
     await refreshRollups(this.ch, projectId);
+    await purgeSupersededNow(this.ch, projectId);
     return erased;
   }
 }

@@ -11,7 +11,9 @@
 // Generations: several workers may refresh at once and ClickHouse has no transactions, so a
 // rebuild writes its rows under a new random generation, then its `rollup_hours` rows; readers
 // take each hour's newest (built_at, gen). Superseded generations are deleted by a later refresh
-// once the generation that superseded them is ten minutes old.
+// once the generation that superseded them is ten minutes old, and at once by an erasure or a
+// retention pass (purgeSupersededNow): an older generation still counts the erased events and
+// names their sessions and visitor hashes (issue 43).
 import { randomBytes } from 'node:crypto';
 import { PAGE_VIEW_SQL } from '../analytics-row.js';
 import { toInt, toStr } from '../column-values.js';
@@ -182,7 +184,15 @@ async function builtThrough(
   return out;
 }
 
-/** Deletes generations superseded by one written over PURGE_AFTER_MS ago. */
+/**
+ * Deletes every superseded generation of a project now, after an erasure's or a retention pass's
+ * refresh: none may keep what was erased until the next write to the project, which on a quiet
+ * project never comes (issue 43). Safe for reads in flight: a SELECT keeps the parts it started
+ * on, and each read picks the newest generation, which stays.
+ */
+export const purgeSupersededNow = (ch: ClickHouseConnection, projectId: string) => purgeSuperseded(ch, projectId, 0);
+
+/** Deletes generations superseded by one written over `afterMs` ago. */
 async function purgeSuperseded(ch: ClickHouseConnection, projectId: string, afterMs: number): Promise<void> {
   const hoursTable = ch.table('rollup_hours');
   const old = await ch.rows(

@@ -1,6 +1,7 @@
 // Retention days in the embedded mode (issue 17, docs/data.md): one transaction of DELETEs per
 // project, so a reader sees a session's tags and verdict go together with the session.
-import type { DataExpiry } from '../data-ownership.js';
+import type { DataExpired, DataExpiry } from '../data-ownership.js';
+import { toInt } from '../column-values.js';
 import { ROLLUP_TABLES, markWhere, refreshHeld } from './rollups.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { Wide } from './duckdb-threads.js';
@@ -13,12 +14,17 @@ export class DuckDbDataExpiry implements DataExpiry {
     private readonly wide: Wide,
   ) {}
 
-  expire(projectId: string, before: number): Promise<void> {
+  expire(projectId: string, before: number): Promise<DataExpired> {
     return this.wide(() => this.expireHeld(projectId, before));
   }
 
-  private async expireHeld(projectId: string, before: number): Promise<void> {
-    await this.writer.exclusive(async (x) => {
+  private async expireHeld(projectId: string, before: number): Promise<DataExpired> {
+    return this.writer.exclusive(async (x) => {
+      const [oldest] = await x.all(
+        `SELECT least((SELECT min("timestamp") FROM events WHERE project_id = $1 AND "timestamp" < $2),
+                      (SELECT min(last_event_at) FROM sessions WHERE project_id = $1 AND last_event_at < $2)) AS start`,
+        [projectId, before],
+      );
       await x.transaction(async () => {
         // `events` holds the raw and the enriched half of each event in one row (migration step 7).
         // The hour `before` cuts is rebuilt by the next job; the hours before it go (rollups.ts).
@@ -45,6 +51,8 @@ export class DuckDbDataExpiry implements DataExpiry {
       });
       // The cut hour's rollups at once, without the expired events.
       await refreshHeld(x, projectId);
+      const start = oldest?.start;
+      return { window: start === null || start === undefined ? null : { start: toInt(start), end: before } };
     });
   }
 }
