@@ -3,8 +3,10 @@
 //
 //   node deploy/k8s/tools.mjs prepare   install them into .cache/k8s-tools (or $SPOOR_CACHE_DIR):
 //                                       kustomize built from its Go module (the Go module proxy,
-//                                       ~1 min on 2 cores the first time), kubernetes-validate
-//                                       with its offline schemas (PyPI, a venv, ~10 s)
+//                                       ~1 min on 2 cores the first time), and the older kustomize
+//                                       that kubectl bundles (issue 46: `kubectl apply -k` must
+//                                       work too), kubernetes-validate with its offline schemas
+//                                       (PyPI, a venv, ~10 s)
 //   node deploy/k8s/tools.mjs paths     print {"kustomize":…, "kubernetesValidate":…, "missing":[…]}
 //
 // Versions are pinned in tools.json; a tool of another version is reinstalled. Needs `go` (the
@@ -20,16 +22,31 @@ const repo = resolve(here, '../..');
 const pins = JSON.parse(readFileSync(join(here, 'tools.json'), 'utf8'));
 const root = join(process.env.SPOOR_CACHE_DIR ?? join(repo, '.cache'), 'k8s-tools');
 const kustomize = join(root, 'bin', 'kustomize');
+const kubectlKustomize = join(root, `kustomize-${pins.kubectlKustomize.version}`, 'kustomize');
 const venv = join(root, 'venv');
 const kubernetesValidate = join(venv, 'bin', 'kubernetes-validate');
 const venvStamp = join(venv, 'spoor-requirement.txt');
 
 const run = (cmd, args, opts = {}) => spawnSync(cmd, args, { encoding: 'utf8', ...opts });
 
-function kustomizeReady() {
-  if (!existsSync(kustomize)) return false;
-  const out = run(kustomize, ['version']);
-  return out.status === 0 && out.stdout.trim().includes(pins.kustomize.version);
+/** The binary is there and built from the pinned module version (`kustomize version` says `(devel)` for some). */
+function kustomizeReady(bin = kustomize, pin = pins.kustomize) {
+  if (!existsSync(bin)) return false;
+  const out = run('go', ['version', '-m', bin]);
+  return (
+    out.status === 0 &&
+    new RegExp(`\\bmod\\s+${pin.module.replaceAll('.', '\\.')}\\s+${pin.version}\\b`).test(out.stdout)
+  );
+}
+
+function installKustomize(bin, pin) {
+  if (kustomizeReady(bin, pin)) return;
+  const spec = `${pin.module}@${pin.version}`;
+  step(`go install ${spec}`, 'go', ['install', spec], { env: { ...process.env, GOBIN: dirname(bin) } });
+  if (!kustomizeReady(bin, pin)) {
+    console.error(`k8s-tools: ${bin} does not report ${pin.version}`);
+    process.exit(1);
+  }
 }
 
 function validatorReady() {
@@ -54,14 +71,8 @@ function step(what, cmd, args, opts) {
 
 function prepare() {
   mkdirSync(root, { recursive: true });
-  if (!kustomizeReady()) {
-    const spec = `${pins.kustomize.module}@${pins.kustomize.version}`;
-    step(`go install ${spec}`, 'go', ['install', spec], { env: { ...process.env, GOBIN: join(root, 'bin') } });
-    if (!kustomizeReady()) {
-      console.error(`k8s-tools: ${kustomize} does not report ${pins.kustomize.version}`);
-      process.exit(1);
-    }
-  }
+  installKustomize(kustomize, pins.kustomize);
+  installKustomize(kubectlKustomize, pins.kubectlKustomize);
   if (!validatorReady()) {
     rmSync(venv, { recursive: true, force: true });
     step('python3 -m venv', 'python3', ['-m', 'venv', venv]);
@@ -79,8 +90,19 @@ function prepare() {
 function paths() {
   const missing = [];
   if (!kustomizeReady()) missing.push(`kustomize ${pins.kustomize.version} at ${kustomize}`);
+  if (!kustomizeReady(kubectlKustomize, pins.kubectlKustomize))
+    missing.push(`kustomize ${pins.kubectlKustomize.version} at ${kubectlKustomize}`);
   if (!validatorReady()) missing.push(`${pins.kubernetesValidate.requirement} at ${kubernetesValidate}`);
-  console.log(JSON.stringify({ kustomize, kubernetesValidate, kubernetesVersions: pins.kubernetesVersions, missing }));
+  console.log(
+    JSON.stringify({
+      kustomize,
+      kubectlKustomize,
+      kubectlKustomizeOf: pins.kubectlKustomize.kubectl,
+      kubernetesValidate,
+      kubernetesVersions: pins.kubernetesVersions,
+      missing,
+    }),
+  );
 }
 
 const command = process.argv[2];

@@ -15,6 +15,10 @@ export type K8sObject = {
 
 export interface K8sTools {
   kustomize: string;
+  /** The kustomize that kubectl bundles (`kubectl kustomize`, `kubectl apply -k`), built from the same module. */
+  kubectlKustomize: string;
+  /** The kubectl minor version that bundles it. */
+  kubectlKustomizeOf: string;
   kubernetesValidate: string;
   kubernetesVersions: string[];
   missing: string[];

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type ServiceName } from '@spoor/config';
@@ -135,6 +136,17 @@ describe('deploy/k8s', function () {
         objects = render(tools.kustomize, join(K8S, 'overlays', overlay));
         const data = of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('spoor-config'))!['data'];
         partitions = loadConfig({ ...data, ...SECRET_STAND_INS }).kafkaPartitions;
+      });
+
+      it('renders the same objects with the kustomize kubectl bundles, so `kubectl apply -k` works (issue 46)', () => {
+        // kubectl 1.32's kustomize v5.5.0 panicked on production-lag-hpa's `$patch: delete` of KEDA objects.
+        const byKubectl = render(tools.kubectlKustomize, join(K8S, 'overlays', overlay));
+        const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
+        const sorted = (list: K8sObject[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
+        expect(sorted(byKubectl), `kubectl ${tools.kubectlKustomizeOf}`).to.deep.equal(sorted(objects));
+        // The machine's own kubectl, when it has one, renders them too.
+        const kubectl = spawnSync('kubectl', ['kustomize', join(K8S, 'overlays', overlay)], { encoding: 'utf8' });
+        if (!kubectl.error) expect(kubectl.status, kubectl.stderr.slice(0, 300)).to.equal(0);
       });
 
       it('renders objects that validate: built-in kinds against Kubernetes schemas (strict), KEDA against its own', () => {
