@@ -85,5 +85,20 @@ for (const backend of backends) {
         events: [],
       });
     });
+
+    // Issue 43: a session's page is that of its last event by time, then event id, whichever
+    // of two events in one millisecond was stored first.
+    it('puts a session whose last two events share a millisecond on the page of the larger event id', async function () {
+      const tie = (id: string, session: string, path: string) => ({
+        ...ev(id, session, -1000, path),
+        project_id: 'p-tie',
+      });
+      await store.events.insertEnriched([tie('s1-a', 's1', '/a')]);
+      await store.events.insertEnriched([tie('s1-b', 's1', '/b')]);
+      await store.events.insertEnriched([tie('s2-b', 's2', '/b')]);
+      await store.events.insertEnriched([tie('s2-a', 's2', '/a')]);
+      const live = await store.live.snapshot('p-tie', { since: SINCE, topPages: 5, latest: 0 });
+      expect(live.pages).to.deep.equal([{ path: '/b', visitors: 2 }]);
+    });
   });
 }

@@ -121,7 +121,9 @@ export class SessionizerService {
     // move once the whole batch is applied (events are applied in timestamp order, not position).
     const before = new Map<SessionState, AppliedMark | null>();
     const after = new Map<SessionState, AppliedMark>();
-    human.sort((a, b) => a.event.timestamp - b.event.timestamp);
+    // Ties by event id, as everywhere (docs/analytics.md, Determinism): attribute rules see the
+    // batch's events in one order whatever order they came in.
+    human.sort((a, b) => a.event.timestamp - b.event.timestamp || compareIds(a.event.event_id, b.event.event_id));
     // An event twice in one batch (an enricher's replay published behind its first output) is a
     // repeat however many of its session's events lie between the two copies.
     const inBatch = new Set<string>();
@@ -202,6 +204,8 @@ export class SessionizerService {
     await this.deps.store.events.touchActions([...latest.values()]);
   }
 }
+
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function toUpdate(s: SessionState): SessionUpdate {
   const { seen: _seen, ...summary } = s;

@@ -120,6 +120,42 @@ describe('SessionizerService', function () {
     expect(s).to.deep.include({ event_count: 3, last_event_at: T0 + 3000 });
   });
 
+  // Issue 43: events of one millisecond are applied by event id, whatever order they came in.
+  it('gives the same summary and attributes to the same events in any order, across batches and the store', async function () {
+    await store.rules.put({
+      project_id: 'p-1',
+      rule_id: 'landing',
+      version: 1,
+      kind: 'attribute',
+      logic: true,
+      attribute: 'page',
+      value: { var: 'path' },
+      tags: [],
+      label: null,
+      description: null,
+      enabled: true,
+      created_at: T0,
+      updated_at: T0,
+      updated_by: 'acct-1',
+    });
+    const tied = (i: number, sessionId: string) => {
+      const x = input(i, sessionId);
+      x.event.timestamp = T0;
+      return x;
+    };
+    await service.apply([tied(2, 'A'), tied(1, 'A')]);
+    await service.apply([tied(1, 'B')]);
+    await kv.deletePrefixes([openSessionKey('p-1', '')]); // B's state now comes from the store
+    await service.apply([tied(2, 'B')]);
+    const [a, b] = await store.sessions.getMany('p-1', ['A', 'B']);
+    for (const s of [a, b])
+      expect(s, s?.session_id).to.deep.include({
+        entry_url: 'https://acme.example/p1',
+        exit_url: 'https://acme.example/p2',
+        attributes: { page: '/p2' },
+      });
+  });
+
   // Issue 16 (CI found it in test/faults/rebalance.test.ts): an enricher killed before it
   // committed leaves its output on events.enriched; the survivor publishes the same events again
   // at new enriched offsets. More than the 64 ids a session remembers must still count once.

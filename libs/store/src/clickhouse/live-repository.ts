@@ -14,7 +14,7 @@ export class ClickHouseLiveRepository implements LiveRepository {
     const [head] = await this.ch.rows(`SELECT uniqExact(session_id) AS visitors ${active}`, p);
     const pages = await this.ch.rows(
       `SELECT current AS path, count() AS visitors FROM (
-         SELECT session_id, argMax(assumeNotNull(path), timestamp) AS current ${active} AND path IS NOT NULL AND session_id IS NOT NULL GROUP BY session_id)
+         SELECT session_id, argMax(assumeNotNull(path), (timestamp, event_id)) AS current ${active} AND path IS NOT NULL AND session_id IS NOT NULL GROUP BY session_id)
        GROUP BY current ORDER BY visitors DESC, current LIMIT {top:UInt64}`,
       p,
     );

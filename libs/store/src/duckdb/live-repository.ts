@@ -13,7 +13,7 @@ export class DuckDbLiveRepository implements LiveRepository {
     const [head] = await this.reader.all(`SELECT count(DISTINCT session_id) AS visitors ${ACTIVE}`, [projectId, since]);
     const pages = await this.reader.all(
       `SELECT path, count(*) AS visitors FROM (
-         SELECT session_id, arg_max(path, "timestamp") AS path ${ACTIVE} AND path IS NOT NULL AND session_id IS NOT NULL GROUP BY session_id)
+         SELECT session_id, arg_max(path, ("timestamp", event_id)) AS path ${ACTIVE} AND path IS NOT NULL AND session_id IS NOT NULL GROUP BY session_id)
        GROUP BY path ORDER BY visitors DESC, path LIMIT $3`,
       [projectId, since, topPages],
     );
