@@ -35,7 +35,7 @@ async function stableEnv(mode: Mode, opsEmail: string): Promise<Record<string, s
 }
 
 /** POSTs that only read (a funnel's steps are too rich for a query string): a read-only key may call them. */
-const READING_POSTS = new Set(['/v1/funnels/query']);
+const READING_POSTS = new Set(['/v1/funnels/query', '/v1/stats/query']);
 
 for (const mode of MODES) {
   describe(`Auth hardening: accounts, logout, API key scopes, operators: ${mode}`, function () {

@@ -38,6 +38,8 @@ export interface AuthenticatorOptions {
   external?: ExternalIssuerOptions | null | undefined;
   /** SPOOR_ADMIN_EMAILS: the operators' accounts. */
   adminEmails?: readonly string[];
+  /** The install's first account, the operator while SPOOR_ADMIN_EMAILS names none (installOperator). */
+  firstAccount?: () => Promise<string | null>;
   clock?: () => number;
 }
 
@@ -88,7 +90,7 @@ export class Authenticator {
     this.#builtIn = options.builtIn;
     this.#clock = options.clock ?? Date.now;
     this.#revocations = new TokenRevocations(options.revokedTokens, this.#clock);
-    this.operators = new OperatorPolicy(options.adminEmails);
+    this.operators = new OperatorPolicy(options.adminEmails, options.firstAccount);
     const external = options.external ?? null;
     if (external && external.issuer === options.builtIn.issuerUrl) {
       throw new Error('SPOOR_OIDC_ISSUER must differ from the built-in issuer URL (SPOOR_PUBLIC_URL)');
@@ -151,7 +153,7 @@ export class Authenticator {
       email: account.email,
       via: 'api_key',
       scope: record.scope,
-      operator: this.operators.isOperator(account.email, record.scope),
+      operator: await this.operators.isOperator(account, record.scope),
       token: null,
     };
   }
@@ -179,9 +181,9 @@ export class Authenticator {
       if (!account || account.issuer !== BUILT_IN_ACCOUNT_ISSUER) {
         throw new AuthError('unknown_account', 'Invalid token: no such account');
       }
-      return this.#tokenPrincipal(account, handle);
+      return await this.#tokenPrincipal(account, handle);
     }
-    return this.#tokenPrincipal(await this.#externalAccount(this.#external!.issuer, claims), handle);
+    return await this.#tokenPrincipal(await this.#externalAccount(this.#external!.issuer, claims), handle);
   }
 
   /** The token's checked claims: remembered for VERIFIED_TOKEN_MEMO_MS, never past its expiry. */
@@ -217,13 +219,13 @@ export class Authenticator {
     return handle;
   }
 
-  #tokenPrincipal(account: AccountRecord, token: TokenHandle): Principal {
+  async #tokenPrincipal(account: AccountRecord, token: TokenHandle): Promise<Principal> {
     return {
       account_id: account.account_id,
       email: account.email,
       via: 'token',
       scope: 'full',
-      operator: this.operators.isOperator(account.email, null),
+      operator: await this.operators.isOperator(account, null),
       token,
     };
   }

@@ -26,6 +26,12 @@ export class InMemoryAccounts implements AccountRepository {
   async get(accountId: string): Promise<AccountRecord | null> {
     return this.rows.find((r) => r.account_id === accountId) ?? null;
   }
+  async oldest(): Promise<AccountRecord | null> {
+    const sorted = [...this.rows].sort(
+      (a, b) => a.created_at - b.created_at || a.account_id.localeCompare(b.account_id),
+    );
+    return sorted[0] ?? null;
+  }
   async findByEmail(email: string): Promise<AccountRecord | null> {
     return this.rows.find((r) => r.issuer === 'spoor' && r.email === email.toLowerCase()) ?? null;
   }

@@ -17,6 +17,8 @@ export const RECORD_KINDS = {
   health: 'health',
   /** A saved funnel (POST /v1/funnels; SavedFunnelData), also run for each digest. */
   funnel: 'funnel',
+  /** The install's first account, project '' (issue 45): the operator while SPOOR_ADMIN_EMAILS names none. */
+  installOperator: 'install-operator',
 } as const;
 
 export interface ChannelData {

@@ -121,6 +121,8 @@ export interface AccountRepository {
   /** Built-in issuer accounts only; emails compare lowercased. */
   findByEmail(email: string): Promise<AccountRecord | null>;
   findBySubject(issuer: string, subject: string): Promise<AccountRecord | null>;
+  /** The account created first (created_at, then account_id), or null on an install without one (issue 45). */
+  oldest(): Promise<AccountRecord | null>;
 }
 
 export interface ApiKeyRepository {

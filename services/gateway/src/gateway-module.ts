@@ -32,6 +32,7 @@ import { projectRoutes } from './routes/project-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { tagRoutes } from './routes/tag-routes.js';
 import { wellKnownRoutes } from './routes/well-known-routes.js';
+import { installOperator } from './install-operator.js';
 
 export interface GatewayDeps {
   store: Store;
@@ -154,6 +155,7 @@ export const gatewayModule: ServiceModule = {
       apiKeys: store.apiKeys,
       revokedTokens: store.revokedTokens,
       adminEmails: config.adminEmails,
+      firstAccount: installOperator(store),
       clock,
     });
     const router = Router();

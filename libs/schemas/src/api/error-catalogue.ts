@@ -59,8 +59,8 @@ export const ERROR_CATALOGUE = {
   operators_only: {
     status: 403,
     message:
-      'Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS, or an API key with scope "operator"',
-    description: 'Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator")',
+      'Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS (while it names none, of the install\'s first account), or such an account\'s API key with scope "operator"',
+    description: 'Not an operator (SPOOR_ADMIN_EMAILS, else the first account; or an API key with scope "operator")',
   },
   account_deletion_needs_token: {
     status: 403,
@@ -69,7 +69,8 @@ export const ERROR_CATALOGUE = {
   },
   operator_key_refused: {
     status: 403,
-    message: 'Only an operator may create an API key with scope "operator" (SPOOR_ADMIN_EMAILS)',
+    message:
+      'Only an operator may create an API key with scope "operator" (SPOOR_ADMIN_EMAILS, else the install\'s first account)',
     description: 'An API key with scope "operator" asked by a non-operator',
   },
   origin_mismatch: {

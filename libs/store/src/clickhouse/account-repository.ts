@@ -64,6 +64,13 @@ export class ClickHouseAccountRepository implements AccountRepository {
     );
   }
 
+  async oldest(): Promise<AccountRecord | null> {
+    const [row] = await this.ch.rows(
+      `SELECT ${COLUMNS} FROM ${this.ch.table('accounts')} FINAL ORDER BY created_at, account_id LIMIT 1`,
+    );
+    return row ? rowToAccount(row) : null;
+  }
+
   findBySubject(issuer: string, subject: string): Promise<AccountRecord | null> {
     return this.one('issuer = {issuer:String} AND subject = {subject:String}', { issuer, subject });
   }

@@ -36,6 +36,10 @@ export class DuckDbAccountRepository implements AccountRepository {
     }
   }
 
+  async oldest(): Promise<AccountRecord | null> {
+    return first(await this.reader.all(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at, account_id LIMIT 1`));
+  }
+
   async get(accountId: string): Promise<AccountRecord | null> {
     return first(await this.reader.all(`SELECT ${COLUMNS} FROM accounts WHERE account_id = $1`, [accountId]));
   }
