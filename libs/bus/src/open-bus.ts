@@ -3,6 +3,7 @@ import type { Bus } from './bus.js';
 import { EmbeddedBus } from './embedded/embedded-bus.js';
 import type { FsyncMode } from './embedded/topic-log.js';
 import { KafkaBus } from './kafka/kafka-bus.js';
+import type { KafkaSasl, KafkaTls } from './kafka/kafka-access.js';
 
 export type BusOptions =
   | {
@@ -14,6 +15,10 @@ export type BusOptions =
       replicationFactor?: number;
       /** SPOOR_BUS_RETENTION_HOURS, in ms: `retention.ms` of the topics it creates. */
       retentionMs?: number;
+      /** SPOOR_KAFKA_TLS* (issue 46); null: plaintext. */
+      tls?: KafkaTls | null;
+      /** SPOOR_KAFKA_SASL_*; null: none. */
+      sasl?: KafkaSasl | null;
     }
   | {
       kind: 'embedded';

@@ -126,11 +126,34 @@ export const ConfigSchema = z.object({
     (v) => v === undefined || v.split(',').every((b) => hostPort.test(b.trim())),
     { message: 'expected a comma list of host:port' },
   ),
+  /**
+   * Kafka over TLS and SASL (issue 46; deploy/k8s/README.md, "Secure connections"): managed and
+   * operator-run brokers (MSK, Confluent Cloud, Aiven, Strimzi) listen on SSL or SASL_SSL. The
+   * files are PEM, read once at start (connection-security.ts); the CA replaces the system's.
+   */
+  SPOOR_KAFKA_TLS: boolFlag,
+  SPOOR_KAFKA_TLS_CA_FILE: optionalText,
+  SPOOR_KAFKA_TLS_CERT_FILE: optionalText,
+  SPOOR_KAFKA_TLS_KEY_FILE: optionalText,
+  SPOOR_KAFKA_SASL_MECHANISM: optionalText
+    .transform((v) => v?.toLowerCase())
+    .pipe(z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional()),
+  SPOOR_KAFKA_SASL_USERNAME: optionalText,
+  SPOOR_KAFKA_SASL_PASSWORD: optionalText,
+  SPOOR_KAFKA_SASL_PASSWORD_FILE: optionalText,
   SPOOR_CLICKHOUSE_URL: urlOf(['http:', 'https:']),
+  /** PEM files for an https:// SPOOR_CLICKHOUSE_URL (issue 46): a private CA, a client certificate. */
+  SPOOR_CLICKHOUSE_TLS_CA_FILE: optionalText,
+  SPOOR_CLICKHOUSE_TLS_CERT_FILE: optionalText,
+  SPOOR_CLICKHOUSE_TLS_KEY_FILE: optionalText,
   SPOOR_CLICKHOUSE_DATABASE: optionalText
     .transform((v) => v ?? 'spoor')
     .refine((v) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v), { message: 'expected an identifier' }),
   SPOOR_REDIS_URL: urlOf(['redis:', 'rediss:']),
+  /** PEM files for a rediss:// SPOOR_REDIS_URL (issue 46): a private CA, a client certificate. */
+  SPOOR_REDIS_TLS_CA_FILE: optionalText,
+  SPOOR_REDIS_TLS_CERT_FILE: optionalText,
+  SPOOR_REDIS_TLS_KEY_FILE: optionalText,
   SPOOR_DUCKDB_MEMORY: optionalText
     .transform((v) => v ?? '1GB')
     .refine((v) => /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v), {

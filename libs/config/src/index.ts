@@ -8,3 +8,4 @@ export {
   type ExportCaps,
 } from './load-config.js';
 export { SERVICE_NAMES, type ServiceName } from './config-schema.js';
+export type { ConnectionSecurity, KafkaSasl, SaslMechanism, TlsFiles } from './connection-security.js';

@@ -1,10 +1,17 @@
 import type { z } from 'zod';
 import { ConfigSchema, type ServiceName } from './config-schema.js';
+import { ConfigError } from './config-error.js';
+import { readConnectionSecurity, type ConnectionSecurity } from './connection-security.js';
+
+export { ConfigError, redactConfigValue } from './config-error.js';
 
 type Parsed = z.output<typeof ConfigSchema>;
 
-/** The validated configuration every service receives; nothing else reads process.env. */
-export interface Config {
+/**
+ * The validated configuration every service receives; nothing else reads process.env. TLS and
+ * SASL of the engines' connections (issue 46) come from ConnectionSecurity.
+ */
+export interface Config extends ConnectionSecurity {
   services: ServiceName[];
   port: number;
   host: string;
@@ -107,45 +114,7 @@ export interface RateLimitConfig {
   ruleTestsPerMinute: number;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-    value: string | undefined,
-  ) {
-    super(`Invalid configuration: ${variable}=${JSON.stringify(redactConfigValue(variable, value ?? ''))}: ${detail}`);
-    this.name = 'ConfigError';
-  }
-}
-
-/** Variables whose whole value is a secret. */
-const SECRET_NAME = /PASSWORD|PASSWD|SECRET|TOKEN|KEY|SALT|CREDENTIAL/i;
-/** Query parameters that carry secrets (`?password=…`, `&api_key=…`). */
-const SECRET_PARAM = /([?&;](?:[^=&;]*(?:password|passwd|secret|token|key|auth)[^=&;]*)=)[^&;#\s]*/gi;
-/** `scheme://user:password@` or `scheme://token@`: the userinfo of a URL. */
-const USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^@/\s?#]*)@/gi;
-/** A long unbroken run of key-like characters: an inline key or token. */
-const TOKEN_LIKE = /[A-Za-z0-9_\-+/=]{32,}/g;
-
-/**
- * A configuration value as it may appear in an error or a log (issue 13): a secret variable
- * entirely masked; otherwise URLs keep their user name but not their password, and secret-named
- * query parameters and long token-like runs are masked.
- */
-export function redactConfigValue(variable: string, value: string): string {
-  if (value === '') return value;
-  if (SECRET_NAME.test(variable)) return '***';
-  return value
-    .replace(
-      USERINFO,
-      (_m, scheme: string, info: string) =>
-        `${scheme}${info.includes(':') ? `${info.slice(0, info.indexOf(':'))}:***` : '***'}@`,
-    )
-    .replace(SECRET_PARAM, '$1***')
-    .replace(TOKEN_LIKE, '***');
-}
-
-function toConfig(p: Parsed): Config {
+function toConfig(p: Parsed): Omit<Config, keyof ConnectionSecurity> {
   return {
     services: p.SPOOR_SERVICES,
     port: p.SPOOR_PORT,
@@ -223,5 +192,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const variable = String(issue.path[0] ?? 'environment');
     throw new ConfigError(variable, issue.message, env[variable]);
   }
-  return toConfig(result.data);
+  return { ...toConfig(result.data), ...readConnectionSecurity(result.data, env) };
 }

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Kv, KvEntry } from './kv.js';
 import { redisRateCounter, type RateCounter, type RateCounterOptions } from './rate-counter.js';
+import { explainRedisFailure, type RedisTls } from './redis-connect-error.js';
 
 /** A literal for SCAN's MATCH: `*`, `?`, `[`, `]` and `\\` stand for themselves. */
 const globEscape = (s: string) => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
@@ -11,7 +12,8 @@ export class RedisKv implements Kv {
 
   private constructor(private readonly redis: Redis) {}
 
-  static async connect(url: string, prefix: string): Promise<RedisKv> {
+  /** `tls`: PEM for a rediss:// URL (SPOOR_REDIS_TLS_*, issue 46); the hostname is always verified. */
+  static async connect(url: string, prefix: string, tls?: RedisTls | null): Promise<RedisKv> {
     // commandTimeout bounds every command while Redis is away or stuck (issue 16, docs/reliability.md):
     // without it a command waits in ioredis' offline queue until its reconnects give up (seconds,
     // growing), and a consumer or request waits with it. Callers treat the rejection as a failure
@@ -22,8 +24,21 @@ export class RedisKv implements Kv {
       maxRetriesPerRequest: 3,
       enableAutoPipelining: true,
       commandTimeout: 2_000,
+      ...(tls ? { tls: { rejectUnauthorized: true, ...tls } } : {}),
     });
-    await redis.connect();
+    // connect() rejects with "Connection is closed."; the socket's own error came before it.
+    let cause: unknown = null;
+    const noteCause = (err: unknown) => void (cause ??= err);
+    redis.on('error', noteCause);
+    try {
+      await redis.connect();
+    } catch (err) {
+      // ioredis would go on reconnecting behind a failed first connection.
+      redis.disconnect();
+      throw explainRedisFailure(cause ?? err, url);
+    } finally {
+      redis.off('error', noteCause);
+    }
     return new RedisKv(redis);
   }
 

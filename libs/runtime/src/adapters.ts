@@ -64,6 +64,8 @@ export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
         partitions: config.kafkaPartitions,
         replicationFactor: config.kafkaReplicationFactor ?? undefined,
         retentionMs: config.busRetentionMs,
+        tls: config.kafkaTls,
+        sasl: config.kafkaSasl,
       })
     : openBus({
         kind: 'embedded',
@@ -78,7 +80,12 @@ export function openBusOf(config: Config, logger: Logger): Promise<Bus> {
 /** The store the configuration names, migrated: ClickHouse, or DuckDB under the data directory. */
 export async function openStoreOf(config: Config): Promise<Store> {
   const store = config.clickhouseUrl
-    ? await openStore({ kind: 'clickhouse', url: config.clickhouseUrl, database: config.clickhouseDatabase })
+    ? await openStore({
+        kind: 'clickhouse',
+        url: config.clickhouseUrl,
+        database: config.clickhouseDatabase,
+        tls: config.clickhouseTls,
+      })
     : await openStore({
         kind: 'duckdb',
         path: duckdbPath(config),
@@ -95,7 +102,7 @@ export function duckdbPath(config: Config): string {
 }
 
 export async function openKvOf(config: Config): Promise<Kv> {
-  return config.redisUrl ? RedisKv.connect(config.redisUrl, config.topicPrefix) : new MemoryKv();
+  return config.redisUrl ? RedisKv.connect(config.redisUrl, config.topicPrefix, config.redisTls) : new MemoryKv();
 }
 
 /**

@@ -184,7 +184,15 @@ export async function main(modules: ServiceModule[], only?: ServiceName[]): Prom
   // Everything this process creates (DuckDB's files and WAL, the bus log, exports) is its owner's
   // alone: 0600 files, 0700 folders (issue 13; secureDataDir fixes what exists).
   process.umask(0o077);
-  const running = await runServices(config, modules, logger);
+  let running: RunningProcess;
+  try {
+    running = await runServices(config, modules, logger);
+  } catch (err) {
+    // An engine refusing this process (issue 46: Kafka's SASL or TLS, names the setting) or not
+    // answering: said once, and the process ends for its supervisor to see, never retried here.
+    logger.error('could not start', { err });
+    process.exit(1);
+  }
   const shutdown = (signal: string) => {
     logger.info('stopping', { signal });
     // Bounded: a stop that hangs (a broker away, a batch that never ends) still ends the process.

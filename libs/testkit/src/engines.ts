@@ -1,12 +1,19 @@
 import type { Context } from 'mocha';
 import { startClickHouseContainer, startKafkaContainer, startRedisContainer } from './container-engines.js';
-import { engineUrl, startOwned, type EngineDefinition } from './engine-registry.js';
+import { enginesOff, engineUrl, reportLeftOut, startOwned, type EngineDefinition } from './engine-registry.js';
 import { startLocalClickHouse, startRestartableClickHouse, ensureChdbVenv } from './runners/chdb-runner.js';
 import { ensureKafkaLibs, startLocalKafka, startRestartableKafka } from './runners/kafka-runner.js';
-import { startLocalRedis, startRestartableRedis } from './runners/redis-runner.js';
+import { startLocalRedis, startRestartableRedis, startTlsRedis } from './runners/redis-runner.js';
+import { startTlsProxy } from './runners/tls-proxy.js';
+import { makeTestPki, type PemPair, type TestPki } from './runners/test-pki.js';
+import type { StartedEngine } from './started-engine.js';
 import type { RestartableEngine } from './runners/restartable-engine.js';
+import { startSecureKafka, type SecureKafka } from './runners/secure-kafka-runner.js';
 
-export type { RestartableEngine };
+export type { RestartableEngine, SecureKafka };
+export type { KafkaUser } from './runners/secure-kafka-runner.js';
+export { type TestPki, type PemPair } from './runners/test-pki.js';
+export { makeTestPki };
 
 export { stopAllEngines } from './engine-registry.js';
 export { makeTempDir } from './temp-dir-registry.js';
@@ -64,6 +71,51 @@ export function restartableEngine(name: 'kafka' | 'clickhouse' | 'redis'): Promi
     redis: startRestartableRedis,
   };
   return startOwned(name, starters[name]);
+}
+
+/**
+ * A private broker with SASL_SSL and mTLS listeners, its CA and users (issue 46); always a local
+ * runner, a second JVM beside the shared broker. Null (reported SKIPPED) when it cannot start;
+ * SPOOR_TEST_ENGINES=none starts nothing.
+ */
+export function secureKafka(): Promise<SecureKafka | null> {
+  if (enginesOff()) {
+    reportLeftOut('kafka');
+    return Promise.resolve(null);
+  }
+  return startOwned('kafka', startSecureKafka);
+}
+
+/** An engine behind TLS, with the PKI its certificate came from. */
+export type TlsEngine = StartedEngine & { pki: TestPki };
+
+/**
+ * redis-server on a TLS port only (issue 46): a `rediss://` URL, the server certificate from
+ * `pki` (a fresh one when not given). Null (SKIPPED) when it cannot start.
+ */
+export async function tlsRedis(pki?: TestPki): Promise<TlsEngine | null> {
+  if (enginesOff()) {
+    reportLeftOut('redis');
+    return null;
+  }
+  return startOwned('redis', async () => {
+    const certs = pki ?? (await makeTestPki());
+    return { ...(await startTlsRedis(certs)), pki: certs };
+  });
+}
+
+/**
+ * The shared ClickHouse behind a TLS-terminating proxy (issue 46): an `https://` URL, the
+ * server certificate `server` or that of `pki` (a fresh one when not given). Null (SKIPPED) when ClickHouse
+ * cannot start.
+ */
+export async function tlsClickHouse(pki?: TestPki, server?: PemPair): Promise<TlsEngine | null> {
+  const plain = await clickhouseUrl();
+  if (plain === null) return null;
+  return startOwned('clickhouse', async () => {
+    const certs = pki ?? (await makeTestPki());
+    return { ...(await startTlsProxy(plain, certs, server ?? certs.server)), pki: certs };
+  });
 }
 
 /**

@@ -4,11 +4,12 @@ import type { Bus, OutgoingMessage, PublishOptions, SubscribeOptions, Subscripti
 import { DEFAULT_BUS_RETENTION_MS, rollMsOf } from '../bus-retention.js';
 import { GroupCommit, PublishTimeoutError } from '../group-commit.js';
 import { runKafkaConsumer } from './kafka-consumer.js';
+import { checkKafkaAccess, kafkaSecurity, type KafkaAccess } from './kafka-access.js';
 import './request-queue-fix.js';
 import { backoffDelay, sleep } from '../retry-backoff.js';
 
-export interface KafkaBusOptions {
-  brokers: string[];
+/** `tls` and `sasl` (KafkaAccess): SPOOR_KAFKA_TLS* and SPOOR_KAFKA_SASL_* (issue 46). */
+export interface KafkaBusOptions extends KafkaAccess {
   clientId: string;
   logger: Logger;
   /**
@@ -47,6 +48,7 @@ export class KafkaBus implements Bus {
     this.kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,
+      ...kafkaSecurity(opts),
       logLevel: logLevel.WARN,
       // kafkajs logs retriable conditions (a coordinator still loading, a rebalance) as errors
       // and retries them itself; what it cannot recover from surfaces as a rejected call.
@@ -63,10 +65,25 @@ export class KafkaBus implements Bus {
     this.writer = new GroupCommit((items) => this.send(items), 5000);
   }
 
+  /**
+   * Fails at once, naming the setting, where Kafka refuses the credentials or the TLS settings
+   * (checkKafkaAccess); a broker that does not answer yet gets kafkajs' retries (about 15 s).
+   */
   static async connect(opts: KafkaBusOptions): Promise<KafkaBus> {
+    await checkKafkaAccess(opts);
     const bus = new KafkaBus(opts);
-    await bus.admin.connect();
-    await bus.producer.connect();
+    try {
+      await bus.admin.connect();
+      await bus.producer.connect();
+    } catch (err) {
+      await bus.close().catch(() => undefined);
+      throw new Error(
+        `could not connect to Kafka at ${opts.brokers.join(',')} (SPOOR_KAFKA_BROKERS): ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
+    }
     return bus;
   }
 

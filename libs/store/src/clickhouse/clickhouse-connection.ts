@@ -21,6 +21,11 @@ export interface ClickHouseConnectionOptions {
   username?: string | undefined;
   password?: string | undefined;
   /**
+   * PEM for an https:// URL (SPOOR_CLICKHOUSE_TLS_*, issue 46): a private CA, a client
+   * certificate. Unset or no `ca`: the system's CAs. The hostname is always verified.
+   */
+  tls?: { ca?: string; cert?: string; key?: string } | null | undefined;
+  /**
    * Called with each SELECT as sent, text and parameters (issue 15: a test asks the engine for its
    * plan of exactly the queries the store makes, to prove a read stays a point read).
    */
@@ -47,6 +52,7 @@ export class ClickHouseConnection {
       url: opts.url,
       ...(opts.username !== undefined ? { username: opts.username } : {}),
       ...(opts.password !== undefined ? { password: opts.password } : {}),
+      ...clientTls(opts.tls),
       compression: { request: false, response: false },
       // Large getMany() id lists would otherwise overflow the URL.
       use_multipart_params_auto: true,
@@ -83,10 +89,45 @@ export class ClickHouseConnection {
 
   async ping(): Promise<void> {
     const r = await this.client.ping();
-    if (!r.success) throw r.error;
+    if (!r.success) throw explainTlsFailure(r.error);
   }
 
   close(): Promise<void> {
     return this.client.close();
   }
+}
+
+/** @clickhouse/client's `tls`: it takes a client certificate only beside a CA. */
+function clientTls(tls: ClickHouseConnectionOptions['tls']): {
+  tls?: { ca_cert: Buffer; cert?: Buffer; key?: Buffer };
+} {
+  if (!tls?.ca) {
+    if (tls?.cert) throw new Error('SPOOR_CLICKHOUSE_TLS_CERT_FILE needs SPOOR_CLICKHOUSE_TLS_CA_FILE as well');
+    return {};
+  }
+  const ca_cert = Buffer.from(tls.ca);
+  return {
+    tls: tls.cert && tls.key ? { ca_cert, cert: Buffer.from(tls.cert), key: Buffer.from(tls.key) } : { ca_cert },
+  };
+}
+
+const UNTRUSTED =
+  /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+/** A TLS failure of the first request as an error naming the setting to fix (issue 46). */
+function explainTlsFailure(err: Error): Error {
+  const { code = '', message } = err as NodeJS.ErrnoException;
+  if (UNTRUSTED.test(code)) {
+    return new Error(
+      `ClickHouse's certificate is not trusted: ${message} [${code}] (SPOOR_CLICKHOUSE_TLS_CA_FILE / SPOOR_CLICKHOUSE_URL)`,
+      { cause: err },
+    );
+  }
+  if (code.startsWith('ERR_SSL_') || /before secure TLS connection was established/.test(message)) {
+    return new Error(
+      `ClickHouse ended the TLS handshake: ${message.split('\n')[0]} (SPOOR_CLICKHOUSE_URL / SPOOR_CLICKHOUSE_TLS_CERT_FILE / SPOOR_CLICKHOUSE_TLS_KEY_FILE)`,
+      { cause: err },
+    );
+  }
+  return err;
 }

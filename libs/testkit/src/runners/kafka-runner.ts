@@ -17,10 +17,16 @@ export const KAFKA_VERSION = '3.9.1';
 
 // A test broker needs little memory; SerialGC and C1-only JIT trade peak throughput for a
 // start-up of a couple of seconds on a 2-core machine.
-const JVM_OPTIONS = ['-Xms128m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true'];
+export const JVM_OPTIONS = [
+  '-Xms128m',
+  '-Xmx512m',
+  '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-Djava.awt.headless=true',
+];
 const FETCH_TIMEOUT_MS = 15 * 60_000;
 
-function javaCommand(): string {
+export function javaCommand(): string {
   const home = process.env.JAVA_HOME;
   return home ? join(home, 'bin', 'java') : 'java';
 }
@@ -66,7 +72,7 @@ export async function ensureKafkaLibs(): Promise<string> {
 }
 
 /** Kafka's cluster ids are 16 random bytes in URL-safe base64 without padding. */
-function newClusterId(): string {
+export function newClusterId(): string {
   // A leading '-' makes kafka-storage read the id as an option ("expected one argument").
   for (;;) {
     const id = randomBytes(16).toString('base64url');

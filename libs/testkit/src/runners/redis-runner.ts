@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import type { StartedEngine } from '../started-engine.js';
 import { makeTempDir } from '../temp-dir-registry.js';
 import { ManagedProcess } from './managed-process.js';
 import { freePort } from './port-allocator.js';
 import { pollUntil } from './readiness-poller.js';
 import { restartable, type RestartableEngine } from './restartable-engine.js';
+import type { TestPki } from './test-pki.js';
 
 function findRedisServer(): string {
   // /usr/sbin and /usr/bin are searched even when PATH is minimal (CI, sudo).
@@ -93,4 +95,77 @@ async function prepareLocalRedis(): Promise<{ url: string; launch: () => Promise
     return server;
   };
   return { url: `redis://127.0.0.1:${port}`, launch };
+}
+
+/** Sends PING over TLS and waits for +PONG. */
+function redisPongsOverTls(port: number, ca: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, ca });
+    let reply = '';
+    const finish = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => finish(false));
+    socket.once('error', () => finish(false));
+    socket.once('secureConnect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+/**
+ * redis-server with TLS only (issue 46): `--port 0 --tls-port`, the server certificate of `pki`,
+ * client certificates checked when given (`--tls-auth-clients optional`). The URL is rediss://.
+ */
+export async function startTlsRedis(pki: TestPki): Promise<StartedEngine> {
+  const binary = findRedisServer();
+  const dir = await makeTempDir('redis-tls');
+  const port = await freePort();
+  const server = ManagedProcess.start({
+    name: 'redis-tls',
+    command: binary,
+    args: [
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      pki.server.certFile,
+      '--tls-key-file',
+      pki.server.keyFile,
+      '--tls-ca-cert-file',
+      pki.caFile,
+      '--tls-auth-clients',
+      'optional',
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--logfile',
+      '',
+    ],
+    logFile: join(dir, 'redis.log'),
+    stopGraceMs: 5_000,
+  });
+  try {
+    await pollUntil(`redis over TLS on port ${port}`, () => redisPongsOverTls(port, pki.ca), {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+      abortReason: () => server.exitReason(),
+    });
+  } catch (error) {
+    const failure = await server.failure((error as Error).message);
+    await server.stop();
+    throw failure;
+  }
+  return { url: `rediss://127.0.0.1:${port}`, stop: () => server.stop() };
 }
