@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type ServiceName } from '@spoor/config';
 import { serviceModules } from '@spoor/host';
@@ -33,6 +34,47 @@ const SECRET_STAND_INS = {
   SPOOR_IP_SALT: 'stand-in',
   SPOOR_SMTP_URL: 'smtp://mail:587',
 };
+
+/** Where podSettings writes its stand-in files; removed after the suite. */
+const STAND_IN_FILES = mkdtempSync(join(tmpdir(), 'spoor-k8s-files-'));
+
+/**
+ * A config map's settings as a pod sees them, for loadConfig: the Secrets' stand-ins (https and
+ * rediss when the engines' CA files are set), and each `*_FILE` setting's file written with a
+ * stand-in of its kind, since loadConfig reads them (issue 46).
+ */
+function podSettings(data: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { ...data, ...SECRET_STAND_INS, ...extra };
+  if (env['SPOOR_CLICKHOUSE_TLS_CA_FILE']) env['SPOOR_CLICKHOUSE_URL'] = 'https://clickhouse:8443';
+  if (env['SPOOR_REDIS_TLS_CA_FILE']) env['SPOOR_REDIS_URL'] = 'rediss://redis:6380';
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.endsWith('_FILE')) continue;
+    const file = join(STAND_IN_FILES, name);
+    const pem = (label: string) => `-----BEGIN ${label}-----\nc3RhbmQtaW4=\n-----END ${label}-----\n`;
+    writeFileSync(
+      file,
+      name.endsWith('KEY_FILE')
+        ? pem('PRIVATE KEY')
+        : name.endsWith('PASSWORD_FILE')
+          ? 'stand-in\n'
+          : pem('CERTIFICATE'),
+    );
+    env[name] = file;
+    expect(value, name).to.match(/^\//);
+  }
+  return env;
+}
+
+/** The `*_FILE` settings' paths that no Secret volume of the pod holds. */
+function filesOutsideSecrets(d: K8sObject, data: Record<string, string>): string[] {
+  const pod = d['spec'].template.spec;
+  const secretVolumes = new Set((pod.volumes ?? []).filter((v: any) => v.secret).map((v: any) => v.name as string));
+  const mounts = (pod.containers[0].volumeMounts ?? []).filter((m: any) => secretVolumes.has(m.name));
+  return Object.entries(data)
+    .filter(([name]) => name.endsWith('_FILE'))
+    .filter(([, path]) => !mounts.some((m: any) => path.startsWith(`${m.mountPath}/`)))
+    .map(([name, path]) => `${name}=${path}`);
+}
 
 const of = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
 const named = (objects: K8sObject[], kind: string, name: string) =>
@@ -73,6 +115,8 @@ async function readConsumes(prefix: string): Promise<Map<ServiceName, string[]>>
 }
 
 describe('deploy/k8s', function () {
+  after(() => rmSync(STAND_IN_FILES, { recursive: true, force: true }));
+
   this.timeout(120_000);
   let tools: K8sTools;
 
@@ -88,7 +132,7 @@ describe('deploy/k8s', function () {
   });
 
   it('has the overlays the README describes', () => {
-    expect(OVERLAYS).to.include.members(['small', 'production', 'production-lag-hpa']);
+    expect(OVERLAYS).to.include.members(['small', 'production', 'production-lag-hpa', 'production-secure']);
     const readme = readFileSync(join(K8S, 'README.md'), 'utf8');
     for (const overlay of OVERLAYS) expect(readme, overlay).to.contain(`overlays/${overlay}`);
   });
@@ -135,7 +179,7 @@ describe('deploy/k8s', function () {
       before(() => {
         objects = render(tools.kustomize, join(K8S, 'overlays', overlay));
         const data = of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('spoor-config'))!['data'];
-        partitions = loadConfig({ ...data, ...SECRET_STAND_INS }).kafkaPartitions;
+        partitions = loadConfig(podSettings(data)).kafkaPartitions;
       });
 
       it('renders the same objects with the kustomize kubectl bundles, so `kubectl apply -k` works (issue 46)', () => {
@@ -174,7 +218,9 @@ describe('deploy/k8s', function () {
           const data = of(objects, 'ConfigMap').find(
             (c) => c.metadata.name === container(d).envFrom[0].configMapRef.name,
           )!['data'];
-          const config = loadConfig({ ...data, ...SECRET_STAND_INS, SPOOR_SERVICES: d.metadata.name });
+          const config = loadConfig(podSettings(data, { SPOOR_SERVICES: d.metadata.name }));
+          // A file a setting names is a mounted Secret's (issue 46: certificates and passwords as files).
+          expect(filesOutsideSecrets(d, data), d.metadata.name).to.deep.equal([]);
           expect(config, d.metadata.name).to.include({ healthHttp: true, host: '0.0.0.0' });
           expect(
             config.dataDir.startsWith('/var/lib/spoor/'),
@@ -221,7 +267,7 @@ describe('deploy/k8s', function () {
 
       it('watches the topics and consumer groups each consumer really uses', async () => {
         const data = of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('spoor-config'))!['data'];
-        const consumes = await consumedBy(loadConfig(data).topicPrefix);
+        const consumes = await consumedBy(loadConfig(podSettings(data)).topicPrefix);
         for (const s of of(objects, 'ScaledObject')) {
           const pairs = s['spec'].triggers.map((t: any) => `${t.metadata.topic} ${t.metadata.consumerGroup}`).sort();
           expect(pairs, `ScaledObject/${s.metadata.name}`).to.deep.equal(consumes.get(s['spec'].scaleTargetRef.name));
