@@ -12,7 +12,9 @@ const PASSWORD = 'a long enough password';
 const PROJECT = 'site/web';
 
 const texts = (page: Page, selector: string) => page.locator(selector).allTextContents();
-const figure = (page: Page, label: string) => page.locator('.figure', { hasText: label }).locator('dd').textContent();
+/** The figure's value (the Overview writes its change from the previous period in a second <dd>). */
+const figure = (page: Page, label: string) =>
+  page.locator('.figure', { hasText: label }).locator('dd').first().textContent();
 
 /**
  * A new user's first visit, page by page, in real Chromium against the whole service: sign up,
@@ -73,7 +75,7 @@ for (const mode of MODES) {
       await page.getByRole('listitem').filter({ hasText: 'example/web' }).getByText('not verified').waitFor();
     });
 
-    it('shows the overview: aggregates on demand, headline figures, charts and top lists', async () => {
+    it('shows the overview at once from the stats API, and stores one from Reports: figures, charts, top lists', async () => {
       await postVisits(spoor.url, origin, PROJECT);
       const token = await page.evaluate(
         () => JSON.parse((globalThis as any).localStorage.getItem('spoor.token')).id_token as string,
@@ -91,22 +93,34 @@ for (const mode of MODES) {
         60_000,
         'the reader’s five events',
       );
+      const list = (title: string) => page.getByRole('region', { name: title }).locator('.name').allTextContents();
+      const expectFigures = async () => {
+        expect(await figure(page, 'Events')).to.equal('6');
+        expect(await figure(page, 'Sessions')).to.equal('2');
+        expect(await figure(page, 'Unique visitors')).to.equal('1');
+        expect(await figure(page, 'Bounce rate')).to.equal('50%');
+        expect(await page.locator('.uplot canvas').count()).to.equal(2);
+        expect(await list('Top pages')).to.include.members(['/', '/pricing']);
+        expect(await list('Referrers')).to.deep.equal(['news.example']);
+        expect(await list('UTM sources')).to.deep.equal(['newsletter']);
+        expect(await list('Browsers')).to.deep.equal(['Chrome']);
+        expect(await list('Devices')).to.deep.equal(['desktop']);
+      };
+      // No job: the Overview asks the stats API for the last 24 hours.
       await go(page, 'Overview');
-      await see(page, 'No overview of the last 24 hours yet');
+      await page.locator('.uplot canvas').nth(1).waitFor();
+      await expectFigures();
+      await finish('overview');
+      // The stored overviews (the digest history) and "Aggregate now" are the Reports page's.
+      await page.getByRole('link', { name: 'Reports', exact: true }).first().click();
+      await page.getByRole('heading', { name: `Reports of ${PROJECT}` }).waitFor();
+      await see(page, 'No stored overview of the last 24 hours yet');
       await page.getByRole('button', { name: 'Aggregate now' }).click();
       await see(page, 'Aggregated.', 60_000);
-      expect(await figure(page, 'Events')).to.equal('6');
-      expect(await figure(page, 'Sessions')).to.equal('2');
-      expect(await figure(page, 'Unique visitors')).to.equal('1');
-      expect(await figure(page, 'Bounce rate')).to.equal('50%');
-      expect(await page.locator('.uplot canvas').count()).to.equal(2);
-      const list = (title: string) => page.getByRole('region', { name: title }).locator('.name').allTextContents();
-      expect(await list('Top pages')).to.include.members(['/', '/pricing']);
-      expect(await list('Referrers')).to.deep.equal(['news.example']);
-      expect(await list('UTM sources')).to.deep.equal(['newsletter']);
-      expect(await list('Browsers')).to.deep.equal(['Chrome']);
-      expect(await list('Devices')).to.deep.equal(['desktop']);
-      await finish('overview');
+      await page.locator('.uplot canvas').nth(1).waitFor();
+      await expectFigures();
+      expect(await page.getByRole('region', { name: 'Stored overviews' }).getByRole('listitem').count()).to.equal(1);
+      await finish('reports');
     });
 
     it('opens a session and reads it as a story: summary, timeline with enrichment, tag by hand', async () => {

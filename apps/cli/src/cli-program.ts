@@ -14,6 +14,7 @@ import { registerLiveCommand } from './commands/live-command.js';
 import { registerOutboundCommands } from './commands/outbound-commands.js';
 import { registerProjectCommands } from './commands/project-commands.js';
 import { registerRetentionCommand } from './commands/retention-command.js';
+import { registerStatsCommand } from './commands/stats-command.js';
 import { registerRuleCommands } from './commands/rule-commands.js';
 import { registerSessionCommands } from './commands/session-commands.js';
 import { registerStatusCommands } from './commands/status-commands.js';
@@ -96,6 +97,7 @@ API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json liv
     registerAccountCommands,
     registerFunnelCommands,
     registerRetentionCommand,
+    registerStatsCommand,
     registerLiveCommand,
   ]) {
     register(program, make);

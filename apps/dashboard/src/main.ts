@@ -30,6 +30,8 @@ const page = (p: Page, title: string, needsProject = true): PageRoute => ({ page
 /** The pages, in the navigation's order; every path without a parameter is a link there. */
 const paths: Array<[string, PageRoute]> = [
   ['/overview', page(overviewPage, 'Overview')],
+  // The stored overviews, less often opened than the Overview: loaded on first visit.
+  ['/reports', page((ctx) => import('./pages/reports-page.js').then((m) => m.reportsPage(ctx)), 'Reports')],
   ['/live', page(livePage, 'Live')],
   ['/sessions', page(sessionsPage, 'Sessions')],
   ['/sessions/:id', page(sessionPage, 'Session')],

@@ -217,6 +217,7 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
     events: repo('events'),
     sessions: repo('sessions'),
     accounts: repo('accounts'),
+    members: repo('members'),
     apiKeys: repo('apiKeys'),
     signingKeys: repo('signingKeys'),
     revokedTokens: repo('revokedTokens'),
@@ -237,6 +238,7 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
     },
     retention: repo('retention'),
     live: repo('live'),
+    stats: repo('stats'),
     // Downloads stream from disk here; writes and purges are the pipeline thread's.
     exports: {
       write: (spec) => exportsThere.write(spec),

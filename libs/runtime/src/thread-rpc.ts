@@ -4,7 +4,7 @@
 // callers test with `instanceof` are rebuilt here).
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { PublishTimeoutError } from '@spoor/bus';
-import { FunnelTooLargeError, StoreConflictError } from '@spoor/store';
+import { FunnelTooLargeError, StatsPatternError, StoreConflictError } from '@spoor/store';
 
 type Port = Pick<MessagePort | Worker, 'postMessage' | 'on' | 'off'>;
 
@@ -27,6 +27,7 @@ type Message =
 const REBUILT: Record<string, abstract new (...args: never[]) => Error> = {
   StoreConflictError,
   FunnelTooLargeError,
+  StatsPatternError,
   PublishTimeoutError,
 };
 

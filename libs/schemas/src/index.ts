@@ -24,6 +24,7 @@ export * from './kv-keys.js';
 export * from './event-predicate.js';
 export * from './api/analytics-api.js';
 export * from './api/live-api.js';
+export * from './api/stats-api.js';
 export * from './drop-reasons.js';
 export * from './api/error-catalogue.js';
 export * from './api/operation.js';

@@ -2,6 +2,14 @@ export * from './store.js';
 export * from './data-ownership.js';
 export * from './funnel-query.js';
 export * from './live-query.js';
+export {
+  StatsPatternError,
+  statsKey,
+  type StatsAnswerRow,
+  type StatsRepository,
+  type StatsRows,
+  type StatsSpec,
+} from './stats-query.js';
 export { eventCode, firstReaches, medianOf } from './funnel-tally.js';
 export { BUILT_IN_ISSUER } from './account-row.js';
 export { openStore, type StoreOptions } from './open-store.js';

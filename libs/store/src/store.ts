@@ -18,6 +18,7 @@ import type {
 import type { DataExpiry, ExportRepository, ProjectErasure } from './data-ownership.js';
 import type { FunnelRepository, RetentionRepository } from './funnel-query.js';
 import type { LiveRepository } from './live-query.js';
+import type { StatsRepository } from './stats-query.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
 export interface TimeWindow {
@@ -341,6 +342,8 @@ export interface Store {
   readonly retention: RetentionRepository;
   /** The live view's snapshot of the last minutes (issue 18). */
   readonly live: LiveRepository;
+  /** The stats query: metrics by dimensions over a range (issue 44, docs/analytics.md). */
+  readonly stats: StatsRepository;
   /** Export files written by the engine's own writer (issue 17, docs/data.md). */
   readonly exports: ExportRepository;
   /** Deletion of a project and everything it holds (issue 17). */

@@ -17,6 +17,7 @@ import type { RouteContext } from './operation-route.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { liveRoutes } from './routes/live-routes.js';
+import { statsRoutes } from './routes/stats-routes.js';
 import { LiveHub } from './live/live-hub.js';
 import { liveAccessCheck } from './live/live-access.js';
 import { LiveStreamCaps, type LiveStreamLimits } from './live/live-stream-caps.js';
@@ -89,6 +90,7 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
   });
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
   analyticsRoutes(ctx, deps.store, deps.clock);
+  statsRoutes(ctx, deps.store, deps.clock);
   const live = new LiveHub({
     store: deps.store,
     clock: deps.clock,

@@ -8,6 +8,7 @@ import { storedToken } from '../auth-store.js';
 import { h, replace } from '../dom-builder.js';
 import { formatCount } from '../display-format.js';
 import type { Page } from '../page-context.js';
+import { whenLeft } from '../page-lifetime.js';
 import { figures, rankedList } from '../ranked-list.js';
 
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
@@ -23,7 +24,7 @@ export const livePage: Page = async (ctx) => {
     body,
   );
   const abort = new AbortController();
-  stopWhenLeft(ctx.main, abort);
+  whenLeft(ctx.main, () => abort.abort());
   // Not awaited: the page shows at once and fills as snapshots arrive.
   void followLive({
     baseUrl: location.origin,
@@ -98,20 +99,4 @@ function renderSnapshot(snap: LiveSnapshot): HTMLElement[] {
           ),
     ),
   ];
-}
-
-/**
- * Pages have no teardown: the router replaces them. The stream stops once the page, having been
- * shown, is no longer in the document (checked each second), or was never shown within 10 s.
- */
-function stopWhenLeft(el: HTMLElement, abort: AbortController): void {
-  let shown = false;
-  const started = Date.now();
-  const timer = setInterval(() => {
-    if (el.isConnected) return void (shown = true);
-    if (shown || Date.now() - started > 10_000) {
-      clearInterval(timer);
-      abort.abort();
-    }
-  }, 1000);
 }

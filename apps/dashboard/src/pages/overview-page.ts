@@ -1,114 +1,142 @@
-import type { components } from '@spoor/client';
-import { api, ok, waitForJob } from '../api-access.js';
-import { field, h, replace, statusLine, whileBusy } from '../dom-builder.js';
-import { formatCount, formatDuration, formatPercent, formatTime } from '../display-format.js';
+// The Overview (issue 44; docs/dashboard.md): traffic of any range as it arrives, from the stats
+// API (POST /v1/stats/query), no aggregation job needed. Every panel row filters the whole page;
+// range, comparison, filters and goal live in the URL. Stored overviews are the Reports page's.
+import { api, ok } from '../api-access.js';
+import { h, replace } from '../dom-builder.js';
+import { formatCount, formatTime } from '../display-format.js';
+import { filterChips, overviewToolbar, type GoalChoices } from '../overview-controls.js';
+import { overviewFigures } from '../overview-figures.js';
+import {
+  DIMENSION_LABELS,
+  parseView,
+  viewPath,
+  withFilter,
+  type OverviewView,
+  type PanelDimension,
+} from '../overview-view.js';
 import type { Page, PageContext } from '../page-context.js';
-import { figures, rankedList } from '../ranked-list.js';
+import { whenLeft } from '../page-lifetime.js';
+import { rankedList } from '../ranked-list.js';
+import { loadOverview, visitorsNow, type OverviewStats, type PanelRow } from '../stats-requests.js';
 import { color, timeSeriesChart } from '../time-series-chart.js';
 
-type Overview = components['schemas']['Overview'];
-
-const HOUR = 3_600_000;
-const RANGES: [key: string, label: string, ms: number][] = [
-  ['1h', 'Last hour', HOUR],
-  ['24h', 'Last 24 hours', 24 * HOUR],
-  ['7d', 'Last 7 days', 7 * 24 * HOUR],
-  ['30d', 'Last 30 days', 30 * 24 * HOUR],
+/** The panels, in the stored overview's order (its look is kept), with entry pages added. */
+const PANELS: Array<[PanelDimension, string]> = [
+  ['page', 'Top pages'],
+  ['entry_page', 'Entry pages'],
+  ['referrer', 'Referrers'],
+  ['utm_source', 'UTM sources'],
+  ['country', 'Countries'],
+  ['browser', 'Browsers'],
+  ['device', 'Devices'],
+  ['tag', 'Tags'],
+  ['action', 'Actions'],
 ];
+/** How often "visitors now" is asked again while the page is shown. */
+const NOW_EVERY_MS = 15_000;
 
-/** The newest stored overview that covers a window of the chosen length (a schedule or the button made it). */
-function pickOverview(overviews: Overview[], rangeMs: number): Overview | null {
-  return overviews.find((o) => Math.abs(o.window_end - o.window_start - rangeMs) < 60_000) ?? null;
+async function goalChoices(ctx: PageContext): Promise<GoalChoices> {
+  const [{ actions }, { tags }] = await Promise.all([
+    ok(api().GET('/v1/events/actions', { params: { query: ctx.scope } })),
+    ok(api().GET('/v1/tags', { params: { query: ctx.scope } })),
+  ]);
+  return { actions: actions.map((a) => a.action).sort(), tags: tags.map((t) => t.tag).sort() };
 }
 
-function renderOverview(o: Overview): HTMLElement {
-  const times = o.series.map((p) => p.start);
+/**
+ * With a goal, each row also says its conversions: sessions, as the API counts them, so no share
+ * of the row's visitors is made of them (a visitor may convert in two sessions).
+ */
+const conversionsOf = (r: PanelRow): string | undefined =>
+  r.conversions === null ? undefined : `${formatCount(r.conversions)} conv.`;
+
+function panels(stats: OverviewStats, v: OverviewView, go: (v: OverviewView) => void): HTMLElement {
   return h(
     'div',
-    { class: 'overview' },
-    h(
-      'p',
-      { class: 'muted' },
-      `Window ${formatTime(o.window_start)} – ${formatTime(o.window_end)}, aggregated ${formatTime(o.created_at)}.`,
-    ),
-    figures([
-      ['Events', formatCount(o.events)],
-      ['Sessions', formatCount(o.sessions)],
-      ['Unique visitors', formatCount(o.visitors)],
-      ['Bounce rate', formatPercent(o.bounce_rate)],
-      ['Median duration', formatDuration(o.duration_ms.p50)],
-    ]),
-    h(
-      'div',
-      { class: 'charts' },
-      timeSeriesChart('Events over time', times, [
-        { label: 'Events', values: o.series.map((p) => p.events), color: color(0) },
-      ]),
-      timeSeriesChart('Sessions and visitors over time', times, [
-        { label: 'Sessions', values: o.series.map((p) => p.sessions), color: color(1) },
-        { label: 'Visitors', values: o.series.map((p) => p.visitors), color: color(2) },
-      ]),
-    ),
-    h(
-      'div',
-      { class: 'grid' },
-      rankedList('Top pages', o.pages),
-      rankedList('Referrers', o.referrers),
-      rankedList('UTM sources', o.utm_sources),
-      rankedList('Countries', o.countries),
-      rankedList('Browsers', o.browsers),
-      rankedList('Devices', o.devices),
-      rankedList('Tags', o.tags),
-      rankedList('Actions', o.actions.slice(0, 10)),
+    { class: 'grid' },
+    PANELS.map(([dimension, title]) =>
+      rankedList(
+        v.goal ? `${title} (visitors, conversions)` : title,
+        (stats.panels.get(dimension) ?? []).map((r) => ({ name: r.name, count: r.visitors, extra: conversionsOf(r) })),
+        'Nothing in this range.',
+        {
+          hint: `Filter by ${DIMENSION_LABELS[dimension].toLowerCase()}:`,
+          onPick: (name) => go(withFilter(v, { dimension, value: name })),
+        },
+      ),
     ),
   );
 }
 
-/** Traffic at a glance: the stored overview of the chosen window, and a button to make a fresh one. */
-export const overviewPage: Page = async (ctx: PageContext) => {
-  const rangeKey = ctx.query.get('range') ?? '24h';
-  const range = RANGES.find(([k]) => k === rangeKey) ?? RANGES[1]!;
-  const select = h(
-    'select',
-    { name: 'range', onchange: () => ctx.navigate(`/overview?range=${select.value}`) },
-    RANGES.map(([k, label]) => h('option', { value: k, selected: k === range[0] }, label)),
+function charts(stats: OverviewStats): HTMLElement {
+  const { times, values } = stats.series;
+  return h(
+    'div',
+    { class: 'charts' },
+    timeSeriesChart('Events over time', times, [{ label: 'Events', values: values.events, color: color(0) }]),
+    timeSeriesChart('Sessions and visitors over time', times, [
+      { label: 'Sessions', values: values.sessions, color: color(1) },
+      { label: 'Visitors', values: values.visitors, color: color(2) },
+    ]),
   );
-  const status = statusLine();
-  const body = h('div', {});
-  const aggregate = h('button', { type: 'button', onclick: () => void run() }, 'Aggregate now');
-  async function load(): Promise<void> {
-    const { overviews } = await ok(
-      api().GET('/v1/projects/overview', { params: { query: { ...ctx.scope, limit: 100 } } }),
+}
+
+/** "Visitors now", asked at once and every 15 s until the page is left. */
+function liveFigure(ctx: PageContext, first: number): HTMLElement {
+  const value = h('dd', { class: 'value' }, formatCount(first));
+  const box = h(
+    'dl',
+    { class: 'figures now' },
+    h(
+      'div',
+      { class: 'figure' },
+      h('dt', {}, h('span', { class: 'pulse', 'aria-hidden': 'true' }), 'Visitors now'),
+      value,
+      h('dd', { class: 'link' }, h('a', { href: '/live' }, 'Live view')),
+    ),
+  );
+  const timer = setInterval(() => {
+    if (!box.isConnected) return;
+    visitorsNow(ctx.scope).then(
+      (n) => replace(value, formatCount(n)),
+      () => replace(value, '—'),
     );
-    const chosen = pickOverview(overviews, range[2]);
-    replace(
-      body,
-      chosen
-        ? renderOverview(chosen)
-        : h(
-            'p',
-            { class: 'empty' },
-            `No overview of the ${range[1].toLowerCase()} yet. Press “Aggregate now”, or add a schedule in Settings.`,
-          ),
-    );
-  }
-  const run = () =>
-    whileBusy(aggregate, status, 'Aggregating…', 'Aggregated.', async () => {
-      const now = Date.now();
-      const { job_id } = await ok(
-        api().POST('/v1/trigger/aggregation', {
-          body: { ...ctx.scope, window_start: now - range[2], window_end: now },
-        }),
-      );
-      await waitForJob(job_id, 'Aggregation');
-      await load();
-    });
-  await load();
+  }, NOW_EVERY_MS);
+  whenLeft(ctx.main, () => clearInterval(timer));
+  return box;
+}
+
+export const overviewPage: Page = async (ctx: PageContext) => {
+  const view = parseView(ctx.query);
+  const go = (v: OverviewView) => ctx.navigate(viewPath(v));
+  const [stats, goals, now] = await Promise.all([
+    loadOverview(
+      ctx.scope,
+      view,
+      PANELS.map(([d]) => d),
+    ),
+    goalChoices(ctx),
+    visitorsNow(ctx.scope),
+  ]);
+  const shown = stats.figures.date_range;
+  const before = stats.figures.compare_range;
   replace(
     ctx.main,
     h('h1', { tabindex: -1 }, `Overview of ${ctx.scope.project}`),
-    h('div', { class: 'toolbar' }, field('Time range', select), aggregate),
-    status,
-    body,
+    overviewToolbar(view, shown, goals, go),
+    filterChips(view, go),
+    h(
+      'p',
+      { class: 'muted range-note' },
+      `${formatTime(shown.start)} – ${formatTime(shown.end)}`,
+      before ? `, compared with ${formatTime(before.start)} – ${formatTime(before.end)}` : '',
+      '. Stored overviews and Aggregate now: ',
+      h('a', { href: '/reports' }, 'Reports'),
+      '.',
+    ),
+    liveFigure(ctx, now),
+    overviewFigures(stats.figures, view.compare),
+    charts(stats),
+    panels(stats, view, go),
   );
 };

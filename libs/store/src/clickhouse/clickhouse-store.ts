@@ -16,6 +16,7 @@ import { ClickHouseRecordRepository } from './record-repository.js';
 import { ClickHouseFunnelRepository } from './funnel-repository.js';
 import { ClickHouseRetentionRepository } from './retention-repository.js';
 import { ClickHouseLiveRepository } from './live-repository.js';
+import { ClickHouseStatsRepository } from './stats-repository.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
@@ -56,6 +57,7 @@ export class ClickHouseStore implements Store {
   readonly funnels: ClickHouseFunnelRepository;
   readonly retention: ClickHouseRetentionRepository;
   readonly live: ClickHouseLiveRepository;
+  readonly stats: ClickHouseStatsRepository;
   readonly exports: ClickHouseExportRepository;
   readonly erasure: ClickHouseProjectErasure;
   readonly expiry: ClickHouseDataExpiry;
@@ -77,6 +79,7 @@ export class ClickHouseStore implements Store {
     this.funnels = new ClickHouseFunnelRepository(ch);
     this.retention = new ClickHouseRetentionRepository(ch);
     this.live = new ClickHouseLiveRepository(ch);
+    this.stats = new ClickHouseStatsRepository(ch);
     this.exports = new ClickHouseExportRepository(ch);
     this.erasure = new ClickHouseProjectErasure(ch);
     this.expiry = new ClickHouseDataExpiry(ch);

@@ -26,6 +26,7 @@ import { DuckDbRecordRepository } from './record-repository.js';
 import { DuckDbFunnelRepository } from './funnel-repository.js';
 import { DuckDbRetentionRepository } from './retention-repository.js';
 import { DuckDbLiveRepository } from './live-repository.js';
+import { DuckDbStatsRepository } from './stats-repository.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
@@ -88,6 +89,7 @@ export class DuckDbStore implements Store {
   readonly funnels: DuckDbFunnelRepository;
   readonly retention: DuckDbRetentionRepository;
   readonly live: DuckDbLiveRepository;
+  readonly stats: DuckDbStatsRepository;
   readonly exports: DuckDbExportRepository;
   readonly erasure: DuckDbProjectErasure;
   readonly expiry: DuckDbDataExpiry;
@@ -121,6 +123,7 @@ export class DuckDbStore implements Store {
     this.funnels = new DuckDbFunnelRepository(reader, threads.during);
     this.retention = new DuckDbRetentionRepository(reader, threads.during);
     this.live = new DuckDbLiveRepository(reader);
+    this.stats = new DuckDbStatsRepository(reader, threads.during);
     this.exports = new DuckDbExportRepository(exportDir, () => instance.connect(), threads.during, reader);
     this.erasure = new DuckDbProjectErasure(writer, this.exports, threads.during);
     this.expiry = new DuckDbDataExpiry(writer, threads.during);
