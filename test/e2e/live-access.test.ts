@@ -164,6 +164,27 @@ for (const mode of MODES) {
       expect(byToken.isEnded).to.equal(false);
     });
 
+    it("ends a member's stream within 10 s of the member's removal; the owner's keeps going (issue 45)", async () => {
+      const owner = await signUp(spoor.url);
+      const scope = newScope();
+      expect((await owner.post('/v1/users/projects', scope)).status).to.equal(200);
+      const viewerEmail = `live-viewer-${Date.now()}@example.com`;
+      const invited = await owner.post('/v1/projects/invitations', { ...scope, email: viewerEmail, role: 'viewer' });
+      expect(invited.status, invited.text).to.equal(200);
+      const viewer = await signUp(spoor.url, viewerEmail);
+      const token = new URL(invited.body.link as string).hash.replace(/^#token=/, '');
+      const accepted = await viewer.post('/v1/invitations/accept', { token });
+      expect(accepted.status, accepted.text).to.equal(200);
+      const account = (await viewer.get('/v1/users/account')).body.account_id as string;
+      const stream = await watching(viewer, scope);
+      const ownerStream = await watching(owner, scope);
+
+      expect((await owner.delete(`/v1/projects/members/${account}`, scope)).status).to.equal(200);
+      await endsWithin(stream, END_WITHIN_MS, 'after the member was removed');
+      expect(stream.endedWith).to.deep.equal({ status: 404, detail: 'Project not found' });
+      expect(ownerStream.isEnded).to.equal(false);
+    });
+
     it('ends every stream of a project within 10 s of its deletion, and not those of its other project', async () => {
       const api = await signUp(spoor.url);
       const [doomed, kept] = [newScope(), newScope()];

@@ -239,6 +239,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's members with their roles, owners first */
+        get: operations["get_projects_members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_projects_members"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/members/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes a member (an admin: only members below admin; the last owner cannot be removed) */
+        delete: operations["delete_projects_members_account_id"];
+        /** CORS preflight */
+        options: operations["options_projects_members_account_id"];
+        head?: never;
+        /** Changes a member's role (an admin: only members below admin, to a role below admin; the last owner cannot be demoted) */
+        patch: operations["patch_projects_members_account_id"];
+        trace?: never;
+    };
+    "/v1/projects/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leaves the project (the last owner cannot leave: transfer ownership first) */
+        post: operations["post_projects_leave"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_projects_leave"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Transfers ownership: the member named becomes owner and the caller admin */
+        post: operations["post_projects_transfer"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_projects_transfer"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's pending invitations (not accepted, revoked or expired), newest first */
+        get: operations["get_projects_invitations"];
+        put?: never;
+        /** Invites an email address to the project with a role (an admin: below admin); the mail's link is valid 7 days, once */
+        post: operations["post_projects_invitations"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_projects_invitations"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes a pending invitation: its link stops working */
+        delete: operations["delete_projects_invitations_invitation_id"];
+        /** CORS preflight */
+        options: operations["options_projects_invitations_invitation_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accepts an invitation with the token of its link: the caller's account becomes a member with the invited role (a member keeps a higher role) */
+        post: operations["post_invitations_accept"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_invitations_accept"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -1081,6 +1209,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stats/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stats: metrics (visitors, sessions, events, bounce rate, conversions…) by dimensions over a date range, filtered, compared with an earlier period */
+        post: operations["post_stats_query"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_stats_query"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/live": {
         parameters: {
             query?: never;
@@ -1237,7 +1383,14 @@ export interface components {
             deleted: boolean;
         };
         ProjectList: {
-            projects: components["schemas"]["Project"][];
+            projects: components["schemas"]["ProjectListItem"][];
+        };
+        ProjectListItem: components["schemas"]["Project"] & {
+            /**
+             * @description The caller's role on the project
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
         };
         Project: {
             origin: string;
@@ -1397,6 +1550,97 @@ export interface components {
             count: number;
             /** @description count over every transition out of `from` */
             probability: number;
+        };
+        MemberList: {
+            members: components["schemas"]["Member"][];
+        };
+        Member: {
+            account_id: string;
+            email: string | null;
+            /**
+             * @description owner > admin > editor > viewer
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+        };
+        ChangeRoleRequest: {
+            /**
+             * @description owner > admin > editor > viewer
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+        };
+        LeaveResult: {
+            /** @enum {boolean} */
+            left: true;
+        };
+        TransferRequest: {
+            account_id: string;
+        };
+        InvitationCreated: components["schemas"]["Invitation"] & {
+            /** @description Whether the invitation mail was sent (SPOOR_SMTP_URL) */
+            mailed: boolean;
+            /** @description The link to pass on yourself, answered only when no mail was sent; never again */
+            link: string | null;
+        };
+        Invitation: {
+            invitation_id: string;
+            email: string;
+            /**
+             * @description owner > admin > editor > viewer
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+            invited_by: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            expires_at: number;
+        };
+        InvitationRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /** Format: email */
+            email: string;
+            /**
+             * @description admin, editor or viewer
+             * @enum {string}
+             */
+            role: "admin" | "editor" | "viewer";
+        };
+        InvitationList: {
+            invitations: components["schemas"]["Invitation"][];
+        };
+        AcceptedInvitation: {
+            origin: string;
+            project: string;
+            /**
+             * @description owner > admin > editor > viewer
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+        };
+        AcceptInvitationRequest: {
+            token: string;
         };
         /** @description Each session with its identifier, times and event count; more fields as `include` asks */
         SessionList: {
@@ -1679,11 +1923,11 @@ export interface components {
              * @default classification
              * @enum {string}
              */
-            kind: "classification" | "attribute";
+            kind?: "classification" | "attribute";
             /** @description JSONLogic; a classification rule sees the session summary, an attribute rule the enriched event */
             logic: unknown;
             /** @default [] */
-            tags: string[];
+            tags?: string[];
             label?: string | null;
             /** @description Attribute rules: the attribute to set */
             attribute?: string | null;
@@ -1691,7 +1935,7 @@ export interface components {
             value?: unknown;
             description?: string | null;
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
         };
         RuleTestResult: {
             results: {
@@ -1744,7 +1988,7 @@ export interface components {
              * @default digest
              * @enum {string}
              */
-            kind: "digest" | "alert";
+            kind?: "digest" | "alert";
             /** @description Channel ids; all of the account's channels when left out */
             channels?: string[];
         };
@@ -2027,7 +2271,7 @@ export interface components {
             /** @description Channel ids; every channel of the project when left out */
             channels?: string[];
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
         };
         AlertList: {
             alerts: components["schemas"]["Alert"][];
@@ -2296,18 +2540,18 @@ export interface components {
              * @default session
              * @enum {string}
              */
-            unit: "session" | "visitor";
+            unit?: "session" | "visitor";
             /**
              * @description strict: each step after the one before (other events may come between); any: all of steps 1..n in any order
              * @default strict
              * @enum {string}
              */
-            order: "strict" | "any";
+            order?: "strict" | "any";
             /**
              * @description The last step counted at most this long after the first
              * @default 86400000
              */
-            conversion_window_ms: number;
+            conversion_window_ms?: number;
             /**
              * @description Also answer per value of this property of the unit's first event in the window
              * @enum {string}
@@ -2366,18 +2610,18 @@ export interface components {
              * @default session
              * @enum {string}
              */
-            unit: "session" | "visitor";
+            unit?: "session" | "visitor";
             /**
              * @description strict: each step after the one before (other events may come between); any: all of steps 1..n in any order
              * @default strict
              * @enum {string}
              */
-            order: "strict" | "any";
+            order?: "strict" | "any";
             /**
              * @description The last step counted at most this long after the first
              * @default 86400000
              */
-            conversion_window_ms: number;
+            conversion_window_ms?: number;
             /**
              * @description Also answer per value of this property of the unit's first event in the window
              * @enum {string}
@@ -2415,6 +2659,136 @@ export interface components {
                 shares: number[];
             }[];
         };
+        StatsQueryResult: {
+            origin: string;
+            project: string;
+            metrics: ("visitors" | "sessions" | "events" | "pageviews" | "bounce_rate" | "visit_duration" | "views_per_session" | "conversions" | "conversion_rate")[];
+            dimensions: string[];
+            date_range: {
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                start: number;
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                end: number;
+            };
+            compare_range: {
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                start: number;
+                /**
+                 * @description Milliseconds since the Unix epoch, UTC
+                 * @example 1732262400000
+                 */
+                end: number;
+            } | null;
+            /** @description The length of a time dimension’s buckets, counted from the range’s start */
+            time_bucket_ms: number | null;
+            /** @enum {string} */
+            timezone: "UTC";
+            results: components["schemas"]["StatsRow"][];
+            /** @description Rows there are before limit and offset */
+            total_rows: number;
+            limit: number;
+            offset: number;
+        };
+        StatsRow: {
+            /** @description In the order of the request’s dimensions; a time dimension gives its bucket’s start (ms) */
+            dimensions: (string | number)[];
+            /** @description In the order of the request’s metrics */
+            metrics: number[];
+            /** @description The same row in the comparison range (a time bucket: the same bucket's index) */
+            comparison: {
+                /** @description In the order of the request’s metrics */
+                metrics: number[];
+                /** @description Per metric: the relative change (0.25 is +25 %), null over 0; for bounce_rate and conversion_rate the difference of the two shares */
+                change: (number | null)[];
+            } | null;
+        };
+        StatsQueryRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            metrics: ("visitors" | "sessions" | "events" | "pageviews" | "bounce_rate" | "visit_duration" | "views_per_session" | "conversions" | "conversion_rate")[];
+            /** @default [] */
+            dimensions?: components["schemas"]["StatsDimension"][];
+            /**
+             * @description All must hold
+             * @default []
+             */
+            filters?: components["schemas"]["StatsFilter"][];
+            date_range?: components["schemas"]["StatsDateRange"];
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            compare?: "previous_period" | "year_over_year" | null;
+            /**
+             * @description Needed by conversions and conversion_rate
+             * @default null
+             */
+            goal?: {
+                action: string;
+            } | {
+                tag: string;
+            } | null;
+            /** @description Pairs of a requested metric or dimension and a direction; default the first time dimension ascending, else the first metric descending; ties by the dimensions ascending */
+            order_by?: [
+                string,
+                "asc" | "desc"
+            ][];
+            /** @default 100 */
+            limit?: number;
+            /** @default 0 */
+            offset?: number;
+        };
+        /** @description time (bucket chosen from the range), time:hour, time:day, time:week; page, action, payload:<dot path> (per event); entry_page, exit_page, referrer, utm_*, country, region, city, browser, os, device, tag (per session) */
+        StatsDimension: ("entry_page" | "exit_page" | "referrer" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "country" | "region" | "city" | "browser" | "os" | "device" | "tag") | ("page" | "action") | string | ("time" | "time:hour" | "time:day" | "time:week");
+        /** @description A predicate, or {"and": [predicates]} or {"or": [predicates]} */
+        StatsFilter: components["schemas"]["StatsPredicate"] | {
+            and: components["schemas"]["StatsPredicate"][];
+        } | {
+            or: components["schemas"]["StatsPredicate"][];
+        };
+        StatsPredicate: {
+            /** @description Any dimension but time; `payload:<dot path>` a payload property */
+            dimension: ("entry_page" | "exit_page" | "referrer" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "country" | "region" | "city" | "browser" | "os" | "device" | "tag") | ("page" | "action") | string;
+            /**
+             * @description is: equals one of the values; is_not: the opposite of is (no value counts as not); contains: holds one of them (case-sensitive); matches: an RE2 regular expression matches part of it
+             * @enum {string}
+             */
+            op: "is" | "is_not" | "contains" | "matches";
+            values: string[];
+        };
+        /**
+         * @description A preset (UTC: today, 24h, 7d and 30d end at the next midnight or hour, month, 6mo, 12mo are calendar months) or {start, end} in ms, end exclusive, at most 400 days
+         * @default 7d
+         */
+        StatsDateRange: ("today" | "24h" | "7d" | "30d" | "month" | "6mo" | "12mo") | {
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            start: number;
+            /**
+             * @description Exclusive
+             * @example 1732262400000
+             */
+            end: number;
+        };
         IngestAccepted: {
             accepted: number;
             event_ids: string[];
@@ -2436,7 +2810,7 @@ export interface components {
              * @description Free-form event data (a JSON object)
              * @default {}
              */
-            payload: {
+            payload?: {
                 [key: string]: unknown;
             };
             session_id?: string;
@@ -2922,6 +3296,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The account is the last owner of a project other members share */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -3289,7 +3672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3405,7 +3788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3641,7 +4024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3842,6 +4225,892 @@ export interface operations {
         };
     };
     options_transitions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_projects_members: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_members: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    delete_projects_members_account_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The project would be left without an owner */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_members_account_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patch_projects_members_account_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The project would be left without an owner */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_projects_leave: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveResult"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The project would be left without an owner */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_leave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_projects_transfer: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransferRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_transfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_projects_invitations: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_projects_invitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationCreated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with the current state (changed concurrently, or registered to another account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_invitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    delete_projects_invitations_invitation_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_invitations_invitation_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_invitations_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitation"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read") */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, expired, revoked or used invitation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_invitations_accept: {
         parameters: {
             query?: never;
             header?: never;
@@ -4329,7 +5598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4446,7 +5715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5373,7 +6642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read"); or Logic that reads raw event fields of a domain not verified yet */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles); or Logic that reads raw event fields of a domain not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5561,7 +6830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5866,7 +7135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5995,7 +7264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6124,7 +7393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6253,7 +7522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6382,7 +7651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6659,7 +7928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read"); or The project's domain is not verified yet */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles); or The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +8057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The project's domain is not verified yet */
+            /** @description The caller's role on the project is below the operation's (docs/security.md, Roles); or The project's domain is not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6892,7 +8161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7139,7 +8408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7316,7 +8585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7464,7 +8733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7641,7 +8910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7789,7 +9058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7966,7 +9235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8114,7 +9383,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8291,7 +9560,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8388,7 +9657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8578,7 +9847,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, else the first account, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8655,7 +9924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not an operator (SPOOR_ADMIN_EMAILS, or an API key with scope "operator") */
+            /** @description Not an operator (SPOOR_ADMIN_EMAILS, else the first account, or an API key with scope "operator") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8903,7 +10172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read"); or Logic that reads raw event fields of a domain not verified yet */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles); or Logic that reads raw event fields of a domain not verified yet */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9080,7 +10349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A read-only API key (scope "read") */
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9298,6 +10567,117 @@ export interface operations {
         };
     };
     options_retention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_stats_query: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatsQueryRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsQueryResult"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Logic that reads raw event fields of a domain not verified yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_stats_query: {
         parameters: {
             query?: never;
             header?: never;

@@ -3,6 +3,13 @@ export * from './data-ownership.js';
 export * from './funnel-query.js';
 export * from './live-query.js';
 export {
+  accountProjects,
+  type InvitationRecord,
+  type MemberChange,
+  type MemberRecord,
+  type MemberRepository,
+} from './members.js';
+export {
   StatsPatternError,
   statsKey,
   type StatsAnswerRow,

@@ -15,6 +15,7 @@ import type {
   Store,
   TokenRevocationRepository,
 } from './store.js';
+import type { MemberRecord, MemberRepository } from './members.js';
 import { announcingStore, type CredentialMark, type StoreChange, type StoreChangeFeed } from './store-changes.js';
 
 export interface RecordCacheOptions {
@@ -78,7 +79,7 @@ class Shelf<T> {
 }
 
 /**
- * `store` with `projects.find`, `projects.get`, `accounts.get` and `accounts.findBySubject`
+ * `store` with `projects.find`, `projects.get`, `members.get`, `accounts.get` and `accounts.findBySubject`
  * answered from memory for up to `ttlMs` — and with `credentials`, `apiKeys.findByHash` and
  * `revokedTokens.isRevoked` too. Writes go through `announcingStore` on `changes` (once: a store
  * already announcing there is used as it is), so every change announced there — this one's
@@ -91,22 +92,30 @@ export function cachingStore(store: Store, changes: StoreChangeFeed, options: Re
   const max = options.maxEntries ?? 10_000;
   const projects = new Shelf<ProjectRecord>(options.ttlMs, now, max);
   const accounts = new Shelf<AccountRecord>(options.ttlMs, now, max);
+  const members = new Shelf<MemberRecord>(options.ttlMs, now, max);
   const apiKeys = new Shelf<ApiKeyRecord>(options.ttlMs, now, max);
   const revocations = new Shelf<{ revoked: boolean }>(options.ttlMs, now, max);
   changes.on((change: StoreChange) => {
     if (change.projects) projects.clear();
     if (change.accounts) accounts.clear();
+    if (change.members) members.clear();
     if (change.apiKeys) apiKeys.clear();
     if (change.revocations) revocations.clear();
   });
   const announced = announcingStore(store, changes);
   const projectRepo = announced.projects;
   const accountRepo = announced.accounts;
+  const memberRepo = announced.members;
   const cached: Partial<Record<keyof Store, unknown>> = {
     projects: withReads<ProjectRepository>(projectRepo, {
       find: (origin, project) =>
         projects.get(`o\u0000${origin}\u0000${project}`, () => projectRepo.find(origin, project)),
       get: (projectId) => projects.get(`i\u0000${projectId}`, () => projectRepo.get(projectId)),
+    }),
+    // A member's role, read by every request to a project (issue 45): a removal elsewhere shows within ttlMs.
+    members: withReads<MemberRepository>(memberRepo, {
+      get: (projectId, accountId) =>
+        members.get(`${projectId}\u0000${accountId}`, () => memberRepo.get(projectId, accountId)),
     }),
     accounts: withReads<AccountRepository>(accountRepo, {
       get: (accountId) => accounts.get(`i\u0000${accountId}`, () => accountRepo.get(accountId)),

@@ -9,6 +9,8 @@ import type { Store } from './store.js';
 export interface StoreChange {
   projects?: true;
   accounts?: true;
+  /** Memberships added, changed or removed (issue 45). */
+  members?: true;
   /** API keys created or revoked (cached where this process holds the store alone or reads the credential mark). */
   apiKeys?: true;
   /** ID tokens revoked (likewise). */
@@ -49,16 +51,17 @@ const announcing = new WeakMap<Store, StoreChangeFeed>();
  */
 const WRITES: Record<string, Record<string, StoreChange>> = {
   projects: {
-    create: { projects: true },
+    create: { projects: true, members: true },
     setVerified: { projects: true },
     updateSettings: { projects: true },
   },
   accounts: { create: { accounts: true } },
+  members: { put: { members: true }, change: { members: true } },
   apiKeys: { create: { apiKeys: true }, revoke: { apiKeys: true } },
   revokedTokens: { revoke: { revocations: true } },
   erasure: {
-    deleteProject: { projects: true },
-    deleteAccount: { accounts: true, projects: true, apiKeys: true },
+    deleteProject: { projects: true, members: true },
+    deleteAccount: { accounts: true, projects: true, apiKeys: true, members: true },
   },
 };
 

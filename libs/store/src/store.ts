@@ -19,6 +19,7 @@ import type { DataExpiry, ExportRepository, ProjectErasure } from './data-owners
 import type { FunnelRepository, RetentionRepository } from './funnel-query.js';
 import type { LiveRepository } from './live-query.js';
 import type { StatsRepository } from './stats-query.js';
+import type { MemberRepository } from './members.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
 export interface TimeWindow {
@@ -30,7 +31,10 @@ export interface ListQuery extends TimeWindow {
 }
 
 export interface ProjectRepository {
-  /** Inserts a project; throws StoreConflictError when (origin, project) is taken. */
+  /**
+   * Inserts a project and makes its account_id its owner (issue 45); throws StoreConflictError
+   * when (origin, project) is taken. `account_id` stays the account that registered it.
+   */
   create(p: ProjectRecord): Promise<void>;
   find(origin: string, project: string): Promise<ProjectRecord | null>;
   findByName(project: string): Promise<ProjectRecord[]>;
@@ -327,6 +331,8 @@ export interface Store {
   readonly events: EventRepository;
   readonly sessions: SessionRepository;
   readonly accounts: AccountRepository;
+  /** Members and invitations of each project (issue 45). */
+  readonly members: MemberRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly signingKeys: SigningKeyRepository;
   readonly revokedTokens: TokenRevocationRepository;

@@ -344,4 +344,23 @@ describe('DuckDB events table (step 7: one row per event)', function () {
       db.closeSync();
     }
   });
+
+  it('makes the account of every project of a step-11 store its owner (issue 45)', async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const { c, close } = await storeAtStep(path, 11);
+    await c.run(
+      `INSERT INTO projects (project_id, origin, project, account_id, verified, verification_token, created_at)
+       VALUES ('old-1', 'https://old.example', 'old/web', 'acct-old', false, 'tok', ${T0})`,
+    );
+    close();
+    const store = await openStore({ kind: 'duckdb', path });
+    try {
+      await store.migrate();
+      expect(await store.members.list('old-1')).to.deep.equal([
+        { project_id: 'old-1', account_id: 'acct-old', role: 'owner', created_at: T0, updated_at: T0 },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
 });

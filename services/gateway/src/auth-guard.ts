@@ -1,7 +1,12 @@
 import type { RequestHandler } from 'express';
-import type { Authenticator, Principal } from '@spoor/auth';
+import type { Authenticator, Principal as Authenticated } from '@spoor/auth';
+import type { OperationRole } from '@spoor/schemas';
 
-export type { Principal };
+/**
+ * The caller; inside an operation also the role the operation needs (operation-route.ts), which
+ * scopedProject checks against the caller's role on the project it names (issue 45).
+ */
+export type Principal = Authenticated & { readonly needs?: OperationRole };
 
 /**
  * Puts the caller's principal on `res.locals`. The authenticator's refusals are AuthErrors

@@ -24,6 +24,7 @@ import { LiveStreamCaps, type LiveStreamLimits } from './live/live-stream-caps.j
 import { dataRoutes } from './routes/data-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
+import { memberRoutes } from './routes/member-routes.js';
 import { outboundRoutes } from './routes/outbound-routes.js';
 import { ChannelRecipients } from './routes/channel-recipients.js';
 import { EmailSender } from '@spoor/notify';
@@ -55,6 +56,9 @@ export interface GatewayDeps {
   exportCaps?: ExportCaps;
   /** Caps on open live streams (SPOOR_LIVE_STREAMS_*); none opens when only describing the API. */
   liveStreams?: LiveStreamLimits;
+  /** Invitation mails (issue 45): SPOOR_SMTP_URL's sender, and where their links point; none when only describing the API. */
+  mailer?: EmailSender | null;
+  publicUrl?: string;
   clock: () => number;
   logger?: Logger;
 }
@@ -64,6 +68,7 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
   wellKnownRoutes(ctx, deps.issuer);
   accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys, deps.authenticator);
   projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, ipMode: deps.ipMode, clock: deps.clock, kv: deps.kv });
+  memberRoutes(ctx, deps.store, { clock: deps.clock, mailer: deps.mailer ?? null, publicUrl: deps.publicUrl ?? '' });
   sessionRoutes(ctx, deps.store, deps.clock);
   eventRoutes(ctx, deps.store);
   tagRoutes(ctx, deps.store);
@@ -194,6 +199,8 @@ export const gatewayModule: ServiceModule = {
         recipients,
         exportCaps: config.exportCaps,
         liveStreams: config.liveStreams,
+        mailer,
+        publicUrl: issuerUrl,
         clock,
         logger: logger.child('live'),
       },

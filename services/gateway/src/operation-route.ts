@@ -65,7 +65,9 @@ export function defineOperation<
   handlers.push(async (req, res) => {
     // Every failure of query, path and body in one 422, as FastAPI lists them.
     const failures: ValidationDetail[] = [];
-    const principal = res.locals['principal'] as Principal;
+    // The role goes with the caller to the handler: scopedProject checks it (project-scope.ts).
+    const authenticated = res.locals['principal'] as Principal | undefined;
+    const principal = (authenticated ? { ...authenticated, needs: op.role } : undefined) as Principal;
     const query = collect(failures, () => (op.query ? parseOr422(op.query, req.query, 'query') : undefined)) as Out<Q>;
     const params = collect(failures, () =>
       op.params ? parseOr422(op.params, req.params, 'path') : undefined,
@@ -135,6 +137,7 @@ function openApiRoute(op: Operation, path: string): RouteConfig {
     operationId: operationId(op.method, path),
     tags: [op.tag],
     security: op.auth ? [{ bearerAuth: [] }] : [],
+    'x-spoor-role': op.role,
     request,
     responses: {
       200: {

@@ -60,7 +60,13 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message:
       'Operators only: an ID token of an account named in SPOOR_ADMIN_EMAILS (while it names none, of the install\'s first account), or such an account\'s API key with scope "operator"',
-    description: 'Not an operator (SPOOR_ADMIN_EMAILS, else the first account; or an API key with scope "operator")',
+    description: 'Not an operator (SPOOR_ADMIN_EMAILS, else the first account, or an API key with scope "operator")',
+  },
+  // Issue 45: a member below the operation's role; anyone not a member gets not_found instead.
+  role_required: {
+    status: 403,
+    message: 'This needs the %s role on the project; yours is %s',
+    description: "The caller's role on the project is below the operation's (docs/security.md, Roles)",
   },
   account_deletion_needs_token: {
     status: 403,
@@ -100,6 +106,22 @@ export const ERROR_CATALOGUE = {
     status: 409,
     message: '%s',
     description: 'Conflict with the current state (changed concurrently, or registered to another account)',
+  },
+  last_owner: {
+    status: 409,
+    message: 'A project keeps at least one owner: %s',
+    description: 'The project would be left without an owner',
+  },
+  account_owns_shared_projects: {
+    status: 409,
+    message:
+      'The account is the last owner of %s, which other members share: make another member owner (POST /v1/projects/transfer) or remove them, then delete the account',
+    description: 'The account is the last owner of a project other members share',
+  },
+  invitation_invalid: {
+    status: 404,
+    message: 'This invitation is unknown, expired, revoked or already used; ask for a new one',
+    description: 'Unknown, expired, revoked or used invitation',
   },
   export_not_ready: {
     status: 409,

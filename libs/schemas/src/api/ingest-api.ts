@@ -8,6 +8,7 @@ const common = {
   method: 'post',
   tag: 'ingestion',
   auth: false,
+  role: 'public',
   response: IngestAccepted,
   responseDescription: 'Durably accepted',
   bodyLimit: MAX_BODY_BYTES,

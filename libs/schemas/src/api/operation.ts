@@ -9,6 +9,27 @@ type AnyObject = z.ZodObject<z.ZodRawShape>;
  */
 export type Access = 'read' | 'write' | 'operator';
 
+/** A member's role on a project (issue 45), highest first: each may do what the ones below it may. */
+export const PROJECT_ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export type ProjectRole = (typeof PROJECT_ROLES)[number];
+
+/**
+ * The least role an operation needs (issue 45; docs/security.md, Roles): a project role for an
+ * operation on one project, `account` for one on the caller's own account (sign-in, API keys,
+ * jobs, accepting an invitation), `public` for one without credentials (ingest, sign-up).
+ * Documented as `x-spoor-role`, from which the role matrix test calls every operation as every role.
+ */
+export type OperationRole = ProjectRole | 'account' | 'public';
+
+export function isProjectRole(role: unknown): role is ProjectRole {
+  return (PROJECT_ROLES as readonly unknown[]).includes(role);
+}
+
+/** Whether `held` is `needed` or above it (owner > admin > editor > viewer). */
+export function roleAtLeast(held: ProjectRole, needed: ProjectRole): boolean {
+  return PROJECT_ROLES.indexOf(held) <= PROJECT_ROLES.indexOf(needed);
+}
+
 /**
  * One declaration per operation: the same object mounts the handler (with validation of query,
  * path and body) and registers the OpenAPI path, so the document can never drift from what the
@@ -36,6 +57,11 @@ export interface Operation<
    * (`operator`) or for an operation that changes nothing of the account's data (logout).
    */
   access?: Access;
+  /**
+   * Required, so an operation cannot be added without saying who may call it: the gateway's
+   * scopedProject refuses a member below it (403 role_required) and anyone else (404).
+   */
+  role: OperationRole;
   query?: Q;
   params?: P;
   body?: B;
@@ -68,12 +94,14 @@ const ACCESS_FAILURE: Record<Access, ErrorCode | null> = {
 
 /** Every catalogued error an operation may answer: what its declaration implies, then its own. */
 export function failuresOf(
-  op: Pick<Operation, 'method' | 'auth' | 'access' | 'params' | 'body' | 'failures'>,
+  op: Pick<Operation, 'method' | 'auth' | 'access' | 'role' | 'params' | 'body' | 'failures'>,
 ): ErrorCode[] {
   const implied: ErrorCode[] = ['validation_error'];
   if (op.auth) implied.push('unauthorized');
   const byAccess = op.auth ? ACCESS_FAILURE[accessOf(op)] : null;
   if (byAccess) implied.push(byAccess);
+  if (isProjectRole(op.role)) implied.push('not_found');
+  if (isProjectRole(op.role) && op.role !== 'viewer') implied.push('role_required');
   if (op.params) implied.push('malformed_path');
   if (op.body) implied.push('malformed_json', 'body_too_large', 'unsupported_media_type', 'unsupported_encoding');
   return [...new Set([...implied, ...(op.failures ?? [])])];

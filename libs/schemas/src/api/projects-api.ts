@@ -1,6 +1,7 @@
 import { z, EpochMs } from '../zod.js';
 import { IP_POLICIES, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN } from '../projects.js';
 import { NewProjectName, Origin, ProjectName, ScopeQuery } from './common.js';
+import { PROJECT_ROLES } from './operation.js';
 
 const IpPolicyField = z.enum(IP_POLICIES).openapi({
   description: 'What of the visitor IP is stored: `full`, `truncate` (IPv4 /24, IPv6 /48) or `hash` (salted HMAC)',
@@ -23,7 +24,11 @@ export const ProjectItem = z
     ip_policy: IpPolicyField.openapi({ description: "The IP policy in force: the project's own, else SPOOR_IP_MODE" }),
   })
   .openapi('Project');
-export const ProjectList = z.object({ projects: z.array(ProjectItem) }).openapi('ProjectList');
+/** A project of the listing, with the caller's role on it (issue 45; docs/security.md, Roles). */
+export const ProjectListItem = ProjectItem.extend({
+  role: z.enum(PROJECT_ROLES).openapi({ description: "The caller's role on the project" }),
+}).openapi('ProjectListItem');
+export const ProjectList = z.object({ projects: z.array(ProjectListItem) }).openapi('ProjectList');
 export const CreateProjectRequest = z
   .object({ origin: Origin, project: NewProjectName })
   .openapi('CreateProjectRequest');

@@ -18,6 +18,7 @@ import { ClickHouseRetentionRepository } from './retention-repository.js';
 import { ClickHouseLiveRepository } from './live-repository.js';
 import { ClickHouseStatsRepository } from './stats-repository.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
+import { ClickHouseMemberRepository } from './member-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
 import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickhouse-connection.js';
@@ -45,6 +46,7 @@ export class ClickHouseStore implements Store {
   readonly events: ClickHouseEventRepository;
   readonly sessions: ClickHouseSessionRepository;
   readonly accounts: ClickHouseAccountRepository;
+  readonly members: ClickHouseMemberRepository;
   readonly apiKeys: ClickHouseApiKeyRepository;
   readonly signingKeys: ClickHouseSigningKeyRepository;
   readonly revokedTokens: ClickHouseRevokedTokenRepository;
@@ -67,6 +69,7 @@ export class ClickHouseStore implements Store {
     this.events = new ClickHouseEventRepository(ch);
     this.sessions = new ClickHouseSessionRepository(ch);
     this.accounts = new ClickHouseAccountRepository(ch);
+    this.members = new ClickHouseMemberRepository(ch);
     this.apiKeys = new ClickHouseApiKeyRepository(ch);
     this.signingKeys = new ClickHouseSigningKeyRepository(ch);
     this.revokedTokens = new ClickHouseRevokedTokenRepository(ch);

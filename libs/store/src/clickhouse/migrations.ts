@@ -403,6 +403,40 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
     name: 'event offsets in the minutes rollup',
     statements: rollupOffsetsMigration,
   },
+  {
+    // Members and invitations of a project (issue 45; member-repository.ts). The last write of a
+    // key wins (`_written`, the server's insert time); a removed member is a tombstone row, an
+    // invitation is deleted once revoked, used or expired. Every project made before gets its account as its owner, once: a project
+    // with any membership row is left alone, so a re-run after a crash adds nothing twice.
+    version: 12,
+    name: 'project members and invitations',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.project_members (
+        project_id String,
+        account_id String,
+        role       LowCardinality(String),
+        created_at Int64,
+        updated_at Int64,
+        removed    Bool,
+        _written   UInt64 MATERIALIZED ${INSERT_TIME}
+      ) ENGINE = ReplacingMergeTree(_written) ORDER BY (project_id, account_id)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.project_invitations (
+        invitation_id String,
+        project_id    String,
+        email         String,
+        role          LowCardinality(String),
+        token_hash    String,
+        invited_by    String,
+        created_at    Int64,
+        expires_at    Int64,
+        removed       Bool,
+        _written      UInt64 MATERIALIZED ${INSERT_TIME}
+      ) ENGINE = ReplacingMergeTree(_written) ORDER BY (project_id, invitation_id)`,
+      `INSERT INTO ${db}.project_members (project_id, account_id, role, created_at, updated_at, removed)
+        SELECT project_id, account_id, 'owner', created_at, created_at, false FROM ${db}.projects FINAL
+        WHERE project_id NOT IN (SELECT project_id FROM ${db}.project_members)`,
+    ],
+  },
 ];
 
 export const clickhouseBootstrap = (db: string): string[] => [

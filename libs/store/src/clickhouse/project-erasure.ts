@@ -20,6 +20,8 @@ const PROJECT_TABLES = [
   'session_classifications',
   'records',
   'export_chunks',
+  'project_members',
+  'project_invitations',
   ...ROLLUP_TABLES,
 ] as const;
 
@@ -40,7 +42,7 @@ export class ClickHouseProjectErasure implements ProjectErasure {
 
   /** The email claim and the key-hash index go too, so the email can sign up again and no key resolves. */
   async deleteAccount(accountId: string, keepJobId: string): Promise<void> {
-    for (const table of ['api_keys', 'api_keys_by_hash', 'account_emails']) {
+    for (const table of ['api_keys', 'api_keys_by_hash', 'account_emails', 'project_members']) {
       await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE account_id = {a:String}`, { a: accountId });
     }
     await this.ch.command(

@@ -16,7 +16,9 @@ export class ClickHouseProjectRepository implements ProjectRepository {
    * earliest insert of an (origin, project). Two racing creates therefore both read back the
    * same survivor and the later one throws StoreConflictError. What remains of the race: two
    * inserts in the same microsecond (the later insert survives and the earlier caller, if it
-   * read back first, believes it won), and clock steps backwards on the server.
+   * read back first, believes it won), and clock steps backwards on the server. A crash between
+   * the project and its owner's membership leaves a project nobody sees; registering it again
+   * answers 409 (docs/security.md, Roles).
    */
   async create(p: ProjectRecord): Promise<void> {
     const conflict = () => new StoreConflictError(`project ${p.project} at ${p.origin} exists`);
@@ -36,6 +38,17 @@ export class ClickHouseProjectRepository implements ProjectRepository {
     ]);
     const survivor = await this.find(p.origin, p.project);
     if (survivor?.project_id !== p.project_id) throw conflict();
+    // Its owner (issue 45), once the project is known to be this one.
+    await this.ch.insert('project_members', [
+      {
+        project_id: p.project_id,
+        account_id: p.account_id,
+        role: 'owner',
+        created_at: p.created_at,
+        updated_at: p.created_at,
+        removed: false,
+      },
+    ]);
   }
 
   async find(origin: string, project: string): Promise<ProjectRecord | null> {

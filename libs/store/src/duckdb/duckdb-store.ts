@@ -29,6 +29,7 @@ import { DuckDbLiveRepository } from './live-repository.js';
 import { DuckDbStatsRepository } from './stats-repository.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
+import { DuckDbMemberRepository } from './member-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
 import { DuckDbConnection, DuckDbReaderPool } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
@@ -77,6 +78,7 @@ export class DuckDbStore implements Store {
   readonly events: DuckDbEventRepository;
   readonly sessions: DuckDbSessionRepository;
   readonly accounts: DuckDbAccountRepository;
+  readonly members: DuckDbMemberRepository;
   readonly apiKeys: DuckDbApiKeyRepository;
   readonly signingKeys: DuckDbSigningKeyRepository;
   readonly revokedTokens: DuckDbRevokedTokenRepository;
@@ -110,6 +112,7 @@ export class DuckDbStore implements Store {
     this.events = new DuckDbEventRepository(writer, reader, keyWindow);
     this.sessions = new DuckDbSessionRepository(writer, reader);
     this.accounts = new DuckDbAccountRepository(writer, reader);
+    this.members = new DuckDbMemberRepository(writer, reader);
     this.apiKeys = new DuckDbApiKeyRepository(writer, reader);
     this.signingKeys = new DuckDbSigningKeyRepository(writer, reader);
     this.revokedTokens = new DuckDbRevokedTokenRepository(writer, reader);

@@ -328,6 +328,31 @@ export const duckdbMigrations: readonly DuckMigration[] = [
     name: 'index on sessions.session_id',
     statements: ['CREATE INDEX sessions_by_session_id ON sessions (session_id)'],
   },
+  {
+    // Members and invitations of a project (issue 45; member-repository.ts): every project made
+    // before gets its account as its owner. An invitation keeps only its token's hash.
+    version: 12,
+    name: 'project members and invitations',
+    statements: [
+      `CREATE TABLE project_members (
+        project_id VARCHAR NOT NULL,
+        account_id VARCHAR NOT NULL,
+        role       VARCHAR NOT NULL,
+        created_at BIGINT  NOT NULL,
+        updated_at BIGINT  NOT NULL,
+        PRIMARY KEY (project_id, account_id))`,
+      `CREATE TABLE project_invitations (
+        invitation_id VARCHAR PRIMARY KEY,
+        project_id    VARCHAR NOT NULL,
+        email         VARCHAR NOT NULL,
+        role          VARCHAR NOT NULL,
+        token_hash    VARCHAR NOT NULL UNIQUE,
+        invited_by    VARCHAR NOT NULL,
+        created_at    BIGINT  NOT NULL,
+        expires_at    BIGINT  NOT NULL)`,
+      `INSERT INTO project_members SELECT project_id, account_id, 'owner', created_at, created_at FROM projects`,
+    ],
+  },
 ];
 
 function rekey(table: string, extra: string): string[] {

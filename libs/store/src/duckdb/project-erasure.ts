@@ -20,6 +20,8 @@ const PROJECT_TABLES = [
   'rules',
   'session_classifications',
   'records',
+  'project_members',
+  'project_invitations',
   ...ROLLUP_TABLES,
 ] as const;
 
@@ -49,6 +51,7 @@ export class DuckDbProjectErasure implements ProjectErasure {
     await this.writer.exclusive((x) =>
       x.transaction(async () => {
         await x.run('DELETE FROM api_keys WHERE account_id = $1', [accountId]);
+        await x.run('DELETE FROM project_members WHERE account_id = $1', [accountId]);
         await x.run('DELETE FROM jobs WHERE account_id = $1 AND job_id <> $2', [accountId, keepJobId]);
         await x.run('DELETE FROM accounts WHERE account_id = $1', [accountId]);
       }),

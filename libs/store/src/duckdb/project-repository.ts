@@ -13,19 +13,30 @@ export class DuckDbProjectRepository implements ProjectRepository {
     private readonly reader: DuckReader,
   ) {}
 
+  /** The project and its owner's membership (issue 45) in one transaction. */
   async create(p: ProjectRecord): Promise<void> {
+    const values = [
+      p.project_id,
+      p.origin,
+      p.project,
+      p.account_id,
+      p.verified,
+      p.verification_token,
+      p.created_at,
+      p.retention_days ?? null,
+      p.ip_policy ?? null,
+    ];
     try {
-      await this.writer.run(`INSERT INTO projects (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
-        p.project_id,
-        p.origin,
-        p.project,
-        p.account_id,
-        p.verified,
-        p.verification_token,
-        p.created_at,
-        p.retention_days ?? null,
-        p.ip_policy ?? null,
-      ]);
+      await this.writer.exclusive((x) =>
+        x.transaction(async () => {
+          await x.run(`INSERT INTO projects (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, values);
+          await x.run(
+            `INSERT INTO project_members (project_id, account_id, role, created_at, updated_at)
+             VALUES ($1, $2, 'owner', $3, $3)`,
+            [p.project_id, p.account_id, p.created_at],
+          );
+        }),
+      );
     } catch (err) {
       if (isConstraintViolation(err)) {
         throw new StoreConflictError(`project ${p.project} at ${p.origin} (or id ${p.project_id}) exists`);

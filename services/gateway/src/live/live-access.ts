@@ -53,7 +53,7 @@ export function liveAccessCheck(authenticator: Authenticator, store: Store): Liv
   return async (grant) => {
     try {
       const principal = await authenticator.authenticate(grant.authorization);
-      const project = await scopedProject(store, principal, grant.origin, grant.project);
+      const project = await scopedProject(store, principal, grant.origin, grant.project, 'viewer');
       return project.project_id === grant.projectId ? null : { status: 404, detail: 'Project not found' };
     } catch (err) {
       if (err instanceof HttpError && err.status < 500 && typeof err.detail === 'string')

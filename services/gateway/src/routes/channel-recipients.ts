@@ -168,6 +168,7 @@ export function recipientRoutes(ctx: RouteContext, recipients: ChannelRecipients
       summary: 'Confirms an email recipient from the link of its confirmation mail',
       tag: 'outbound',
       auth: false,
+      role: 'public',
       query: RecipientConfirmQuery,
       response: RecipientConfirmed,
       failures: ['not_found'],

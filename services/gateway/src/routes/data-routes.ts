@@ -16,10 +16,10 @@ import {
   type JobKind,
 } from '@spoor/schemas';
 import type { ExportCaps } from '@spoor/config';
-import type { Store } from '@spoor/store';
+import { accountProjects, type Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, errorResponses, operationId, type RouteContext } from '../operation-route.js';
-import { requireVerified, scopedProject } from '../project-scope.js';
+import { memberRole, requireVerified, scopedProject } from '../project-scope.js';
 import { ExportQuota, type ExportJobRequest } from './export-quota.js';
 
 export interface DataRouteDeps {
@@ -52,6 +52,7 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
         'Exports raw events, enriched events or sessions of a window as CSV, NDJSON or Parquet (asynchronous: answers the queued job; GET /v1/exports/{export_id}/file downloads the result)',
       tag: 'data',
       auth: true,
+      role: 'editor',
       body: ExportRequest,
       response: ExportQueued,
       failures: ['domain_unverified', 'not_found', 'rate_limited', 'export_quota', 'unavailable'],
@@ -90,6 +91,10 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     const job = await store.jobs.get(export_id);
     if (!job || job.kind !== 'export' || job.account_id !== principal.account_id)
       throw errors.notFound('Export not found');
+    // Its maker must still be an editor of the project (issue 45): a removed member's file is gone for them.
+    const project = await store.projects.get(job.project_id);
+    if (!project) throw errors.notFound('Export not found');
+    await memberRole(store, principal, project, 'editor');
     if (job.status === 'failed')
       throw createError('export_not_ready', `The export failed: ${job.error ?? 'unknown error'}; start a new one`);
     if (job.status !== 'succeeded')
@@ -99,8 +104,6 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
       );
     const result = job.result as ExportResult;
     if (deps.clock() >= result.expires_at) throw createError('export_expired');
-    const project = await store.projects.get(job.project_id);
-    if (!project) throw errors.notFound('Export not found');
     if (result.what !== 'sessions') requireVerified(project);
     const file = await store.exports.open(export_id);
     if (!file) throw createError('export_expired');
@@ -122,6 +125,7 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
         'Deletes the project and everything it holds: events, sessions, tags, rules, verdicts, jobs, overviews, channels, webhooks and deliveries, alerts, schedules (asynchronous: answers the queued job). `confirm` repeats the project identifier.',
       tag: 'data',
       auth: true,
+      role: 'owner',
       query: DeleteProjectQuery,
       response: JobQueued,
       failures: ['not_found', 'rate_limited', 'unavailable'],
@@ -158,9 +162,10 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
         "Deletes the account, its API keys and all its projects with everything they hold (asynchronous: answers the queued job; the account's tokens stop working as soon as the job starts). `confirm` repeats the account's email (its account_id when it has none). ID tokens only.",
       tag: 'account',
       auth: true,
+      role: 'account',
       query: DeleteAccountQuery,
       response: JobQueued,
-      failures: ['account_deletion_needs_token', 'rate_limited', 'unavailable'],
+      failures: ['account_deletion_needs_token', 'account_owns_shared_projects', 'rate_limited', 'unavailable'],
     },
     async ({ query, principal }) => {
       await ctx.limits?.spend('triggers_account', principal.account_id);
@@ -181,7 +186,14 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
           },
         ]);
       }
-      // No project: the job is the account's, and deletes every project the account holds.
+      // A project others share must keep an owner (issue 45): the caller transfers it first.
+      const { blocks } = await accountProjects(store.members, principal.account_id);
+      if (blocks.length > 0) {
+        const named = await Promise.all(blocks.map((id) => store.projects.get(id)));
+        const names = named.flatMap((p) => (p ? [`${p.project} (${p.origin})`] : []));
+        throw createError('account_owns_shared_projects', names.join(', '));
+      }
+      // No project: the job is the account's, and deletes every project only the account is a member of.
       return dispatch(principal, '', 'account_deletion', {});
     },
   );
@@ -195,6 +207,7 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
         'Erases one person of the project: by session_id, visitor_id or ip (exactly one), their raw and enriched events, sessions, tags and classifications; overviews that counted them are rebuilt (asynchronous: answers the queued job; docs/data.md)',
       tag: 'data',
       auth: true,
+      role: 'admin',
       body: ErasureRequest,
       response: JobQueued,
       failures: ['not_found', 'rate_limited', 'unavailable'],
@@ -231,6 +244,7 @@ function registerFileOperation(ctx: RouteContext): void {
     summary: 'Downloads a finished export, streamed (for 24 hours after it was written; docs/data.md)',
     tags: ['data'],
     security: [{ bearerAuth: [] }],
+    'x-spoor-role': 'editor',
     request: { params: ExportPath },
     responses: {
       200: {
@@ -242,6 +256,7 @@ function registerFileOperation(ctx: RouteContext): void {
         failuresOf({
           method: 'get',
           auth: true,
+          role: 'editor',
           params: ExportPath,
           failures: ['domain_unverified', 'not_found', 'export_expired', 'export_not_ready'],
         }),

@@ -22,7 +22,7 @@ export function liveRoutes(ctx: RouteContext, store: Store, hub: LiveHub): void 
   ctx.router.get(PATH, ctx.authenticate, async (req, res) => {
     const query = parseOr422(LiveQuery, req.query, 'query');
     const principal = res.locals['principal'] as Principal;
-    const project = await scopedProject(store, principal, query.origin, query.project);
+    const project = await scopedProject(store, principal, query.origin, query.project, 'viewer');
     // express routes HEAD here too: the headers without a stream that would never end.
     if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
     const release = hub.admit(principal.account_id);
@@ -45,6 +45,7 @@ function registerLiveOperation(ctx: RouteContext): void {
     summary: `The live view as Server-Sent Events: a \`snapshot\` event every ${LIVE_LIMITS.intervalMs / 1000} s whose data is a LiveSnapshot (active visitors of the last 5 minutes, the pages they are on, the newest events), \`retry: ${LIVE_LIMITS.retryMs}\`, and a comment when the stream was quiet for ${LIVE_LIMITS.heartbeatMs / 1000} s. Bearer credentials in the Authorization header only (read it with fetch(); docs/analytics.md). When the credential stops being valid (logout, API key or account deleted) or the project is deleted, an \`end\` event whose data is {"status", "detail"} (what a new request would be answered) closes the stream within seconds. Open streams are capped per account and per server (429).`,
     tags: ['analytics'],
     security: [{ bearerAuth: [] }],
+    'x-spoor-role': 'viewer',
     request: { query: LiveQuery },
     responses: {
       200: {
@@ -60,7 +61,9 @@ function registerLiveOperation(ctx: RouteContext): void {
           },
         },
       },
-      ...errorResponses(failuresOf({ method: 'get', auth: true, failures: ['not_found', 'too_many_live_streams'] })),
+      ...errorResponses(
+        failuresOf({ method: 'get', auth: true, role: 'viewer', failures: ['not_found', 'too_many_live_streams'] }),
+      ),
     },
   });
   // The snapshot's schema has no operation of its own: registered so the typed client names it.

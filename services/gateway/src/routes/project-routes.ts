@@ -8,6 +8,7 @@ import {
   UpdateProjectQuery,
   UpdateProjectRequest,
   normalizeOrigin,
+  roleAtLeast,
   OverviewList,
   OverviewQuery,
   ProjectItem,
@@ -56,7 +57,15 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
     ...item(p),
     verification: verificationRecord(p.origin, p.verification_token),
   });
-  const list = async (accountId: string) => ({ projects: (await store.projects.listByAccount(accountId)).map(item) });
+  // Every project the account is a member of (issue 45), in the order it joined them.
+  const list = async (accountId: string) => {
+    const projects = [];
+    for (const m of await store.members.ofAccount(accountId)) {
+      const p = await store.projects.get(m.project_id);
+      if (p) projects.push({ ...item(p), role: m.role });
+    }
+    return { projects };
+  };
   defineOperation(
     ctx,
     {
@@ -65,6 +74,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       summary: 'All projects of the user',
       tag: 'projects',
       auth: true,
+      role: 'account',
       response: ProjectList,
     },
     async ({ principal }) => list(principal.account_id),
@@ -77,6 +87,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       summary: 'Projects of the authenticated user',
       tag: 'account',
       auth: true,
+      role: 'account',
       response: ProjectList,
     },
     async ({ principal }) => list(principal.account_id),
@@ -91,6 +102,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
         "Changes the project's retention days (null keeps events and sessions forever) and IP policy (what the enricher stores of the visitor IP from now on); answers the updated project",
       tag: 'projects',
       auth: true,
+      role: 'admin',
       query: UpdateProjectQuery,
       body: UpdateProjectRequest,
       response: ProjectItem,
@@ -117,6 +129,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       summary: 'Register an origin and project to the account; answers the TXT record that proves the domain',
       tag: 'account',
       auth: true,
+      role: 'account',
       body: Body,
       response: ProjectRegistration,
       failures: ['conflict'],
@@ -125,7 +138,9 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       const origin = originOrThrow(body.origin);
       const existing = await store.projects.find(origin, body.project);
       if (existing) {
-        if (existing.account_id !== principal.account_id)
+        // Registering again answers the record to whoever may see it: an admin or owner (issue 45).
+        const member = await store.members.get(existing.project_id, principal.account_id);
+        if (!member || !roleAtLeast(member.role, 'admin'))
           throw errors.conflict('This origin and project are registered to another account');
         return withRecord(existing);
       }
@@ -157,6 +172,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       summary: "Look up the project's TXT record and mark the domain verified",
       tag: 'account',
       auth: true,
+      role: 'admin',
       body: VerifyProjectRequest,
       response: VerifyProjectResult,
       failures: ['not_found'],
@@ -188,6 +204,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       summary: 'Most recent stored overviews (digests) of the project, newest window first',
       tag: 'projects',
       auth: true,
+      role: 'viewer',
       query: OverviewQuery,
       response: OverviewList,
       failures: ['not_found'],
@@ -207,6 +224,7 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       summary: 'The latest transition matrix of the project (POST /v1/trigger/transitions computes one)',
       tag: 'projects',
       auth: true,
+      role: 'viewer',
       query: ScopeQuery,
       response: TransitionsResponse,
       failures: ['not_found'],

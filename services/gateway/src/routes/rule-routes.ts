@@ -11,6 +11,7 @@ import {
   RuleTestResult,
   RuleVersions,
   ScopeQuery,
+  roleAtLeast,
   z,
   type ProjectRecord,
   type RuleRecord,
@@ -61,6 +62,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       summary: 'Every rule of the project, enabled or not',
       tag: 'rules',
       auth: true,
+      role: 'viewer',
       query: ScopeQuery,
       response: RuleList,
       failures: ['not_found'],
@@ -79,6 +81,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       summary: 'The rule with its JSONLogic (latest version)',
       tag: 'rules',
       auth: true,
+      role: 'viewer',
       query: ScopeQuery,
       params: RulePath,
       response: RuleSchema,
@@ -100,6 +103,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       summary: 'Every saved version of the rule, oldest first',
       tag: 'rules',
       auth: true,
+      role: 'viewer',
       query: ScopeQuery,
       params: RulePath,
       response: RuleVersions,
@@ -121,6 +125,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       summary: 'Creates a rule, or saves the next version of an existing rule_id',
       tag: 'rules',
       auth: true,
+      role: 'editor',
       body: CreateRuleRequest,
       response: RuleSchema,
       failures: ['not_found', 'conflict', 'raw_fields_unverified'],
@@ -159,6 +164,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       summary: 'Disables the rule; it stays readable with enabled: false',
       tag: 'rules',
       auth: true,
+      role: 'editor',
       query: OptionalScope,
       params: RulePath,
       response: RuleSchema,
@@ -176,8 +182,11 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
         project = await scopedProject(store, principal, query.origin, query.project);
       } else {
         const holders: ProjectRecord[] = [];
-        for (const p of await store.projects.listByAccount(principal.account_id))
-          if (await store.rules.get(p.project_id, params.rule_id)) holders.push(p);
+        // The projects the caller may edit rules of (issue 45).
+        for (const m of await store.members.ofAccount(principal.account_id)) {
+          const p = roleAtLeast(m.role, 'editor') ? await store.projects.get(m.project_id) : null;
+          if (p && (await store.rules.get(p.project_id, params.rule_id))) holders.push(p);
+        }
         if (holders.length === 0) throw errors.notFound('Rule not found');
         if (holders.length > 1)
           throw errors.conflict('Several of your projects have a rule with this id; give origin and project');
@@ -204,6 +213,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       summary: 'Evaluates YAML rules against the given sessions; writes nothing',
       tag: 'rules',
       auth: true,
+      role: 'account',
       body: RuleTestRequest,
       response: RuleTestResult,
       bodyLimit: 4 * 1024 * 1024,
