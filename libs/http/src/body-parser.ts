@@ -12,6 +12,11 @@ export interface JsonBodyOptions {
    * JSON endpoint answers 415, as FastAPI does, rather than a puzzling 422 (issue 20).
    */
   textPlain?: boolean;
+  /**
+   * false: leave the body's text in `req.body` unparsed (an operation that parses it off the
+   * HTTP thread; Operation.bodyText). The type, size and emptiness rules are the same.
+   */
+  parse?: boolean;
 }
 
 /** `application/json; charset=utf-8` → `application/json`; '' when there is no header. */
@@ -44,6 +49,10 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Req
     const raw = typeof req.body === 'string' ? req.body : '';
     if (raw.trim() === '') {
       req.body = undefined;
+      return next();
+    }
+    if (options.parse === false) {
+      req.body = raw;
       return next();
     }
     try {

@@ -1,15 +1,16 @@
-// parseRulesYaml on a worker thread (issue 42): the `yaml` package parses a 12 KB flow document
-// in 20–50 ms and the 256 KB a rules test may send in 0.3–1 s, all of it synchronous, so on the
-// HTTP thread one request held every other. Only the text goes over and the validated rules
-// come back (small: the document is at most 256 KB); the sessions stay on the HTTP thread,
-// where copying them to a worker would cost as much as evaluating them (rule-test.ts slices that).
+// POST /v1/rules/test on a worker thread (issue 42): the `yaml` package parses a 12 KB flow
+// document in 20–50 ms and the 256 KB a rules test may send in 0.3–1 s, and its 4 MB of JSON
+// took ~100 ms to parse, walk and collect, all of it synchronous, so on the HTTP thread one
+// request held every other. The request's text goes over (rule-test-text.ts): its JSON, its
+// rules document and its sessions are parsed and evaluated there, and only the verdicts (or what
+// was wrong) come back.
 import { Worker } from 'node:worker_threads';
-import type { RulesYamlResult } from './rules-yaml.js';
+import type { RuleTestReply } from './rule-test-text.js';
 
 const WORKER = new URL('./rules-yaml-worker.js', import.meta.url);
 
 interface Pending {
-  resolve(result: RulesYamlResult): void;
+  resolve(result: unknown): void;
   reject(err: Error): void;
 }
 
@@ -30,7 +31,7 @@ function started(): Worker {
   // only while a parse is pending (ref'd per call, unref'd when none is left), and is bounded so
   // that a hostile document cannot take the process's memory.
   const w = new Worker(WORKER, { resourceLimits: { maxOldGenerationSizeMb: 256 } });
-  w.on('message', ({ id, result, error }: { id: number; result?: RulesYamlResult; error?: string }) => {
+  w.on('message', ({ id, result, error }: { id: number; result?: unknown; error?: string }) => {
     const p = pending.get(id);
     pending.delete(id);
     if (pending.size === 0) w.unref();
@@ -47,11 +48,11 @@ function started(): Worker {
   return w;
 }
 
-/** parseRulesYaml (rules-yaml.ts), answered from a worker thread. */
-export function parseRulesYamlOffThread(text: string): Promise<RulesYamlResult> {
+/** POST /v1/rules/test from its body's text (rule-test-text.ts), answered from the worker thread. */
+export function testRulesOffThread(text: string): Promise<RuleTestReply> {
   return new Promise((resolve, reject) => {
     const id = nextId++;
-    pending.set(id, { resolve, reject });
+    pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
     const w = started();
     w.ref();
     w.postMessage({ id, text });

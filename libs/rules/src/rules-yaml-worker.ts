@@ -1,13 +1,11 @@
-// The worker thread of rules-yaml-thread.ts: parses and validates rules documents.
+// The worker thread of rules-yaml-thread.ts: runs whole rules tests from their request's text
+// (rule-test-text.ts), one at a time.
 import { parentPort } from 'node:worker_threads';
-import { parseRulesYaml } from './rules-yaml.js';
+import { testRulesFromText } from './rule-test-text.js';
 
 parentPort!.on('message', ({ id, text }: { id: number; text: string }) => {
-  let reply: { id: number; result?: unknown; error?: string };
-  try {
-    reply = { id, result: parseRulesYaml(text) };
-  } catch (err) {
-    reply = { id, error: err instanceof Error ? err.message : String(err) };
-  }
-  parentPort!.postMessage(reply);
+  testRulesFromText(text).then(
+    (result) => parentPort!.postMessage({ id, result }),
+    (err: unknown) => parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) }),
+  );
 });

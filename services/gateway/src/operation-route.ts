@@ -28,6 +28,8 @@ export interface OperationInput<Q, P, B> {
   query: Q;
   params: P;
   body: B;
+  /** An operation with `bodyText`: the body's text as received, undefined when empty (then `body` is undefined). */
+  bodyText?: string;
   principal: Principal;
   req: Request;
 }
@@ -61,7 +63,10 @@ export function defineOperation<
   documentOperation(ctx.registry, op);
   const handlers: RequestHandler[] = [];
   if (op.auth) handlers.push(ctx.authenticate, requireAccess(accessOf(op)));
-  if (op.body) handlers.push(...jsonBody(op.bodyLimit ?? DEFAULT_BODY_LIMIT, { textPlain: op.textPlain ?? false }));
+  if (op.body) {
+    const options = { textPlain: op.textPlain ?? false, parse: !op.bodyText };
+    handlers.push(...jsonBody(op.bodyLimit ?? DEFAULT_BODY_LIMIT, options));
+  }
   handlers.push(async (req, res) => {
     // Every failure of query, path and body in one 422, as FastAPI lists them.
     const failures: ValidationDetail[] = [];
@@ -73,9 +78,11 @@ export function defineOperation<
       op.params ? parseOr422(op.params, req.params, 'path') : undefined,
     ) as Out<P>;
     if (failures.length === 0 && preflight) await preflight({ query, params, principal });
-    const body = collect(failures, () => parseBody(op, req.body)) as Out<B>;
+    const text = op.bodyText ? (req.body as string | undefined) : undefined;
+    if (op.bodyText && text === undefined) failures.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
+    const body = op.bodyText ? (undefined as Out<B>) : (collect(failures, () => parseBody(op, req.body)) as Out<B>);
     if (failures.length > 0) throw errors.validation(failures);
-    res.json(await handler({ query, params, body, principal, req }));
+    res.json(await handler({ query, params, body, bodyText: text, principal, req }));
   });
   for (const path of [op.path, ...(op.aliases ?? [])])
     ctx.router[op.method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers);

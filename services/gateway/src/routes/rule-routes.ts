@@ -1,6 +1,6 @@
 import { errors } from '@spoor/http';
 import type { Kv } from '@spoor/kv';
-import { parseRulesYamlOffThread, RuleTestBudgetError, testRules } from '@spoor/rules';
+import { testRulesOffThread } from '@spoor/rules';
 import { RuleVersionConflict, saveRuleVersion, type RuleContent } from '@spoor/rule-service';
 import {
   CreateRuleRequest,
@@ -19,6 +19,7 @@ import {
 import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
+import { ruleTestAnswer } from '../rule-test-answer.js';
 import { requireRawFieldsReadable, scopedProject } from '../project-scope.js';
 
 function publicRule(r: RuleRecord, p: ProjectRecord) {
@@ -217,20 +218,13 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       body: RuleTestRequest,
       response: RuleTestResult,
       bodyLimit: 4 * 1024 * 1024,
+      // Parsed, validated and evaluated on the rules worker thread (issue 42): only the text goes over.
+      bodyText: true,
       failures: ['rate_limited'],
     },
-    async ({ body, principal }) => {
+    async ({ bodyText, principal }) => {
       await ctx.limits?.spend('rules_test_account', principal.account_id);
-      // Off the HTTP thread, then time-sliced (issue 42): other requests are served meanwhile.
-      const parsed = await parseRulesYamlOffThread(body.rules);
-      if (!parsed.ok) throw errors.validation(parsed.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
-      try {
-        return await testRules(body.sessions, parsed.rules);
-      } catch (err) {
-        if (err instanceof RuleTestBudgetError)
-          throw errors.validation([{ loc: ['body', 'rules'], msg: err.message, type: 'value_error' }]);
-        throw err;
-      }
+      return ruleTestAnswer(await testRulesOffThread(bodyText!));
     },
   );
 }
