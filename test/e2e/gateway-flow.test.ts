@@ -54,7 +54,15 @@ for (const mode of MODES) {
       for (const path of ['/v1/projects/', '/v1/users/projects']) {
         const list = await api.get(path);
         expect(list.body.projects).to.deep.include.members([
-          { origin, project, verified: true, created_at: res.body.created_at, retention_days: null, ip_policy: 'full' },
+          {
+            origin,
+            project,
+            verified: true,
+            created_at: res.body.created_at,
+            retention_days: null,
+            ip_policy: 'full',
+            role: 'owner',
+          },
         ]);
       }
     });
