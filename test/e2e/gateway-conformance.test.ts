@@ -64,6 +64,7 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
 
   it("secures every operation but POST /event, OPTIONS, the sign-in doors and the recipients' confirmation link", () => {
     // The confirmation link is opened from a mail, without credentials: its token is the proof (issue 13).
+    // So are share links (issue 45): the link's token opens its aggregates, a password's grant aside.
     const open = new Set([
       'POST /v1/event',
       'POST /v1/event/batch',
@@ -72,6 +73,9 @@ describe('Gateway conformance, driven by its own OpenAPI document', function () 
       'GET /.well-known/jwks.json',
       'GET /.well-known/openid-configuration',
       'GET /v1/recipients/confirm',
+      'GET /v1/shared/{token}',
+      'POST /v1/shared/{token}/unlock',
+      'POST /v1/shared/{token}/stats',
     ]);
     for (const { path, method, op } of operations()) {
       const key = `${method} ${path}`;

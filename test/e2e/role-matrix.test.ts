@@ -54,6 +54,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   'POST /v1/funnels/query': { ...SCOPE, steps: [{ action: 'a' }, { action: 'b' }] },
   'POST /v1/funnels': { ...SCOPE, name: 'matrix', steps: [{ action: 'a' }, { action: 'b' }] },
   'POST /v1/stats/query': { ...SCOPE, metrics: ['visitors'] },
+  'POST /v1/projects/shares': { ...SCOPE, label: 'matrix' },
 };
 /** Query parameters besides the scope: a `confirm` that does not match, so the project stays. */
 const EXTRA_QUERY: Record<string, Record<string, string>> = { 'DELETE /v1/projects': { confirm: 'not-this-one' } };

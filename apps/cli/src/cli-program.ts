@@ -11,6 +11,7 @@ import { registerDataCommands } from './commands/data-commands.js';
 import { registerEventCommands } from './commands/event-commands.js';
 import { registerFunnelCommands } from './commands/funnel-commands.js';
 import { registerLiveCommand } from './commands/live-command.js';
+import { registerMemberCommands } from './commands/member-commands.js';
 import { registerOutboundCommands } from './commands/outbound-commands.js';
 import { registerProjectCommands } from './commands/project-commands.js';
 import { registerRetentionCommand } from './commands/retention-command.js';
@@ -85,6 +86,7 @@ API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json liv
   for (const register of [
     registerAuthCommands,
     registerProjectCommands,
+    registerMemberCommands,
     registerSessionCommands,
     registerEventCommands,
     registerRuleCommands,

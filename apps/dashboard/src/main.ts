@@ -9,6 +9,13 @@ import type { Page } from './page-context.js';
 import { storedScope } from './project-scope.js';
 import { actionsPage } from './pages/actions-page.js';
 import { healthPage } from './pages/health-page.js';
+import {
+  captureInvitationToken,
+  INVITATION_PATH,
+  invitationPage,
+  pendingToken,
+  SIGN_IN_TO_ACCEPT,
+} from './pages/invitation-page.js';
 import { livePage } from './pages/live-page.js';
 import { renderLoginPage } from './pages/login-page.js';
 import { overviewPage } from './pages/overview-page.js';
@@ -17,6 +24,7 @@ import { rulesPage } from './pages/rules-page.js';
 import { sessionPage } from './pages/session-page.js';
 import { sessionsPage } from './pages/sessions-page.js';
 import { settingsPage } from './pages/settings-page.js';
+import { isSharePath, renderSharedPage } from './pages/shared-page.js';
 import { tagsPage } from './pages/tags-page.js';
 import { transitionsPage } from './pages/transitions-page.js';
 
@@ -46,7 +54,10 @@ const paths: Array<[string, PageRoute]> = [
   ['/health', page(healthPage, 'Health', false)],
   ['/projects', page(projectsPage, 'Projects', false)],
 ];
-const routes = paths.map(([path, r]) => route(path, r));
+// The invitation mail's link: a page of its own, not in the navigation.
+const routes = [...paths, [INVITATION_PATH, page(invitationPage, 'Invitation', false)] as const].map(([path, r]) =>
+  route(path, r),
+);
 const nav = paths.filter(([path]) => !path.includes(':')).map(([path, r]): [string, string] => [path, r.title]);
 
 const root = document.getElementById('app')!;
@@ -73,12 +84,22 @@ function signOut(message: string | null): void {
 
 async function render(): Promise<void> {
   const mine = ++generation;
+  // A public share link (issue 45): its own read-only page, with or without an account.
+  if (isSharePath(location.pathname)) {
+    shell = null;
+    return renderSharedPage(root);
+  }
+  captureInvitationToken();
   const { pathname, search } = location;
   const query = new URLSearchParams(search);
   if (!storedToken()) {
     shell = null;
-    if (pathname !== '/login') history.replaceState(null, '', `/login${search}`);
-    return renderLoginPage(root, query.get('notice'), () => navigate('/', true));
+    // Opened from an invitation mail: sign in or up on that page, then accept it there.
+    const invited = pathname === INVITATION_PATH && pendingToken() !== null;
+    if (pathname !== '/login' && !invited) history.replaceState(null, '', `/login${search}`);
+    return renderLoginPage(root, invited ? SIGN_IN_TO_ACCEPT : query.get('notice'), () =>
+      navigate(pendingToken() ? INVITATION_PATH : '/', true),
+    );
   }
   if (!shell) {
     shell = renderShell(

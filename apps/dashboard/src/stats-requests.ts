@@ -38,14 +38,26 @@ export interface OverviewStats {
 }
 
 type Question = Pick<StatsQueryRequest, 'metrics'> & Partial<Omit<StatsQueryRequest, 'origin' | 'project'>>;
+/** A whole question, every defaulted field stated: what an asker sends. */
+export type StatsQuestion = Omit<StatsQueryRequest, 'origin' | 'project'>;
+/**
+ * Where the Overview's questions go: the project's stats query for a member, a share link's
+ * stats for anyone holding the link (pages/shared-page.ts; issue 45).
+ */
+export type StatsAsker = (q: StatsQuestion) => Promise<StatsQueryResult>;
+
+/** A member's asker: POST /v1/stats/query for the project in scope. */
+export const projectStats =
+  (scope: Scope): StatsAsker =>
+  (q) =>
+    ok(api().POST('/v1/stats/query', { body: { ...scope, ...q } }));
 
 /**
  * The generated request type lists the fields the server defaults (dimensions, filters, compare,
  * goal, limit, offset) as required, so each question states them all.
  */
-function query(scope: Scope, q: Question): Promise<StatsQueryResult> {
-  const body: StatsQueryRequest = {
-    ...scope,
+function query(ask: StatsAsker, q: Question): Promise<StatsQueryResult> {
+  return ask({
     dimensions: [],
     filters: [],
     compare: null,
@@ -53,8 +65,7 @@ function query(scope: Scope, q: Question): Promise<StatsQueryResult> {
     limit: 100,
     offset: 0,
     ...q,
-  };
-  return ok(api().POST('/v1/stats/query', { body }));
+  });
 }
 
 /** The view's range, filters and goal, common to every question. */
@@ -72,8 +83,8 @@ function fillSeries(r: StatsQueryResult): OverviewStats['series'] {
   return { times, values: { events: column(0), sessions: column(1), visitors: column(2) } };
 }
 
-async function panel(scope: Scope, v: OverviewView, dimension: PanelDimension): Promise<PanelRow[]> {
-  const r = await query(scope, {
+async function panel(ask: StatsAsker, v: OverviewView, dimension: PanelDimension): Promise<PanelRow[]> {
+  const r = await query(ask, {
     ...base(v),
     metrics: v.goal ? ['visitors', 'conversions'] : ['visitors'],
     dimensions: [dimension],
@@ -87,24 +98,24 @@ async function panel(scope: Scope, v: OverviewView, dimension: PanelDimension): 
 }
 
 export async function loadOverview(
-  scope: Scope,
+  ask: StatsAsker,
   v: OverviewView,
   dimensions: PanelDimension[],
 ): Promise<OverviewStats> {
   const [figures, series, ...lists] = await Promise.all([
-    query(scope, {
+    query(ask, {
       ...base(v),
       metrics: v.goal ? [...FIGURE_METRICS, ...GOAL_METRICS] : FIGURE_METRICS,
       compare: v.compare,
     }),
-    query(scope, { ...base(v), metrics: SERIES_METRICS, dimensions: ['time'], limit: 1000 }),
-    ...dimensions.map((d) => panel(scope, v, d)),
+    query(ask, { ...base(v), metrics: SERIES_METRICS, dimensions: ['time'], limit: 1000 }),
+    ...dimensions.map((d) => panel(ask, v, d)),
   ]);
   return { figures, series: fillSeries(series), panels: new Map(dimensions.map((d, i) => [d, lists[i]!])) };
 }
 
 /** Visitors with an event in the last five minutes, all traffic (no filter), as on the Live page. */
-export async function visitorsNow(scope: Scope, now = Date.now()): Promise<number> {
-  const r = await query(scope, { metrics: ['visitors'], date_range: { start: now - NOW_WINDOW_MS, end: now + 1 } });
+export async function visitorsNow(ask: StatsAsker, now = Date.now()): Promise<number> {
+  const r = await query(ask, { metrics: ['visitors'], date_range: { start: now - NOW_WINDOW_MS, end: now + 1 } });
   return r.results[0]?.metrics[0] ?? 0;
 }

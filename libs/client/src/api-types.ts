@@ -1227,6 +1227,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's share links, newest first; never their tokens or passwords */
+        get: operations["get_projects_shares"];
+        put?: never;
+        /** Makes a public read-only link to the project's aggregates (the Overview), optionally behind a password; the link is answered once */
+        post: operations["post_projects_shares"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_projects_shares"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/shares/{share_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes a share link: it answers 404 from then on */
+        delete: operations["delete_projects_shares_share_id"];
+        /** CORS preflight */
+        options: operations["options_projects_shares_share_id"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/shared/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a share link opens: the project's name and origin, its label, whether it needs a password */
+        get: operations["get_shared_token"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_shared_token"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/shared/{token}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Checks a password-protected share link's password; answers a grant for its stats, valid 12 hours (attempts are rate limited per address) */
+        post: operations["post_shared_token_unlock"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_shared_token_unlock"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/shared/{token}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The stats query through a share link, without credentials: aggregates only (no payload properties); a password-protected link needs its grant as a Bearer token */
+        post: operations["post_shared_token_stats"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_shared_token_stats"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/live": {
         parameters: {
             query?: never;
@@ -2788,6 +2879,98 @@ export interface components {
              * @example 1732262400000
              */
             end: number;
+        };
+        ShareCreated: components["schemas"]["ShareLink"] & {
+            /** @description SPOOR_PUBLIC_URL/share/<token>: the link is the secret (stored as its SHA-256), answered once and never again */
+            link: string;
+            /** @description The token of the link, for the /v1/shared/{token} operations */
+            token: string;
+        };
+        ShareLink: {
+            share_id: string;
+            label: string;
+            has_password: boolean;
+            created_by: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            created_at: number;
+        };
+        ShareCreateRequest: {
+            /**
+             * @description Origin URL of the project
+             * @example https://acme.example
+             */
+            origin: string;
+            /**
+             * @description Project identifier, a slash-separated path
+             * @example acme/web
+             */
+            project: string;
+            /** @default  */
+            label?: string;
+            /**
+             * @description Visitors must enter it before seeing anything; stored as a scrypt hash
+             * @default null
+             */
+            password?: string | null;
+        };
+        ShareList: {
+            shares: components["schemas"]["ShareLink"][];
+        };
+        SharedInfo: {
+            origin: string;
+            project: string;
+            label: string;
+            /** @description POST /v1/shared/{token}/unlock first */
+            has_password: boolean;
+        };
+        ShareUnlocked: {
+            /** @description Send it as `Authorization: Bearer <grant>` with the stats of this link; valid until expires_at */
+            grant: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            expires_at: number;
+        };
+        ShareUnlockRequest: {
+            password: string;
+        };
+        SharedStatsRequest: {
+            metrics: ("visitors" | "sessions" | "events" | "pageviews" | "bounce_rate" | "visit_duration" | "views_per_session" | "conversions" | "conversion_rate")[];
+            /** @default [] */
+            dimensions?: components["schemas"]["StatsDimension"][];
+            /**
+             * @description All must hold
+             * @default []
+             */
+            filters?: components["schemas"]["StatsFilter"][];
+            date_range?: components["schemas"]["StatsDateRange"];
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            compare?: "previous_period" | "year_over_year" | null;
+            /**
+             * @description Needed by conversions and conversion_rate
+             * @default null
+             */
+            goal?: {
+                action: string;
+            } | {
+                tag: string;
+            } | null;
+            /** @description Pairs of a requested metric or dimension and a direction; default the first time dimension ascending, else the first metric descending; ties by the dimensions ascending */
+            order_by?: [
+                string,
+                "asc" | "desc"
+            ][];
+            /** @default 100 */
+            limit?: number;
+            /** @default 0 */
+            offset?: number;
         };
         IngestAccepted: {
             accepted: number;
@@ -10682,6 +10865,590 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_projects_shares: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_projects_shares: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareCreated"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_shares: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    delete_projects_shares_share_id: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+            };
+            header?: never;
+            path: {
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read-only API key (scope "read"); or The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_shares_share_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_shared_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedInfo"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown or revoked share link, or its project deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_shared_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_shared_token_unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareUnlockRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareUnlocked"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown or revoked share link, or its project deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_shared_token_unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post_shared_token_stats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SharedStatsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsQueryResult"];
+                };
+            };
+            /** @description Malformed percent-encoding in the path; or Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown or revoked share link, or its project deleted */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over its size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type (see the request body types); or Unsupported charset or content encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    options_shared_token_stats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
             cookie?: never;
         };
         requestBody?: never;

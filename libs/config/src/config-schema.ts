@@ -304,6 +304,9 @@ export const ConfigSchema = z.object({
   SPOOR_RATE_LOGIN_FAILURES: count(5, 0, 1_000),
   SPOOR_RATE_TRIGGERS: count(60, 0, 1_000_000),
   SPOOR_RATE_RULES_TEST: count(30, 0, 1_000_000),
+  // Share links (issue 45): public calls per minute, password attempts per hour, per client address.
+  SPOOR_RATE_SHARED: count(600, 0, 1_000_000),
+  SPOOR_RATE_SHARE_UNLOCK: count(10, 0, 1_000_000),
   // Caps on notification channels, so Spoor cannot be used as a mail relay (docs/security.md).
   SPOOR_MAX_CHANNELS: count(10, 1, 10_000),
   SPOOR_MAX_RECIPIENTS_PER_CHANNEL: count(10, 1, 1_000),

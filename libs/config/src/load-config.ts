@@ -112,6 +112,10 @@ export interface RateLimitConfig {
   triggersPerMinute: number;
   /** POST /v1/rules/test calls per minute by one account. */
   ruleTestsPerMinute: number;
+  /** Calls of the public share-link operations per minute from one client address (issue 45). */
+  sharedPerIpMinute: number;
+  /** Password attempts on share links per hour from one client address. */
+  shareUnlocksPerIpHour: number;
 }
 
 function toConfig(p: Parsed): Omit<Config, keyof ConnectionSecurity> {
@@ -177,6 +181,8 @@ function toConfig(p: Parsed): Omit<Config, keyof ConnectionSecurity> {
       loginFailures: p.SPOOR_RATE_LOGIN_FAILURES,
       triggersPerMinute: p.SPOOR_RATE_TRIGGERS,
       ruleTestsPerMinute: p.SPOOR_RATE_RULES_TEST,
+      sharedPerIpMinute: p.SPOOR_RATE_SHARED,
+      shareUnlocksPerIpHour: p.SPOOR_RATE_SHARE_UNLOCK,
     },
   };
 }

@@ -12,6 +12,8 @@ export const LIMIT_NAMES = [
   'login_ip',
   'triggers_account',
   'rules_test_account',
+  'shared_ip',
+  'share_unlock_ip',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
@@ -117,4 +119,6 @@ const WINDOWS: Record<LimitName, (c: RateLimitConfig) => { points: number; durat
   login_ip: (c) => ({ points: c.loginFailures > 0 ? 1_000_000 : 0, durationSec: 3600 }),
   triggers_account: (c) => ({ points: c.triggersPerMinute, durationSec: 60 }),
   rules_test_account: (c) => ({ points: c.ruleTestsPerMinute, durationSec: 60 }),
+  shared_ip: (c) => ({ points: c.sharedPerIpMinute, durationSec: 60 }),
+  share_unlock_ip: (c) => ({ points: c.shareUnlocksPerIpHour, durationSec: 3600 }),
 };

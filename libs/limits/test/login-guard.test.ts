@@ -16,6 +16,8 @@ const config: RateLimitConfig = {
   loginFailures: N,
   triggersPerMinute: 0,
   ruleTestsPerMinute: 0,
+  sharedPerIpMinute: 0,
+  shareUnlocksPerIpHour: 0,
 };
 
 async function status(run: () => Promise<void>): Promise<number> {

@@ -26,6 +26,7 @@ export * from './event-predicate.js';
 export * from './api/analytics-api.js';
 export * from './api/live-api.js';
 export * from './api/stats-api.js';
+export * from './api/share-api.js';
 export * from './drop-reasons.js';
 export * from './api/error-catalogue.js';
 export * from './api/operation.js';

@@ -19,7 +19,28 @@ export const RECORD_KINDS = {
   funnel: 'funnel',
   /** The install's first account, project '' (issue 45): the operator while SPOOR_ADMIN_EMAILS names none. */
   installOperator: 'install-operator',
+  /** A public share link of a project (issue 45, item 3; ShareLinkData). */
+  shareLink: 'share-link',
+  /** Project '', id the SHA-256 of a share link's token: which project and link it opens (ShareTokenData). */
+  shareToken: 'share-token',
 } as const;
+
+/** A share link (docs/security.md, Share links): its token only as its SHA-256, its password as scrypt. */
+export interface ShareLinkData {
+  share_id: string;
+  label: string;
+  token_hash: string;
+  password_hash: string | null;
+  /** 32 random bytes (base64url) signing this link's unlock grants; never answered. */
+  grant_key: string;
+  created_by: string;
+  created_at: number;
+}
+
+export interface ShareTokenData {
+  project_id: string;
+  share_id: string;
+}
 
 export interface ChannelData {
   channel_id: string;

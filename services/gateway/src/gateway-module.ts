@@ -18,6 +18,7 @@ import { accountRoutes } from './routes/account-routes.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { liveRoutes } from './routes/live-routes.js';
 import { statsRoutes } from './routes/stats-routes.js';
+import { shareRoutes } from './routes/share-routes.js';
 import { LiveHub } from './live/live-hub.js';
 import { liveAccessCheck } from './live/live-access.js';
 import { LiveStreamCaps, type LiveStreamLimits } from './live/live-stream-caps.js';
@@ -96,6 +97,7 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
   statusRoutes(ctx, deps.store, deps.bus, deps.clock);
   analyticsRoutes(ctx, deps.store, deps.clock);
   statsRoutes(ctx, deps.store, deps.clock);
+  shareRoutes(ctx, deps.store, { clock: deps.clock, publicUrl: deps.publicUrl ?? '' });
   const live = new LiveHub({
     store: deps.store,
     clock: deps.clock,
@@ -182,6 +184,8 @@ export const gatewayModule: ServiceModule = {
       'login_ip',
       'triggers_account',
       'rules_test_account',
+      'shared_ip',
+      'share_unlock_ip',
     ]);
     const { live } = declareGateway(
       { router, registry, authenticate: authGuard(authenticator), limits },

@@ -77,12 +77,15 @@ export function registerProjectCommands(program: Command, make: SessionFactory):
     .description('your projects: list, register, verify the domain, retention and IP policy, read overviews');
   projects
     .command('list', { isDefault: true })
-    .description('every project of your account')
+    .description('every project your account is a member of, with your role')
     .action(
       act(make, async (s) => {
         const { projects: rows } = unwrap(await (await s.client()).GET('/v1/projects'));
         s.out.result({ projects: rows }, () =>
-          s.out.table(rows, fields('origin', 'project', 'verified', 'created_at', 'retention_days', 'ip_policy')),
+          s.out.table(
+            rows,
+            fields('origin', 'project', 'role', 'verified', 'created_at', 'retention_days', 'ip_policy'),
+          ),
         );
       }),
     );

@@ -17,11 +17,11 @@ import {
 import type { Page, PageContext } from '../page-context.js';
 import { whenLeft } from '../page-lifetime.js';
 import { rankedList } from '../ranked-list.js';
-import { loadOverview, visitorsNow, type OverviewStats, type PanelRow } from '../stats-requests.js';
+import { loadOverview, projectStats, visitorsNow, type OverviewStats, type PanelRow } from '../stats-requests.js';
 import { color, timeSeriesChart } from '../time-series-chart.js';
 
 /** The panels, in the stored overview's order (its look is kept), with entry pages added. */
-const PANELS: Array<[PanelDimension, string]> = [
+export const PANELS: Array<[PanelDimension, string]> = [
   ['page', 'Top pages'],
   ['entry_page', 'Entry pages'],
   ['referrer', 'Referrers'],
@@ -50,7 +50,8 @@ async function goalChoices(ctx: PageContext): Promise<GoalChoices> {
 const conversionsOf = (r: PanelRow): string | undefined =>
   r.conversions === null ? undefined : `${formatCount(r.conversions)} conv.`;
 
-function panels(stats: OverviewStats, v: OverviewView, go: (v: OverviewView) => void): HTMLElement {
+/** The panels' ranked lists, each row a filter (the shared page's too, pages/shared-page.ts). */
+export function panels(stats: OverviewStats, v: OverviewView, go: (v: OverviewView) => void): HTMLElement {
   return h(
     'div',
     { class: 'grid' },
@@ -68,7 +69,7 @@ function panels(stats: OverviewStats, v: OverviewView, go: (v: OverviewView) => 
   );
 }
 
-function charts(stats: OverviewStats): HTMLElement {
+export function charts(stats: OverviewStats): HTMLElement {
   const { times, values } = stats.series;
   return h(
     'div',
@@ -97,7 +98,7 @@ function liveFigure(ctx: PageContext, first: number): HTMLElement {
   );
   const timer = setInterval(() => {
     if (!box.isConnected) return;
-    visitorsNow(ctx.scope).then(
+    visitorsNow(projectStats(ctx.scope)).then(
       (n) => replace(value, formatCount(n)),
       () => replace(value, '—'),
     );
@@ -111,12 +112,12 @@ export const overviewPage: Page = async (ctx: PageContext) => {
   const go = (v: OverviewView) => ctx.navigate(viewPath(v));
   const [stats, goals, now] = await Promise.all([
     loadOverview(
-      ctx.scope,
+      projectStats(ctx.scope),
       view,
       PANELS.map(([d]) => d),
     ),
     goalChoices(ctx),
-    visitorsNow(ctx.scope),
+    visitorsNow(projectStats(ctx.scope)),
   ]);
   const shown = stats.figures.date_range;
   const before = stats.figures.compare_range;

@@ -107,6 +107,8 @@ export const projectsPage: Page = async (ctx) => {
             ' ',
             h('span', { class: p.verified ? 'chip ok' : 'chip warn' }, p.verified ? 'verified' : 'not verified'),
             ' ',
+            h('span', { class: 'chip', title: 'Your role' }, `your role: ${p.role}`),
+            ' ',
             h(
               'button',
               {
@@ -124,10 +126,13 @@ export const projectsPage: Page = async (ctx) => {
         ),
       )
     : h('p', { class: 'empty' }, 'No project yet: register your site below.');
-  // Set by the danger zone after a project was deleted, so that the user sees it went.
+  // Set by the danger zone after a project was deleted, or by Members after leaving one, so that the user sees it went.
   const deleted = ctx.query.get('deleted');
+  const left = ctx.query.get('left');
   const notice = deleted
     ? h('p', { class: 'status info', role: 'status' }, `Deleted ${deleted} and all its data.`)
-    : null;
+    : left
+      ? h('p', { class: 'status info', role: 'status' }, `You left ${left}.`)
+      : null;
   replace(ctx.main, h('h1', { tabindex: -1 }, 'Projects'), notice, list, registerForm(ctx, result), result);
 };

@@ -123,6 +123,11 @@ export const ERROR_CATALOGUE = {
     message: 'This invitation is unknown, expired, revoked or already used; ask for a new one',
     description: 'Unknown, expired, revoked or used invitation',
   },
+  share_link_invalid: {
+    status: 404,
+    message: 'This share link is unknown or was revoked',
+    description: 'Unknown or revoked share link, or its project deleted',
+  },
   export_not_ready: {
     status: 409,
     message: '%s',

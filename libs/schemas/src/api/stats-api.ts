@@ -137,7 +137,8 @@ const predicateCount = (filters: StatsFilter[]) =>
 const issue = (ctx: z.RefinementCtx, path: Array<string | number>, message: string) =>
   ctx.addIssue({ code: 'custom', message, path, params: { type: 'value_error' } });
 
-export const StatsQueryRequest = z
+/** The stats query's fields, without its checks across fields (refineStatsQuery): what a shared link's query omits from. */
+export const StatsQueryFields = z
   .object({
     origin: Origin,
     project: ProjectName,
@@ -158,36 +159,41 @@ export const StatsQueryRequest = z
     limit: z.number().int().min(1).max(STATS_LIMITS.maxLimit).default(100),
     offset: z.number().int().min(0).max(STATS_LIMITS.maxOffset).default(0),
   })
-  .strict()
-  .superRefine((q, ctx) => {
-    const seen = new Set<string>();
-    q.metrics.forEach((m, i) => {
-      if (seen.has(m)) issue(ctx, ['metrics', i], `${m} is asked twice`);
-      seen.add(m);
-      if ((m === 'conversions' || m === 'conversion_rate') && q.goal === null)
-        issue(ctx, ['metrics', i], `${m} needs a goal`);
-    });
-    const dims = new Set<string>();
-    let times = 0;
-    q.dimensions.forEach((d, i) => {
-      if (dims.has(d)) issue(ctx, ['dimensions', i], `${d} is asked twice`);
-      dims.add(d);
-      if (d.startsWith('time') && ++times > 1) issue(ctx, ['dimensions', i], 'One time dimension at most');
-    });
-    if (predicateCount(q.filters) > STATS_LIMITS.maxPredicates)
-      issue(ctx, ['filters'], `At most ${STATS_LIMITS.maxPredicates} predicates in all`);
-    q.order_by?.forEach(([name], i) => {
-      if (!seen.has(name) && !dims.has(name))
-        issue(ctx, ['order_by', i, 0], `${name} is neither a requested metric nor a requested dimension`);
-    });
-    if (typeof q.date_range === 'object') {
-      const { start, end } = q.date_range;
-      if (end <= start) issue(ctx, ['date_range', 'end'], 'end must be after start');
-      else if (end - start > STATS_LIMITS.maxRangeMs)
-        issue(ctx, ['date_range', 'end'], `The range spans at most ${STATS_LIMITS.maxRangeMs / DAY_MS} days`);
-    }
-  })
-  .openapi('StatsQueryRequest');
+  .strict();
+
+type StatsQueryShape = Omit<z.infer<typeof StatsQueryFields>, 'origin' | 'project'>;
+
+/** The checks across fields of a stats query (repeats, goals, order, range), shared with the shared links' query (share-api.ts). */
+export function refineStatsQuery(q: StatsQueryShape, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  q.metrics.forEach((m, i) => {
+    if (seen.has(m)) issue(ctx, ['metrics', i], `${m} is asked twice`);
+    seen.add(m);
+    if ((m === 'conversions' || m === 'conversion_rate') && q.goal === null)
+      issue(ctx, ['metrics', i], `${m} needs a goal`);
+  });
+  const dims = new Set<string>();
+  let times = 0;
+  q.dimensions.forEach((d, i) => {
+    if (dims.has(d)) issue(ctx, ['dimensions', i], `${d} is asked twice`);
+    dims.add(d);
+    if (d.startsWith('time') && ++times > 1) issue(ctx, ['dimensions', i], 'One time dimension at most');
+  });
+  if (predicateCount(q.filters) > STATS_LIMITS.maxPredicates)
+    issue(ctx, ['filters'], `At most ${STATS_LIMITS.maxPredicates} predicates in all`);
+  q.order_by?.forEach(([name], i) => {
+    if (!seen.has(name) && !dims.has(name))
+      issue(ctx, ['order_by', i, 0], `${name} is neither a requested metric nor a requested dimension`);
+  });
+  if (typeof q.date_range === 'object') {
+    const { start, end } = q.date_range;
+    if (end <= start) issue(ctx, ['date_range', 'end'], 'end must be after start');
+    else if (end - start > STATS_LIMITS.maxRangeMs)
+      issue(ctx, ['date_range', 'end'], `The range spans at most ${STATS_LIMITS.maxRangeMs / DAY_MS} days`);
+  }
+}
+
+export const StatsQueryRequest = StatsQueryFields.superRefine(refineStatsQuery).openapi('StatsQueryRequest');
 export type StatsQueryInput = z.infer<typeof StatsQueryRequest>;
 
 const MetricValues = z.array(z.number()).openapi({ description: 'In the order of the request’s metrics' });
