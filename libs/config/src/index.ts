@@ -9,3 +9,4 @@ export {
 } from './load-config.js';
 export { SERVICE_NAMES, type ServiceName } from './config-schema.js';
 export type { ConnectionSecurity, KafkaSasl, SaslMechanism, TlsFiles } from './connection-security.js';
+export { tlsFailureOf } from './tls-failure.js';

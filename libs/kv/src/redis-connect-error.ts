@@ -1,13 +1,10 @@
+import { tlsFailureOf } from '@spoor/config';
 /** PEM text for a rediss:// connection (SPOOR_REDIS_TLS_*_FILE); no `ca`: the system's CAs. */
 export interface RedisTls {
   ca?: string;
   cert?: string;
   key?: string;
 }
-
-/** Node's codes for a server certificate that does not verify. */
-const UNTRUSTED =
-  /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 
 /** The URL without its password, for an error message. */
 const shown = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
@@ -19,13 +16,14 @@ const shown = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
 export function explainRedisFailure(err: unknown, url: string): Error {
   const { code = '', message = String(err) } = err as NodeJS.ErrnoException;
   const at = `Redis at ${shown(url)}`;
-  if (UNTRUSTED.test(code)) {
+  const failure = tlsFailureOf(code, message);
+  if (failure === 'untrusted') {
     return new Error(
       `${at}: its certificate is not trusted: ${message} [${code}] (SPOOR_REDIS_TLS_CA_FILE / SPOOR_REDIS_URL)`,
       { cause: err },
     );
   }
-  if (code.startsWith('ERR_SSL_') || /before secure TLS connection was established/.test(message)) {
+  if (failure === 'handshake') {
     return new Error(
       `${at}: the TLS handshake failed: ${message.split('\n')[0]}; a server that wants a client certificate needs one it trusts, and a rediss:// URL a TLS port (SPOOR_REDIS_URL / SPOOR_REDIS_TLS_CERT_FILE / SPOOR_REDIS_TLS_KEY_FILE)`,
       { cause: err },

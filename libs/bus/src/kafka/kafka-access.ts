@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
+import { tlsFailureOf } from '@spoor/config';
 import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
 
 /** PEM text (SPOOR_KAFKA_TLS_*_FILE); no `ca`: the system's CAs. */
@@ -54,22 +55,6 @@ export class KafkaAccessError extends Error {
   }
 }
 
-/** Node's codes for a server certificate that does not verify (crypto/x509 and tls). */
-const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_REJECTED',
-  'INVALID_CA',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 /** The codes and names along an error's chain (kafkajs wraps the socket's error, sometimes twice). */
 function chainOf(err: unknown): Array<{ name: string; code: string; message: string }> {
   const out = [];
@@ -103,7 +88,7 @@ export function explainAccessFailure(err: unknown, access: KafkaAccess): KafkaAc
       },
     );
   }
-  const untrusted = has((e) => UNTRUSTED.has(e.code));
+  const untrusted = has((e) => tlsFailureOf(e.code, e.message) === 'untrusted');
   if (untrusted) {
     return new KafkaAccessError(
       `Kafka's certificate at ${at} is not trusted: ${untrusted.message} [${untrusted.code}]; give the CA that signed it, and connect by a name the certificate holds`,

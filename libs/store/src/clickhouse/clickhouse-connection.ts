@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { tlsFailureOf } from '@spoor/config';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 
 export type Row = Record<string, unknown>;
@@ -111,19 +112,17 @@ function clientTls(tls: ClickHouseConnectionOptions['tls']): {
   };
 }
 
-const UNTRUSTED =
-  /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
-
 /** A TLS failure of the first request as an error naming the setting to fix (issue 46). */
 function explainTlsFailure(err: Error): Error {
   const { code = '', message } = err as NodeJS.ErrnoException;
-  if (UNTRUSTED.test(code)) {
+  const failure = tlsFailureOf(code, message);
+  if (failure === 'untrusted') {
     return new Error(
       `ClickHouse's certificate is not trusted: ${message} [${code}] (SPOOR_CLICKHOUSE_TLS_CA_FILE / SPOOR_CLICKHOUSE_URL)`,
       { cause: err },
     );
   }
-  if (code.startsWith('ERR_SSL_') || /before secure TLS connection was established/.test(message)) {
+  if (failure === 'handshake') {
     return new Error(
       `ClickHouse ended the TLS handshake: ${message.split('\n')[0]} (SPOOR_CLICKHOUSE_URL / SPOOR_CLICKHOUSE_TLS_CERT_FILE / SPOOR_CLICKHOUSE_TLS_KEY_FILE)`,
       { cause: err },

@@ -13,7 +13,7 @@ import {
 import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
 
 const pagePath = (col: string) =>
-  `if(${col} IS NULL, NULL, if(extract(assumeNotNull(${col}), '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)') = '', '/', extract(assumeNotNull(${col}), '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)')))`;
+  `if(${col} IS NULL, NULL, coalesce(nullif(extract(assumeNotNull(${col}), '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), ''), '/'))`;
 
 const SESSION_COLUMNS: Record<string, string> = {
   entry_page: pagePath('s.entry_url'),

@@ -39,6 +39,22 @@ export function redisPongs(port: number): Promise<boolean> {
 }
 
 /** Debian's redis-server on a free loopback port: no RDB snapshots, no AOF, data in a temp dir. */
+/** A throwaway server: loopback only, nothing kept on disk but in `dir`, logs to stdout. */
+const ephemeral = (dir: string) => [
+  '--bind',
+  '127.0.0.1',
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--dir',
+  dir,
+  '--daemonize',
+  'no',
+  '--logfile',
+  '',
+];
+
 export async function startLocalRedis(): Promise<StartedEngine> {
   const { url, launch } = await prepareLocalRedis();
   const server = await launch();
@@ -62,22 +78,7 @@ async function prepareLocalRedis(): Promise<{ url: string; launch: () => Promise
     const server = ManagedProcess.start({
       name: 'redis',
       command: binary,
-      args: [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-        '--daemonize',
-        'no',
-        '--logfile',
-        '',
-      ],
+      args: ['--port', String(port), ...ephemeral(dir)],
       logFile: join(dir, 'redis.log'),
       stopGraceMs: 5_000,
     });
@@ -140,18 +141,7 @@ export async function startTlsRedis(pki: TestPki): Promise<StartedEngine> {
       pki.caFile,
       '--tls-auth-clients',
       'optional',
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-      '--daemonize',
-      'no',
-      '--logfile',
-      '',
+      ...ephemeral(dir),
     ],
     logFile: join(dir, 'redis.log'),
     stopGraceMs: 5_000,
