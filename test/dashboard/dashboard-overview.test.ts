@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { signUp, type ApiClient } from '../support/api-client.js';
 import { postAsBrowser, waitFor } from '../support/spoor-harness.js';
-import { see } from './dashboard-browser.js';
+import { ARTIFACTS, see } from './dashboard-browser.js';
 import { startDashboardRig, type DashboardRig } from './dashboard-rig.js';
 
 // Embedded only: the stats query's engines are tested on both in test/e2e/stats-query.test.ts and
@@ -212,9 +212,10 @@ describe('Dashboard: the Overview on the stats API', function () {
       await page.getByRole('region', { name: 'Referrers (visitors, conversions)' }).locator('.extra').allTextContents(),
     ).to.have.lengthOf(2);
     await page.setViewportSize({ width: 1280, height: 900 });
-    const docs = join(process.cwd(), 'docs', 'images');
-    await mkdir(docs, { recursive: true });
-    await page.screenshot({ path: join(docs, 'overview.png'), fullPage: true });
+    // The docs' screenshot (docs/images/overview.png) is this file, copied there by hand: a test
+    // run leaves the work tree as it found it.
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'overview-docs.png'), fullPage: true });
     await rig.finish('overview-goal');
     await page.getByLabel('Goal').selectOption('');
     await page.waitForURL((u) => !u.search.includes('goal='));
