@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { requireEngine } from '@spoor/testkit';
 import { cliUser, type CliResult, type CliUser } from '../support/cli-runner.js';
@@ -69,7 +72,8 @@ describe('spoor CLI: members and invitations: embedded', function () {
     expect(invited.link).to.match(/\/invitations\/accept#token=[\w-]+$/);
     const joined = ok(await guest.run(['invitations', 'accept', invited.link])).json();
     expect(joined).to.deep.equal({ origin, project, role: 'editor' });
-    const again = await guest.run(['invitations', 'accept', invited.link.split('#token=')[1]]);
+    // `--`: a token may begin with '-' (base64url), which would read as an option.
+    const again = await guest.run(['invitations', 'accept', '--', invited.link.split('#token=')[1]]);
     expect(again.code).to.equal(1);
     expect(again.stderr.trim()).to.equal(
       'error: This invitation is unknown, expired, revoked or already used; ask for a new one',
@@ -83,8 +87,8 @@ describe('spoor CLI: members and invitations: embedded', function () {
       [guestEmail, 'editor'],
     ]);
     const listed = ok(await owner.tty(['members']));
-    expect(listed.stdout.split('\n')[0]).to.match(/^ACCOUNT_ID\s+EMAIL\s+ROLE\s+CREATED_AT/);
-    expect(listed.stdout).to.match(new RegExp(`${guestEmail}\\s+editor`));
+    expect(listed.stdout.split('\n')[0]).to.match(/^ACCOUNT_ID\s+EMAIL\s+ROLE\s+EXPORTS\s+CREATED_AT/);
+    expect(listed.stdout).to.match(new RegExp(`${guestEmail}\\s+editor\\s+true`));
   });
 
   it('changes a role by email; refuses a bad role (2) and what the role does not allow (1), with the API’s words', async () => {
@@ -96,7 +100,21 @@ describe('spoor CLI: members and invitations: embedded', function () {
     expect((await owner.run(['members', 'role', guestEmail, 'boss'])).code).to.equal(2);
     expect((await owner.run(['invite', 'x@example.com', '--role', 'owner'])).code).to.equal(2);
     expect((await owner.run(['invite', 'x@example.com'])).code).to.equal(2);
+    // A viewer exports only when granted: refused, granted, exported, withdrawn.
     const scope = ['--origin', origin, '--project', project];
+    const file = join(await mkdtemp(join(tmpdir(), 'spoor-cli-grant-')), 'sessions.ndjson');
+    const exportAsGuest = () =>
+      guest.run(['export', 'sessions', '--format', 'ndjson', '-o', file, '--poll-ms', '100', ...scope]);
+    const refusedExport = await exportAsGuest();
+    expect(refusedExport.code).to.equal(1);
+    expect(refusedExport.stderr.trim()).to.equal('error: This needs the editor role on the project; yours is viewer');
+    expect(ok(await owner.tty(['members', 'exports', guestEmail, 'on'])).stdout.trim()).to.equal(
+      `${guestEmail} (viewer) may export from ${project}`,
+    );
+    expect(ok(await exportAsGuest()).code).to.equal(0);
+    expect(ok(await owner.run(['members', 'exports', guestEmail, 'off'])).json()).to.include({ exports: false });
+    expect((await exportAsGuest()).code).to.equal(1);
+    expect((await owner.run(['members', 'exports', guestEmail, 'maybe'])).code).to.equal(2);
     const forbidden = await guest.run(['members', 'role', ownerEmail, 'viewer', ...scope]);
     expect(forbidden.code).to.equal(1);
     expect(forbidden.stderr.trim()).to.equal('error: This needs the admin role on the project; yours is viewer');
@@ -125,5 +143,49 @@ describe('spoor CLI: members and invitations: embedded', function () {
     expect(ok(await owner.run(['projects', 'list'])).json().projects).to.deep.equal([]);
     const alone = ok(await guest.run(['members', 'list', ...scope])).json().members;
     expect(alone.map((m: { email: string; role: string }) => [m.email, m.role])).to.deep.equal([[guestEmail, 'owner']]);
+  });
+
+  it('spoor audit: the changes above, newest first, with who made them; filters by action and actor', async () => {
+    const scope = ['--origin', origin, '--project', project];
+    type Entry = {
+      action: string;
+      actor: { email: string };
+      target: { kind: string; name: string | null };
+      changes: Record<string, { before: unknown; after: unknown }>;
+    };
+    const all: Entry[] = ok(await guest.run(['audit', '--all', ...scope])).json().entries;
+    const actions = all.map((e) => e.action);
+    // Newest first: the removal, the transfer, the change to viewer, the accepted invitation.
+    const toViewer = all.findIndex((e) => e.action === 'member.role_changed' && e.changes['role']?.before === 'editor');
+    const order = [
+      actions.indexOf('member.removed'),
+      actions.indexOf('ownership.transferred'),
+      toViewer,
+      actions.indexOf('invitation.accepted'),
+    ];
+    expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!))).to.equal(true, actions.join(', '));
+    expect(actions).to.include.members(['invitation.created', 'invitation.revoked']);
+    const removed = all.find((e) => e.action === 'member.removed')!;
+    expect(removed.actor.email).to.equal(guestEmail);
+    expect(removed.target).to.include({ kind: 'member', name: ownerEmail });
+    expect(all[toViewer]!.actor.email).to.equal(ownerEmail);
+    expect(all[toViewer]!.changes['role']).to.deep.equal({ before: 'editor', after: 'viewer' });
+    // A category filters its actions; an actor by email.
+    const members: Entry[] = ok(await guest.run(['audit', '--action', 'member', ...scope])).json().entries;
+    expect(members.length).to.be.greaterThan(0);
+    expect(members.every((e) => e.action.startsWith('member.'))).to.equal(true);
+    const byOwner: Entry[] = ok(await guest.run(['audit', '--all', '--actor', ownerEmail, ...scope])).json().entries;
+    expect(byOwner.map((e) => e.actor.email)).to.have.members(byOwner.map(() => ownerEmail));
+    expect(byOwner.map((e) => e.action)).to.include('ownership.transferred');
+    // People get a table, the change as before → after.
+    const table = ok(await guest.tty(['audit', '--action', 'member.role_changed', ...scope])).stdout;
+    expect(table.split(/\r?\n/)[0], table).to.match(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+CHANGES$/);
+    expect(table).to.match(/member\.role_changed\s+member \S+\s+role: editor → viewer/);
+    // A wrong action is the API's 422; the removed owner no longer sees the project.
+    const bad = await guest.run(['audit', '--action', 'member.exploded', ...scope]);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/action/);
+    const gone = await owner.run(['audit', ...scope]);
+    expect(gone.code).to.equal(1);
   });
 });

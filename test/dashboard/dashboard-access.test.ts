@@ -105,6 +105,7 @@ describe('Dashboard: serving, small screens, keyboard, sign-out', function () {
         ['/rules', 'Rules'],
         ['/transitions', 'Transitions'],
         ['/settings', 'Settings'],
+        ['/audit', 'Audit'],
         ['/health', 'Health'],
         ['/projects', 'Projects'],
       ] as const) {

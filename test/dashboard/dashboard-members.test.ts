@@ -129,10 +129,52 @@ describe('Dashboard in Chromium, members and invitations: embedded', function ()
       [ownerEmail, 'owner'],
       [guestEmail, 'viewer'],
     ]);
+    // A viewer exports only when granted: the owner ticks it.
+    await section.getByLabel('may export').check();
+    await see(page, `${guestEmail} may now export.`);
+    const exportsOf = async () =>
+      (await owner.get('/v1/projects/members', { origin, project })).body.members.find(
+        (m: { email: string }) => m.email === guestEmail,
+      ).exports;
+    expect(await exportsOf()).to.equal(true);
     tab.expectFailure({ status: 409, path: '/v1/projects/leave' });
     await page.getByRole('button', { name: 'Leave project' }).click();
     await see(page, /the last owner cannot leave/);
     await rig.finish('members-owner');
+  });
+
+  it('the owner reads the Audit page: the role change and the invitation, filtered by category and by person in the URL', async () => {
+    await go(page, 'Audit');
+    const table = page.getByRole('table', { name: 'Audit trail' });
+    const roleRow = table.getByRole('row').filter({ hasText: 'member.role_changed' }).first();
+    await roleRow.waitFor();
+    expect(await roleRow.textContent())
+      .to.include(ownerEmail)
+      .and.include(guestEmail)
+      .and.include('editor → viewer');
+    await table.getByRole('row').filter({ hasText: 'invitation.accepted' }).first().waitFor();
+    expect(await table.getByRole('row').filter({ hasText: 'member.exports_changed' }).first().textContent()).to.include(
+      'false → true',
+    );
+    await page.getByLabel('Category').selectOption('member');
+    await page.waitForURL((u) => u.search === '?action=member');
+    await table.getByRole('row').filter({ hasText: 'invitation.accepted' }).first().waitFor({ state: 'detached' });
+    await table.locator('tbody tr').first().waitFor();
+    const actions = await table.locator('tbody tr td:nth-child(3)').allTextContents();
+    expect(actions.length).to.be.greaterThan(0);
+    expect(actions.every((a) => a.startsWith('member.'))).to.equal(true, actions.join(', '));
+    await roleRow.getByRole('link', { name: ownerEmail }).click();
+    await page.waitForURL(
+      (u) => u.searchParams.get('actor') === ownerEmail && u.searchParams.get('action') === 'member',
+    );
+    await see(page, `By ${ownerEmail}`);
+    // The link reproduces the view; the chip's × removes the person, keeping the category.
+    await page.reload();
+    await see(page, `By ${ownerEmail}`);
+    expect(await page.getByLabel('Category').inputValue()).to.equal('member');
+    await page.getByRole('button', { name: `Remove filter by ${ownerEmail}` }).click();
+    await page.waitForURL((u) => u.search === '?action=member');
+    await rig.finish('members-audit');
   });
 
   it('the member sees no management controls, leaves, and is back on its projects', async () => {
@@ -146,6 +188,12 @@ describe('Dashboard in Chromium, members and invitations: embedded', function ()
     expect(await section.locator('select').count()).to.equal(0);
     expect(await section.getByRole('button', { name: /^Remove/ }).count()).to.equal(0);
     expect(await guest.getByRole('button', { name: 'Transfer ownership' }).count()).to.equal(0);
+    // The Audit page is the owners' and admins': a viewer is told so.
+    guestTab.expectFailure({ status: 403, path: '/v1/projects/audit' });
+    await go(guest, 'Audit');
+    await see(guest, /Only the project's owners and admins read its audit trail/);
+    guestTab.expectFailure({ status: 403, path: '/v1/projects/shares' });
+    await go(guest, 'Settings');
     await guest.getByRole('button', { name: 'Leave project' }).click();
     await see(guest, `You left ${project}.`);
     expect(new URL(guest.url()).pathname).to.equal('/projects');

@@ -155,6 +155,78 @@ for (const mode of MODES) {
       ]);
     });
 
+    it('lets a viewer export only while granted; the grant goes with the membership and is audited', async () => {
+      const { owner, scope, members } = await team('viewer', 'editor');
+      const [viewer, editor] = members as [ApiClient, ApiClient];
+      const [viewerId, editorId] = await Promise.all([idOf(viewer), idOf(editor)]);
+      const exportSessions = (c: ApiClient) => c.post('/v1/exports', { ...scope, what: 'sessions', format: 'ndjson' });
+      const exportsOf = async () =>
+        Object.fromEntries(
+          (await owner.get('/v1/projects/members', scope)).body.members.map(
+            (m: { account_id: string; exports: boolean }) => [m.account_id, m.exports],
+          ),
+        );
+      expect(await exportsOf()).to.deep.equal({ [await idOf(owner)]: true, [viewerId]: false, [editorId]: true });
+      const refused = await exportSessions(viewer);
+      expect(refused.status).to.equal(403);
+      expect(refused.body.detail).to.equal('This needs the editor role on the project; yours is viewer');
+      // Nothing to change is a 422; a grant is a manager's: an editor cannot give it.
+      const empty = await owner.call('PATCH', `/v1/projects/members/${viewerId}`, scope, {});
+      expect(empty.status).to.equal(422);
+      expect(empty.body.detail[0].msg).to.match(/Give role, exports or both/);
+      expect(
+        (await editor.call('PATCH', `/v1/projects/members/${viewerId}`, scope, { exports: true })).status,
+      ).to.equal(403);
+      const granted = await owner.call('PATCH', `/v1/projects/members/${viewerId}`, scope, { exports: true });
+      expect(granted.body).to.include({ role: 'viewer', exports: true });
+      const queued = await exportSessions(viewer);
+      expect(queued.status, queued.text).to.equal(200);
+      const job = await waitFor(
+        async () => (await viewer.get(`/v1/jobs/${queued.body.job_id}`)).body,
+        (j) => j.status === 'succeeded' || j.status === 'failed',
+        30_000,
+        'the viewer’s export',
+      );
+      expect(job.status).to.equal('succeeded');
+      expect((await viewer.get(`/v1/exports/${queued.body.job_id}/file`)).status).to.equal(200);
+      // Withdrawn: no new export, and the file made under the grant is no longer theirs to fetch.
+      expect(
+        (await owner.call('PATCH', `/v1/projects/members/${viewerId}`, scope, { exports: false })).body,
+      ).to.include({ exports: false });
+      expect((await exportSessions(viewer)).status).to.equal(403);
+      expect((await viewer.get(`/v1/exports/${queued.body.job_id}/file`)).status).to.equal(403);
+      // An editor always exports: withdrawing changes nothing it can do.
+      expect(
+        (await owner.call('PATCH', `/v1/projects/members/${editorId}`, scope, { exports: false })).body,
+      ).to.include({ exports: true });
+      // Removed and invited again, the viewer starts without the grant.
+      await owner.call('PATCH', `/v1/projects/members/${viewerId}`, scope, { exports: true });
+      expect((await owner.delete(`/v1/projects/members/${viewerId}`, scope)).status).to.equal(200);
+      const again = await owner.post('/v1/projects/invitations', {
+        ...scope,
+        email: (await viewer.get('/v1/users/account')).body.email,
+        role: 'viewer',
+      });
+      expect(again.status, again.text).to.equal(200);
+      const address = (await viewer.get('/v1/users/account')).body.email as string;
+      const second = await waitFor(
+        async () => smtp.received.filter((m) => m.rcptTo.includes(address)),
+        (mails) => mails.length === 2,
+        10_000,
+        'the second invitation mail',
+      );
+      const raw = second[1]!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const token = /\/invitations\/accept#token=([A-Za-z0-9_-]+)/.exec(raw)![1]!;
+      expect((await viewer.post('/v1/invitations/accept', { token })).status).to.equal(200);
+      expect((await exportsOf())[viewerId]).to.equal(false);
+      expect((await exportSessions(viewer)).status).to.equal(403);
+      const audit = (await owner.get('/v1/projects/audit', { ...scope, action: 'member.exports_changed' })).body
+        .entries;
+      expect(
+        audit.map((e: { changes: { exports: { before: boolean; after: boolean } } }) => e.changes.exports.after),
+      ).to.deep.equal([true, false, true]);
+    });
+
     it('never leaves a project without an owner; a transfer makes the caller admin', async () => {
       const { owner, scope, members } = await team('admin');
       const [admin] = members as [ApiClient];

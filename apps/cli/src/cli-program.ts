@@ -4,6 +4,7 @@ import { buildVersion } from '@spoor/runtime/build-version';
 import { readEnvironment } from './cli-environment.js';
 import { CliSession, type CliStreams, type GlobalOptions } from './cli-session.js';
 import { registerApiKeyCommands } from './commands/apikey-commands.js';
+import { registerAuditCommand } from './commands/audit-command.js';
 import { registerAccountCommands } from './commands/account-commands.js';
 import { registerAuthCommands } from './commands/auth-commands.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
@@ -87,6 +88,7 @@ API key instead of the stored login), XDG_CONFIG_HOME (where spoor/auth.json liv
     registerAuthCommands,
     registerProjectCommands,
     registerMemberCommands,
+    registerAuditCommand,
     registerSessionCommands,
     registerEventCommands,
     registerRuleCommands,

@@ -51,6 +51,8 @@ const paths: Array<[string, PageRoute]> = [
   ['/funnels', page((ctx) => import('./pages/funnels-page.js').then((m) => m.funnelsPage(ctx)), 'Funnels')],
   ['/retention', page((ctx) => import('./pages/retention-page.js').then((m) => m.retentionPage(ctx)), 'Retention')],
   ['/settings', page(settingsPage, 'Settings')],
+  // Read by owners and admins now and then (issue 45): loaded on first visit.
+  ['/audit', page((ctx) => import('./pages/audit-page.js').then((m) => m.auditPage(ctx)), 'Audit')],
   ['/health', page(healthPage, 'Health', false)],
   ['/projects', page(projectsPage, 'Projects', false)],
 ];

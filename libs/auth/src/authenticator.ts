@@ -21,6 +21,8 @@ export interface Principal {
   account_id: string;
   email: string | null;
   via: 'token' | 'api_key';
+  /** The API key's name when `via` is `api_key` (the audit trail names it; issue 45). */
+  api_key_name?: string;
   /** What the credential may do: an ID token everything (`full`), an API key its scope. */
   scope: ApiKeyScope;
   /** An operator's credential (operator-policy.ts): system-wide health. */
@@ -152,6 +154,7 @@ export class Authenticator {
       account_id: account.account_id,
       email: account.email,
       via: 'api_key',
+      api_key_name: record.api_key_name,
       scope: record.scope,
       operator: await this.operators.isOperator(account, record.scope),
       token: null,

@@ -56,6 +56,7 @@ describe('Authenticator', function () {
         account_id,
         email: 'owner@example.com',
         via: 'api_key',
+        api_key_name: 'ci',
         scope: 'full',
         operator: false,
         token: null,

@@ -272,7 +272,7 @@ export interface paths {
         /** CORS preflight */
         options: operations["options_projects_members_account_id"];
         head?: never;
-        /** Changes a member's role (an admin: only members below admin, to a role below admin; the last owner cannot be demoted) */
+        /** Changes a member's role, or a viewer's grant to export (an admin: only members below admin, to a role below admin; the last owner cannot be demoted) */
         patch: operations["patch_projects_members_account_id"];
         trace?: never;
     };
@@ -363,6 +363,24 @@ export interface paths {
         delete?: never;
         /** CORS preflight */
         options: operations["options_invitations_accept"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's audit trail, newest first: who changed members, roles, rules, channels, webhooks, schedules, alerts, share links, settings and data, and when */
+        get: operations["get_projects_audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight */
+        options: operations["options_projects_audit"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1653,6 +1671,8 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "admin" | "editor" | "viewer";
+            /** @description Whether the member may export events and sessions (POST /v1/exports): an editor or above always, a viewer when an owner or admin granted it */
+            exports: boolean;
             /**
              * @description Milliseconds since the Unix epoch, UTC
              * @example 1732262400000
@@ -1664,7 +1684,9 @@ export interface components {
              * @description owner > admin > editor > viewer
              * @enum {string}
              */
-            role: "owner" | "admin" | "editor" | "viewer";
+            role?: "owner" | "admin" | "editor" | "viewer";
+            /** @description A viewer's grant to export (issue 45): true grants it, false withdraws it */
+            exports?: boolean;
         };
         LeaveResult: {
             /** @enum {boolean} */
@@ -1732,6 +1754,53 @@ export interface components {
         };
         AcceptInvitationRequest: {
             token: string;
+        };
+        AuditList: {
+            /** @description Newest first (then by entry_id) */
+            entries: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        AuditEntry: {
+            entry_id: string;
+            /**
+             * @description Milliseconds since the Unix epoch, UTC
+             * @example 1732262400000
+             */
+            at: number;
+            actor: components["schemas"]["AuditActor"];
+            /** @enum {string} */
+            action: "project.created" | "project.settings_changed" | "project.verified" | "member.role_changed" | "member.exports_changed" | "member.removed" | "member.left" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "rule.created" | "rule.updated" | "rule.disabled" | "channel.created" | "channel.deleted" | "webhook.created" | "webhook.deleted" | "webhook.enabled" | "schedule.created" | "schedule.deleted" | "alert.created" | "alert.deleted" | "funnel.saved" | "funnel.deleted" | "share_link.created" | "share_link.revoked" | "data.export_requested" | "data.erasure_requested";
+            target: components["schemas"]["AuditTarget"];
+            /** @description Changed fields by name, before and after. Never a secret: no webhook secret, no chat or webhook URL path or query, no token, no password */
+            changes: {
+                [key: string]: components["schemas"]["AuditChange"];
+            };
+        };
+        AuditActor: {
+            account_id: string;
+            /** @description The account email at the time, if it has one */
+            email: string | null;
+            /**
+             * @description token: a signed-in ID token; api_key: an API key
+             * @enum {string}
+             */
+            via: "token" | "api_key";
+            /** @description The API key used (its name, never the secret) */
+            api_key_name: string | null;
+        };
+        AuditTarget: {
+            /** @enum {string} */
+            kind: "project" | "member" | "invitation" | "rule" | "channel" | "webhook" | "schedule" | "alert" | "funnel" | "share_link" | "export" | "erasure";
+            /** @description rule_id, webhook_id, the member account_id, …; the project_id for the project itself */
+            id: string;
+            /** @description A readable name at the time: an email, a label, a webhook host; null when there is none */
+            name: string | null;
+        };
+        /** @description A field before and after the change; null where it did not exist */
+        AuditChange: {
+            before?: unknown;
+            after?: unknown;
         };
         /** @description Each session with its identifier, times and event count; more fields as `include` asks */
         SessionList: {
@@ -5294,6 +5363,102 @@ export interface operations {
         };
     };
     options_invitations_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body with the CORS headers */
+            200: {
+                headers: {
+                    /** @example * */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @example GET, POST, PUT, PATCH, DELETE, OPTIONS */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @example Authorization, Content-Type, Accept */
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_projects_audit: {
+        parameters: {
+            query: {
+                /** @description Origin URL of the project */
+                origin: string;
+                /** @description Project identifier, a slash-separated path */
+                project: string;
+                /** @description Inclusive start, ms since the epoch */
+                window_start?: number;
+                /** @description Exclusive end, ms since the epoch */
+                window_end?: number;
+                /** @description One action (`member.removed`) or a category (`member`: every `member.*`) */
+                action?: "project" | "member" | "ownership" | "invitation" | "rule" | "channel" | "webhook" | "schedule" | "alert" | "funnel" | "share_link" | "data" | "project.created" | "project.settings_changed" | "project.verified" | "member.role_changed" | "member.exports_changed" | "member.removed" | "member.left" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "rule.created" | "rule.updated" | "rule.disabled" | "channel.created" | "channel.deleted" | "webhook.created" | "webhook.deleted" | "webhook.enabled" | "schedule.created" | "schedule.deleted" | "alert.created" | "alert.deleted" | "funnel.saved" | "funnel.deleted" | "share_link.created" | "share_link.revoked" | "data.export_requested" | "data.erasure_requested";
+                /** @description Only entries by this account: its account_id or email (case-insensitive) */
+                actor?: string;
+                limit?: number;
+                /** @description The previous page's next_cursor: the entries after it */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller's role on the project is below the operation's (docs/security.md, Roles) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, or belongs to another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    options_projects_audit: {
         parameters: {
             query?: never;
             header?: never;

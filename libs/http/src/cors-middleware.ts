@@ -49,3 +49,26 @@ export function corsMiddleware(): RequestHandler[] {
   };
   return [handler];
 }
+
+/**
+ * What corsMiddleware sets on a response that does not vary yet, other than a preflight, as names
+ * and values (the test holds the two to the same headers): for an answer that hands them to
+ * `writeHead` rather than `setHeader`, after which node keeps no header map with the response
+ * (FastLane.addStream, whose answers stay open).
+ */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    'Access-Control-Allow-Methods': ALLOWED_METHODS,
+    'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+  };
+  // `cors` takes an empty Origin for "no origin allowed" and adds nothing.
+  if (origin === '') return headers;
+  if (origin === undefined || origin === '*') {
+    headers['Access-Control-Allow-Origin'] = '*';
+  } else {
+    headers['Access-Control-Allow-Origin'] = origin;
+    headers['Vary'] = 'Origin';
+  }
+  headers['Access-Control-Expose-Headers'] = EXPOSED_HEADERS;
+  return headers;
+}

@@ -3,7 +3,7 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ALLOWED_HEADERS, ALLOWED_METHODS, CORS_OPTIONS, corsMiddleware } from '../src/cors-middleware.js';
+import { ALLOWED_HEADERS, ALLOWED_METHODS, CORS_OPTIONS, corsHeaders, corsMiddleware } from '../src/cors-middleware.js';
 
 /** What every response carried before the direct path: the defaults, then `cors` for everything. */
 const reference: RequestHandler[] = [
@@ -93,6 +93,21 @@ describe('corsMiddleware', () => {
         for (const h of CORS_HEADERS) expect(a.headers[h], h).to.deep.equal(b.headers[h]);
       });
     }
+  }
+
+  for (const [what, headers] of origins) {
+    it(`lists for ${what} the headers corsMiddleware sets (corsHeaders, for writeHead)`, async () => {
+      const set = await ask(direct, 'GET', '/', headers);
+      const listed = await new Promise<IncomingHttpHeaders>((resolve) => {
+        const server = createServer((req, res) => res.writeHead(200, corsHeaders(req.headers.origin)).end('ok'));
+        server.listen(0, '127.0.0.1', async () => {
+          resolve((await ask(server, 'GET', '/', headers)).headers);
+          server.close();
+        });
+      });
+      for (const h of CORS_HEADERS.filter((name) => name !== 'content-length'))
+        expect(listed[h], h).to.deep.equal(set.headers[h]);
+    });
   }
 
   it('reflects a site and lets it read the retry headers', async () => {

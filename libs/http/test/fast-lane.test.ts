@@ -12,6 +12,7 @@ import {
   parseOr422,
   type FastAnswer,
   type FastHandler,
+  type FastStreamHandler,
   type RunningServer,
 } from '../src/index.js';
 
@@ -28,6 +29,26 @@ interface Answer {
   body: string;
   headers: Record<string, string | string[] | undefined>;
 }
+
+/**
+ * A stream route behind both doors: /stream through the lane, /stream-slow (same handler, express'
+ * `req.query`) through express. It answers what its query asks for: a refusal from the catalogue,
+ * a fault, HEAD's headers, or a stream's first line with the query it was given.
+ */
+const streamHandler: FastStreamHandler = async (req, res, query, headers) => {
+  await new Promise((r) => setImmediate(r));
+  const q = query as Record<string, unknown>;
+  if (q['fail'] === 'auth') throw errors.unauthorized('Invalid token');
+  if (q['fail'] === 'boom') throw new Error('secret internals');
+  if (q['fail'] === 'late') {
+    res.writeHead(200, { ...headers, 'Content-Type': 'text/event-stream; charset=utf-8' }).flushHeaders();
+    throw new Error('after the head');
+  }
+  if (req.method === 'HEAD')
+    return void res.writeHead(200, { ...headers, 'Content-Type': 'text/event-stream; charset=utf-8' }).end();
+  res.writeHead(200, { ...headers, 'Content-Type': 'text/event-stream; charset=utf-8' });
+  res.end(`data: ${JSON.stringify(query)}\n\n`);
+};
 
 /** A probe's answer, the same in memory behind both doors: /probe through the lane, /probe-slow through express. */
 let probe: FastAnswer = { status: 200, body: { status: 'ok' } };
@@ -69,6 +90,7 @@ describe('FastLane', () => {
           .json(probe.body),
     );
     router.get('/probe', (_req, res) => void res.json({ via: 'express' }));
+    router.get('/stream-slow', (req, res) => streamHandler(req, res, req.query, {}));
     const app = createHttpApp({
       logger: createLogger('t', 'silent'),
       trustProxy: ['loopback'],
@@ -77,6 +99,7 @@ describe('FastLane', () => {
     const lane = new FastLane(app, createLogger('t', 'silent'));
     lane.add('/fast', handler, 64);
     lane.addGet('/probe', () => probe);
+    lane.addStream('/stream', streamHandler);
     server = await listen(app, 0, '127.0.0.1', lane);
   });
   after(() => server.close());
@@ -139,6 +162,43 @@ describe('FastLane', () => {
       }
     });
   }
+
+  const streamCases: Array<[string, string, string]> = [
+    ['a stream, its query parsed as express parses it', 'GET', '?a=1&a=2&b=%20x&c'],
+    ['a stream without a query', 'GET', ''],
+    ["HEAD's headers", 'HEAD', '?x=1'],
+    ['a refusal from the catalogue', 'GET', '?fail=auth'],
+    ['a refusal of a HEAD', 'HEAD', '?fail=auth'],
+    ['a fault, as a 500 without internals', 'GET', '?fail=boom'],
+  ];
+  for (const [what, method, query] of streamCases) {
+    it(`answers ${what} exactly as the express path does`, async () => {
+      const headers = { origin: 'https://app.example' };
+      const [fast, slow] = await Promise.all([
+        send(`${server.url}/stream${query}`, headers, null, method),
+        send(`${server.url}/stream-slow${query}`, headers, null, method),
+      ]);
+      expect([fast.status, fast.body]).to.deep.equal([slow.status, slow.body]);
+      const { date: _d, ...fastHeaders } = fast.headers;
+      const { date: _s, ...slowHeaders } = slow.headers;
+      expect(fastHeaders).to.deep.equal(slowHeaders);
+      expect(fast.headers['access-control-allow-origin']).to.equal('https://app.example');
+    });
+  }
+
+  it('cuts a stream whose handler failed after its head was sent, and leaves a trailing slash to express', async () => {
+    const complete = await new Promise<boolean>((resolve, reject) => {
+      const req = httpRequest(`${server.url}/stream?fail=late`, (res) => {
+        res.on('error', () => {});
+        res.on('close', () => resolve(res.complete));
+        res.resume();
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(complete).to.equal(false);
+    expect((await send(`${server.url}/stream/`, {}, null, 'GET')).status).to.equal(404);
+  });
 
   it('leaves HEAD, a trailing slash and other methods of a GET probe to express', async () => {
     // The lane's answer is a 503, express' a 200: a HEAD the lane took would show its status.

@@ -218,6 +218,7 @@ function sharedAdapters(ep: RpcEndpoint, config: Config): { store: Store; kv: Kv
     sessions: repo('sessions'),
     accounts: repo('accounts'),
     members: repo('members'),
+    audit: repo('audit'),
     apiKeys: repo('apiKeys'),
     signingKeys: repo('signingKeys'),
     revokedTokens: repo('revokedTokens'),

@@ -107,6 +107,7 @@ export async function runServices(
     entries.push(...((await pipeline?.start(publicUrl)) ?? []));
     // Fast routes open with the rest: until then express answers 503 for them too.
     for (const r of services().flatMap((s) => s.fastRoutes ?? [])) lane?.add(r.path, r.handler, r.limitBytes);
+    for (const r of services().flatMap((s) => s.fastStreams ?? [])) lane?.addStream(r.path, r.handler);
     // Ready with a first lag reading in hand, never with an empty one.
     await lagSampler.refresh();
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { DropCounts } from '@spoor/schemas';
 import type { ProcessMetrics } from './process-metrics.js';
 import type { Router } from 'express';
-import type { FastHandler } from '@spoor/http';
+import type { FastHandler, FastStreamHandler } from '@spoor/http';
 import type { Config, ServiceName } from '@spoor/config';
 import type { Logger } from '@spoor/service-log';
 import type { Adapters } from './adapters.js';
@@ -36,6 +36,8 @@ export interface RunningService {
   router?: Router;
   /** Hot POST routes served beside express (libs/http FastLane), by exact path; the router should serve them too. */
   fastRoutes?: Array<{ path: string; handler: FastHandler; limitBytes: number }>;
+  /** Long-lived GET and HEAD answers served beside express (FastLane.addStream), by exact path; the router should serve them too. */
+  fastStreams?: Array<{ path: string; handler: FastStreamHandler }>;
   /** Figures for health reporting. */
   stats?: () => Record<string, number>;
   /** Events this service let go, by reason from the one catalogue (@spoor/schemas DROP_REASONS). */

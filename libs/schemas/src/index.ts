@@ -14,6 +14,7 @@ export * from './api/sessions-api.js';
 export * from './api/projects-api.js';
 export * from './api/account-api.js';
 export * from './api/member-api.js';
+export * from './api/audit-api.js';
 export * from './rule-logic.js';
 export * from './rule-cost.js';
 export * from './api/rules-api.js';

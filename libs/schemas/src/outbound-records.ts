@@ -23,7 +23,15 @@ export const RECORD_KINDS = {
   shareLink: 'share-link',
   /** Project '', id the SHA-256 of a share link's token: which project and link it opens (ShareTokenData). */
   shareToken: 'share-token',
+  /** A viewer's grant to export raw events (issue 45, item 1): id the member's account id (ExportGrantData). */
+  exportGrant: 'export-grant',
 } as const;
+
+/** Who let a viewer export, and when (docs/security.md, Roles). */
+export interface ExportGrantData {
+  granted_by: string;
+  granted_at: number;
+}
 
 /** A share link (docs/security.md, Share links): its token only as its SHA-256, its password as scrypt. */
 export interface ShareLinkData {

@@ -2,6 +2,7 @@ export * from './store.js';
 export * from './data-ownership.js';
 export * from './funnel-query.js';
 export * from './live-query.js';
+export type { AuditListQuery, AuditRecord, AuditRepository } from './audit.js';
 export {
   accountProjects,
   type InvitationRecord,

@@ -20,6 +20,7 @@ import type { FunnelRepository, RetentionRepository } from './funnel-query.js';
 import type { LiveRepository } from './live-query.js';
 import type { StatsRepository } from './stats-query.js';
 import type { MemberRepository } from './members.js';
+import type { AuditRepository } from './audit.js';
 
 /** A time range, end exclusive (DESIGN.md, HTTP conventions). Both ends optional. */
 export interface TimeWindow {
@@ -333,6 +334,8 @@ export interface Store {
   readonly accounts: AccountRepository;
   /** Members and invitations of each project (issue 45). */
   readonly members: MemberRepository;
+  /** The audit trail of each project (issue 45, item 7; docs/security.md, Audit trail). */
+  readonly audit: AuditRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly signingKeys: SigningKeyRepository;
   readonly revokedTokens: TokenRevocationRepository;

@@ -13,6 +13,8 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 /** Cut inside hours, so the overview reads rollups and partial hours. */
 const W = { start: T0 + 30 * MIN, end: T0 + 40 * HOUR + 15 * MIN };
+/** From a whole hour: time buckets of whole hours are read from the stats rollups too (stats-query.ts). */
+const W_HOURS = { start: T0 + HOUR, end: T0 + 40 * HOUR + 15 * MIN };
 
 function random(seed: number) {
   return () => {
@@ -192,6 +194,27 @@ const CASES: Array<[string, StatsSpec]> = [
       orderBy: [['visitors', 'asc']],
     }),
   ],
+  ['top pages, unfiltered', spec({ metrics: ['visitors', 'pageviews', 'events'], dimensions: ['page'] })],
+  [
+    'by hour and browser from a whole hour, tagged sessions',
+    spec({
+      window: W_HOURS,
+      metrics: ['visitors', 'events', 'pageviews', 'sessions'],
+      dimensions: ['time:hour', 'browser'],
+      bucketMs: HOUR,
+      filters: [{ dimension: 'tag', op: 'is', values: ['buyer'] }],
+      orderBy: [['time:hour', 'asc']],
+    }),
+  ],
+  [
+    'pages by 6 hours from a whole hour',
+    spec({
+      window: W_HOURS,
+      metrics: ['visitors', 'pageviews'],
+      dimensions: ['time:hour', 'page'],
+      bucketMs: 6 * HOUR,
+    }),
+  ],
   ['a page of exit pages', spec({ metrics: ['sessions'], dimensions: ['exit_page'], limit: 2, offset: 1 })],
   ['past the last row', spec({ metrics: ['events'], dimensions: ['action'], limit: 5, offset: 50 })],
   [
@@ -291,6 +314,24 @@ for (const backend of backends) {
         }),
       );
       expect(got.rows[0]!.metrics).to.deep.equal([0]);
+    });
+
+    // Last: it stores more. The stats rollups of an hour already read are rebuilt with its late events.
+    it('counts the events stored after a query that read the rollups', async function () {
+      const s = spec({ metrics: ['visitors', 'events', 'pageviews'], dimensions: ['browser'] });
+      await store.stats.query(P, s);
+      const late = enriched({
+        ...DATA.events[0]!,
+        event_id: 'late-1',
+        ip: '203.0.113.9',
+        action: 'pageview',
+        timestamp: T0 + 5 * HOUR + 7 * MIN,
+      });
+      await store.events.insertEnriched([late]);
+      const got = await store.stats.query(P, s);
+      const want = recount({ ...DATA, events: [...DATA.events, late] }, s);
+      expect(close(got)).to.deep.equal(close(want));
+      expect(got).to.not.deep.equal(recount(DATA, s));
     });
   });
 }

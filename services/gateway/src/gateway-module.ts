@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { ApiKeyService, Authenticator, BuiltInIssuer } from '@spoor/auth';
 import type { Bus } from '@spoor/bus';
 import type { ExportCaps } from '@spoor/config';
+import type { FastStreamHandler } from '@spoor/http';
 import { JobDispatcher } from '@spoor/jobs';
 import type { Kv } from '@spoor/kv';
 import { RateLimits } from '@spoor/limits';
@@ -26,6 +27,8 @@ import { dataRoutes } from './routes/data-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { memberRoutes } from './routes/member-routes.js';
+import { auditRoutes } from './routes/audit-routes.js';
+import { AuditTrail } from './audit/audit-trail.js';
 import { outboundRoutes } from './routes/outbound-routes.js';
 import { ChannelRecipients } from './routes/channel-recipients.js';
 import { EmailSender } from '@spoor/notify';
@@ -65,11 +68,15 @@ export interface GatewayDeps {
 }
 
 /** Declares every gateway operation: express handlers and OpenAPI paths in one go; answers what runs beside them. */
-export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: LiveHub } {
+export function declareGateway(
+  ctx: RouteContext,
+  deps: GatewayDeps,
+): { live: LiveHub; fastStreams: Array<{ path: string; handler: FastStreamHandler }> } {
   wellKnownRoutes(ctx, deps.issuer);
   accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys, deps.authenticator);
   projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, ipMode: deps.ipMode, clock: deps.clock, kv: deps.kv });
   memberRoutes(ctx, deps.store, { clock: deps.clock, mailer: deps.mailer ?? null, publicUrl: deps.publicUrl ?? '' });
+  auditRoutes(ctx, deps.store);
   sessionRoutes(ctx, deps.store, deps.clock);
   eventRoutes(ctx, deps.store);
   tagRoutes(ctx, deps.store);
@@ -105,9 +112,9 @@ export function declareGateway(ctx: RouteContext, deps: GatewayDeps): { live: Li
     caps: new LiveStreamCaps(deps.liveStreams ?? { perAccount: 0, perProcess: 0 }),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
-  liveRoutes(ctx, deps.store, live);
+  const liveStream = liveRoutes(ctx, { store: deps.store, authenticator: deps.authenticator, hub: live });
   registerIngestOperations(ctx.registry);
-  return { live };
+  return { live, fastStreams: [liveStream] };
 }
 
 /** A dependency that must not be touched: declaring routes never calls a handler. */
@@ -187,8 +194,10 @@ export const gatewayModule: ServiceModule = {
       'shared_ip',
       'share_unlock_ip',
     ]);
-    const { live } = declareGateway(
-      { router, registry, authenticate: authGuard(authenticator), limits },
+    // The audit trail (issue 45, item 7): entries written after each change an operation notes.
+    const audit = new AuditTrail({ store, clock, logger: logger.child('audit') });
+    const { live, fastStreams } = declareGateway(
+      { router, registry, authenticate: authGuard(authenticator), limits, audit },
       {
         store,
         kv: adapters.kv,
@@ -216,7 +225,9 @@ export const gatewayModule: ServiceModule = {
     router.use(dashboardRouter(logger));
     return {
       router,
-      stats: () => ({ ...limits.stats(), ...live.stats() }),
+      // GET /v1/live on the plain node:http path, before express (issue 42, target 4).
+      fastStreams,
+      stats: () => ({ ...limits.stats(), ...live.stats(), ...audit.stats() }),
       stop: async () => {
         live.stop();
         await mailer?.close();

@@ -16,6 +16,7 @@ import {
 } from '@spoor/schemas';
 import type { RateLimits } from '@spoor/limits';
 import type { Principal } from './auth-guard.js';
+import { AuditRecorder, type AuditTrail } from './audit/audit-trail.js';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
@@ -32,6 +33,8 @@ export interface OperationInput<Q, P, B> {
   bodyText?: string;
   principal: Principal;
   req: Request;
+  /** Where the handler notes what it changed, for the audit trail (written once it succeeded). */
+  audit: AuditRecorder;
 }
 
 export interface RouteContext {
@@ -40,6 +43,8 @@ export interface RouteContext {
   authenticate: RequestHandler;
   /** The process' rate limits (issue 13); absent when only describing the API. */
   limits?: RateLimits;
+  /** The process' audit trail (issue 45, item 7); absent when only describing the API. */
+  audit?: AuditTrail;
 }
 
 /**
@@ -82,7 +87,20 @@ export function defineOperation<
     if (op.bodyText && text === undefined) failures.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
     const body = op.bodyText ? (undefined as Out<B>) : (collect(failures, () => parseBody(op, req.body)) as Out<B>);
     if (failures.length > 0) throw errors.validation(failures);
-    res.json(await handler({ query, params, body, bodyText: text, principal, req }));
+    // A handler notes each change once it is stored; the notes are written after the handler,
+    // before the answer, also when it failed after a change (audit-trail.ts: a failed write is
+    // logged, never thrown).
+    const audit = new AuditRecorder();
+    const written = () => (principal ? ctx.audit?.write(principal, audit, op.audit) : undefined);
+    let answer: z.input<R>;
+    try {
+      answer = await handler({ query, params, body, bodyText: text, principal, req, audit });
+    } catch (err) {
+      await written();
+      throw err;
+    }
+    await written();
+    res.json(answer);
   });
   for (const path of [op.path, ...(op.aliases ?? [])])
     ctx.router[op.method](path.replace(/\{(\w+)\}/g, ':$1'), ...handlers);
@@ -145,6 +163,7 @@ function openApiRoute(op: Operation, path: string): RouteConfig {
     tags: [op.tag],
     security: op.auth ? [{ bearerAuth: [] }] : [],
     'x-spoor-role': op.role,
+    ...(op.audit && op.audit.length > 0 ? { 'x-spoor-audit': [...op.audit] } : {}),
     request,
     responses: {
       200: {

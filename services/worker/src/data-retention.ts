@@ -21,7 +21,8 @@ export interface DataRetentionDeps {
 /**
  * Once a UTC day, by one worker (the first tick after midnight claims the day): deletes each
  * project's events with timestamp, and sessions with last_event_at, older than now −
- * retention_days (issue 17, docs/data.md), then recounts the stored overviews and transition
+ * retention_days (issue 17, docs/data.md), and its audit trail's entries made before that (issue
+ * 45, item 7; docs/security.md, Audit trail), then recounts the stored overviews and transition
  * matrices whose window held what went (stored-results.ts). Daily, because a ClickHouse delete is a mutation and
  * a day is the setting's unit. A project that fails does not stop the others; the pass then
  * throws, so the worker logs it, and the next day's pass deletes what this one left.
@@ -40,7 +41,9 @@ export async function expireProjectData(deps: DataRetentionDeps): Promise<boolea
   for (const project of await deps.store.projects.listWithRetention()) {
     if (project.retention_days === null || project.retention_days === undefined) continue;
     try {
-      const expired = await deps.store.expiry.expire(project.project_id, now - project.retention_days * DAY_MS);
+      const cut = now - project.retention_days * DAY_MS;
+      await deps.store.audit.expire(project.project_id, cut);
+      const expired = await deps.store.expiry.expire(project.project_id, cut);
       // Stored overviews and matrices that counted the expired events are counted again (issue 43).
       const recounted = expired.window
         ? await recountStoredResults(deps.store, project, expired.window, deps.clock)

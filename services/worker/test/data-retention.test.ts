@@ -166,3 +166,61 @@ describe('expireProjectData', function () {
     );
   });
 });
+
+describe('expireProjectData: the audit trail (issue 45, item 7)', function () {
+  this.timeout(30_000);
+  let store: Store;
+  const logger = createLogger('test', 'error', () => {});
+  const entry = (projectId: string, id: string, day: number) => ({
+    project_id: projectId,
+    entry_id: id,
+    made_at: T0 + day * DAY,
+    actor_id: 'a',
+    actor_email: null,
+    via: 'token' as const,
+    api_key_name: null,
+    action: 'rule.created',
+    target_kind: 'rule',
+    target_id: 'r',
+    target_name: null,
+    changes: {},
+  });
+  const listed = async (projectId: string) => (await store.audit.list(projectId, { limit: 10 })).map((e) => e.entry_id);
+
+  before(async () => {
+    store = await openStore({ kind: 'duckdb', path: join(await makeTempDir('audit-retention'), 'spoor.duckdb') });
+    await store.migrate();
+    const base = { origin: 'https://acme.example', account_id: 'a', verified: false, verification_token: 't' };
+    await store.projects.create({
+      ...base,
+      project_id: 'p-week',
+      project: 'week/web',
+      retention_days: 7,
+      created_at: T0,
+    });
+    await store.projects.create({ ...base, project_id: 'p-forever', project: 'forever/web', created_at: T0 });
+    await store.audit.append([
+      entry('p-week', 'old', 1),
+      entry('p-week', 'new', 6),
+      entry('p-forever', 'old', 1),
+      entry('p-forever', 'new', 6),
+    ]);
+  });
+  after(async () => store?.close());
+
+  it("deletes the entries older than the project's retention days with its events, and keeps a project's without retention", async () => {
+    // Day 9 + 1 h: the cut is day 2 + 1 h; day 1's entry goes, day 6's stays.
+    expect(
+      await expireProjectData({
+        store,
+        kv: new MemoryKv(),
+        clock: () => T0 + 9 * DAY + 3_600_000,
+        instance: 'w1',
+        logger,
+        busRetentionMs: DAY,
+      }),
+    ).to.equal(true);
+    expect(await listed('p-week')).to.deep.equal(['new']);
+    expect(await listed('p-forever')).to.deep.equal(['new', 'old']);
+  });
+});

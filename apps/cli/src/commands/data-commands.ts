@@ -38,10 +38,13 @@ async function exportData(s: CliSession, what: string, o: ExportOptions): Promis
     params: { path: { export_id: job.job_id } },
     parseAs: 'stream',
   });
-  if (!res.response.ok || !res.data) throw new CliError(describeFailure(res.response.status, res.error ?? null));
+  if (!res.response.ok) throw new CliError(describeFailure(res.response.status, res.error ?? null));
   const target = o.output ?? result.file_name;
   const sink = target === '-' ? s.streams.stdout : createWriteStream(target, { mode: 0o600 });
-  await pipeline(Readable.fromWeb(res.data as never), sink, target === '-' ? { end: false } : {});
+  // An empty file (no row in the window, CSV and NDJSON) comes as `Content-Length: 0`, which the
+  // client answers without a body: it is written all the same.
+  const bytes = res.data ? Readable.fromWeb(res.data as never) : Readable.from([]);
+  await pipeline(bytes, sink, target === '-' ? { end: false } : {});
   if (target !== '-')
     s.streams.stderr.write(
       `wrote ${result.rows.toLocaleString('en')} rows, ${result.bytes.toLocaleString('en')} bytes to ${target}\n`,

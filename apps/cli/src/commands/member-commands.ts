@@ -14,9 +14,9 @@ const INVITED_ROLES = ['admin', 'editor', 'viewer'] as const;
 type InvitedRole = (typeof INVITED_ROLES)[number];
 
 type Scope = { origin: string; project: string };
-type Member = { account_id: string; email: string | null; role: Role; created_at: number };
+type Member = { account_id: string; email: string | null; role: Role; exports: boolean; created_at: number };
 
-const memberColumns = fields<Member>('account_id', 'email', 'role', 'created_at');
+const memberColumns = fields<Member>('account_id', 'email', 'role', 'exports', 'created_at');
 
 /**
  * The account id of `who`: an id as given, or the member with that email (the API names members
@@ -74,6 +74,27 @@ function registerMembers(program: Command, make: SessionFactory): void {
           }),
         );
         s.out.result(m, () => `${m.email ?? m.account_id} is now ${m.role} of ${scope.project}`);
+      }),
+    );
+  members
+    .command('exports')
+    .description('grant a viewer exports of events and sessions, or withdraw it (editors and above always export)')
+    .argument('<member>', 'account id or email')
+    .addArgument(new Argument('<grant>', 'on to grant, off to withdraw').choices(['on', 'off']))
+    .action(
+      act(make, async (s, who: string, grant: 'on' | 'off') => {
+        const { client, scope } = await scoped(s);
+        const account_id = await accountIdOf(client, scope, who);
+        const m = unwrap(
+          await client.PATCH('/v1/projects/members/{account_id}', {
+            params: { path: { account_id }, query: scope },
+            body: { exports: grant === 'on' },
+          }),
+        );
+        s.out.result(
+          m,
+          () => `${m.email ?? m.account_id} (${m.role}) ${m.exports ? 'may' : 'may not'} export from ${scope.project}`,
+        );
       }),
     );
   members

@@ -47,12 +47,42 @@ function memberRow(section: Section, scope: Scope, caller: Role, me: string, m: 
         grantable(caller).map((r) => h('option', { value: r, selected: r === m.role }, r)),
       )
     : h('span', { class: m.role === 'owner' ? 'chip ok' : 'chip' }, m.role);
+  // A viewer exports only when granted (issue 45): its managers tick it; others see whether it may.
+  const exportsControl =
+    m.role !== 'viewer'
+      ? null
+      : editable
+        ? h(
+            'label',
+            { class: 'inline' },
+            h('input', {
+              type: 'checkbox',
+              checked: m.exports,
+              onchange: (ev: Event) => {
+                const exports = (ev.target as HTMLInputElement).checked;
+                void change(section, async () => {
+                  await ok(
+                    api().PATCH('/v1/projects/members/{account_id}', {
+                      params: { path, query: scope },
+                      body: { exports },
+                    }),
+                  );
+                  return exports ? `${nameOf(m)} may now export.` : `${nameOf(m)} may no longer export.`;
+                });
+              },
+            }),
+            ' may export',
+          )
+        : m.exports
+          ? h('span', { class: 'chip' }, 'may export')
+          : null;
   return h(
     'li',
     { class: 'member' },
     h('strong', {}, nameOf(m)),
     m.account_id === me ? h('span', { class: 'muted' }, '(you)') : null,
     roleControl,
+    exportsControl,
     h('span', { class: 'muted' }, `since ${formatTime(m.created_at)}`),
     editable
       ? h(

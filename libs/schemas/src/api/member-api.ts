@@ -12,12 +12,29 @@ export const MemberItem = z
     account_id: z.string(),
     email: z.string().nullable(),
     role: Role,
+    exports: z.boolean().openapi({
+      description:
+        'Whether the member may export events and sessions (POST /v1/exports): an editor or above always, a viewer when an owner or admin granted it',
+    }),
     created_at: EpochMs,
   })
   .openapi('Member');
 export const MemberList = z.object({ members: z.array(MemberItem) }).openapi('MemberList');
 export const MemberPath = z.object({ account_id: z.string().min(1).max(200) });
-export const ChangeRoleRequest = z.object({ role: Role }).strict().openapi('ChangeRoleRequest');
+export const ChangeRoleRequest = z
+  .object({
+    role: Role.optional(),
+    exports: z
+      .boolean()
+      .optional()
+      .openapi({ description: "A viewer's grant to export (issue 45): true grants it, false withdraws it" }),
+  })
+  .strict()
+  .refine((b) => b.role !== undefined || b.exports !== undefined, {
+    message: 'Give role, exports or both',
+    path: ['role'],
+  })
+  .openapi('ChangeRoleRequest');
 export const TransferRequest = z
   .object({ account_id: z.string().min(1).max(200) })
   .strict()

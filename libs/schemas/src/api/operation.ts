@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode } from './error-catalogue.js';
+import type { AuditAction } from './audit-api.js';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
@@ -62,6 +63,12 @@ export interface Operation<
    * scopedProject refuses a member below it (403 role_required) and anyone else (404).
    */
   role: OperationRole;
+  /**
+   * The audit trail's actions the operation records when it succeeds (issue 45, item 7;
+   * docs/security.md, Audit trail), documented as `x-spoor-audit`. The handler notes each change
+   * with its before and after; the gateway writes the entries once the handler succeeded.
+   */
+  audit?: readonly AuditAction[];
   query?: Q;
   params?: P;
   body?: B;

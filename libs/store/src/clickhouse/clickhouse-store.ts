@@ -19,6 +19,7 @@ import { ClickHouseLiveRepository } from './live-repository.js';
 import { ClickHouseStatsRepository } from './stats-repository.js';
 import { ClickHouseAccountRepository } from './account-repository.js';
 import { ClickHouseMemberRepository } from './member-repository.js';
+import { ClickHouseAuditRepository } from './audit-repository.js';
 import { ClickHouseApiKeyRepository } from './api-key-repository.js';
 import { ClickHouseClassificationRepository } from './classification-repository.js';
 import { ClickHouseConnection, type ClickHouseConnectionOptions } from './clickhouse-connection.js';
@@ -47,6 +48,7 @@ export class ClickHouseStore implements Store {
   readonly sessions: ClickHouseSessionRepository;
   readonly accounts: ClickHouseAccountRepository;
   readonly members: ClickHouseMemberRepository;
+  readonly audit: ClickHouseAuditRepository;
   readonly apiKeys: ClickHouseApiKeyRepository;
   readonly signingKeys: ClickHouseSigningKeyRepository;
   readonly revokedTokens: ClickHouseRevokedTokenRepository;
@@ -70,6 +72,7 @@ export class ClickHouseStore implements Store {
     this.sessions = new ClickHouseSessionRepository(ch);
     this.accounts = new ClickHouseAccountRepository(ch);
     this.members = new ClickHouseMemberRepository(ch);
+    this.audit = new ClickHouseAuditRepository(ch);
     this.apiKeys = new ClickHouseApiKeyRepository(ch);
     this.signingKeys = new ClickHouseSigningKeyRepository(ch);
     this.revokedTokens = new ClickHouseRevokedTokenRepository(ch);

@@ -437,6 +437,29 @@ export const clickhouseMigrations: readonly ClickHouseMigration[] = [
         WHERE project_id NOT IN (SELECT project_id FROM ${db}.project_members)`,
     ],
   },
+  {
+    // The audit trail of each project (issue 45, item 7; audit-repository.ts): appended, never
+    // updated; a retried append collapses by its key. Deleted with the project and past its
+    // retention days (lightweight DELETEs).
+    version: 13,
+    name: 'audit trail',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.audit_entries (
+        project_id   String,
+        entry_id     String,
+        made_at      Int64,
+        actor_id     String,
+        actor_email  Nullable(String),
+        via          LowCardinality(String),
+        api_key_name Nullable(String),
+        action       LowCardinality(String),
+        target_kind  LowCardinality(String),
+        target_id    String,
+        target_name  Nullable(String),
+        changes      String
+      ) ENGINE = ReplacingMergeTree ORDER BY (project_id, made_at, entry_id)`,
+    ],
+  },
 ];
 
 export const clickhouseBootstrap = (db: string): string[] => [

@@ -22,6 +22,7 @@ const PROJECT_TABLES = [
   'export_chunks',
   'project_members',
   'project_invitations',
+  'audit_entries',
   ...ROLLUP_TABLES,
 ] as const;
 

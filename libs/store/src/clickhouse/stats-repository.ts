@@ -82,7 +82,8 @@ export class ClickHouseStatsRepository implements StatsRepository {
 
   private async run(projectId: string, spec: StatsSpec): Promise<Array<Record<string, unknown>>> {
     const params: Params = {};
-    const sql = statsSql(dialect(this.ch, params), projectId, spec);
+    // The events always (no `rollups` in the dialect): the stats rollups are the embedded store's.
+    const { sql } = statsSql(dialect(this.ch, params), projectId, spec);
     try {
       return await this.ch.rows(`${sql} SETTINGS join_use_nulls = 0`, params);
     } catch (err) {

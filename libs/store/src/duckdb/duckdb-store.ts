@@ -30,6 +30,7 @@ import { DuckDbStatsRepository } from './stats-repository.js';
 import { DuckDbAccountRepository } from './account-repository.js';
 import { DuckDbApiKeyRepository } from './api-key-repository.js';
 import { DuckDbMemberRepository } from './member-repository.js';
+import { DuckDbAuditRepository } from './audit-repository.js';
 import { DuckDbClassificationRepository } from './classification-repository.js';
 import { DuckDbConnection, DuckDbReaderPool } from './duckdb-connection.js';
 import { DuckDbEventRepository } from './event-repository.js';
@@ -79,6 +80,7 @@ export class DuckDbStore implements Store {
   readonly sessions: DuckDbSessionRepository;
   readonly accounts: DuckDbAccountRepository;
   readonly members: DuckDbMemberRepository;
+  readonly audit: DuckDbAuditRepository;
   readonly apiKeys: DuckDbApiKeyRepository;
   readonly signingKeys: DuckDbSigningKeyRepository;
   readonly revokedTokens: DuckDbRevokedTokenRepository;
@@ -113,6 +115,7 @@ export class DuckDbStore implements Store {
     this.sessions = new DuckDbSessionRepository(writer, reader);
     this.accounts = new DuckDbAccountRepository(writer, reader);
     this.members = new DuckDbMemberRepository(writer, reader);
+    this.audit = new DuckDbAuditRepository(writer, reader);
     this.apiKeys = new DuckDbApiKeyRepository(writer, reader);
     this.signingKeys = new DuckDbSigningKeyRepository(writer, reader);
     this.revokedTokens = new DuckDbRevokedTokenRepository(writer, reader);
@@ -126,7 +129,7 @@ export class DuckDbStore implements Store {
     this.funnels = new DuckDbFunnelRepository(reader, threads.during);
     this.retention = new DuckDbRetentionRepository(reader, threads.during);
     this.live = new DuckDbLiveRepository(reader);
-    this.stats = new DuckDbStatsRepository(reader, threads.during);
+    this.stats = new DuckDbStatsRepository(reader, threads.during, writer);
     this.exports = new DuckDbExportRepository(exportDir, () => instance.connect(), threads.during, reader);
     this.erasure = new DuckDbProjectErasure(writer, this.exports, threads.during);
     this.expiry = new DuckDbDataExpiry(writer, threads.during);

@@ -13,7 +13,7 @@
 // point reads of a session (DuckDB's index scan takes one column only). DuckDB prunes range
 // scans with per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need
 // no ART index; extra ART indexes would slow every batch insert.
-import { BUILD_ALL_ROLLUPS, CREATE_ROLLUP_TABLES } from './rollups.js';
+import { BUILD_ALL_ROLLUPS, BUILD_STATS_ROLLUPS, CREATE_ROLLUP_TABLES, CREATE_STATS_ROLLUP_TABLES } from './rollups.js';
 
 export interface DuckMigration {
   version: number;
@@ -352,6 +352,35 @@ export const duckdbMigrations: readonly DuckMigration[] = [
         expires_at    BIGINT  NOT NULL)`,
       `INSERT INTO project_members SELECT project_id, account_id, 'owner', created_at, created_at FROM projects`,
     ],
+  },
+  {
+    // The audit trail of each project (issue 45, item 7; audit-repository.ts): appended, never
+    // updated; deleted with the project and past its retention days.
+    version: 13,
+    name: 'audit trail',
+    statements: [
+      `CREATE TABLE audit_entries (
+        project_id   VARCHAR NOT NULL,
+        entry_id     VARCHAR NOT NULL,
+        made_at      BIGINT  NOT NULL,
+        actor_id     VARCHAR NOT NULL,
+        actor_email  VARCHAR,
+        via          VARCHAR NOT NULL,
+        api_key_name VARCHAR,
+        action       VARCHAR NOT NULL,
+        target_kind  VARCHAR NOT NULL,
+        target_id    VARCHAR NOT NULL,
+        target_name  VARCHAR,
+        changes      VARCHAR NOT NULL,
+        PRIMARY KEY (project_id, entry_id))`,
+    ],
+  },
+  {
+    // The stats query's hourly rollups (issue 44; rollups.ts, stats-query.ts), built here from
+    // what is stored; from here on rebuilt with the others from each write's marked hours.
+    version: 14,
+    name: 'hourly rollups of the stats query',
+    statements: [...CREATE_STATS_ROLLUP_TABLES, ...BUILD_STATS_ROLLUPS],
   },
 ];
 

@@ -22,6 +22,7 @@ const PROJECT_TABLES = [
   'records',
   'project_members',
   'project_invitations',
+  'audit_entries',
   ...ROLLUP_TABLES,
 ] as const;
 

@@ -26,7 +26,11 @@ export const ROLLUP_TABLES = [
   'rollup_visitors',
   'rollup_segments',
   'rollup_cells',
+  'rollup_stat_sessions',
+  'rollup_stat_pages',
 ] as const;
+
+type RolledTable = Exclude<(typeof ROLLUP_TABLES)[number], 'rollup_dirty'>;
 
 export const CREATE_ROLLUP_TABLES = [
   `CREATE TABLE rollup_dirty (
@@ -67,26 +71,52 @@ const HOUR = `"timestamp" // ${HOUR_MS}`;
 /** Consecutive events of a session within one hour; the same order the raw matrix uses. */
 const IN_SEGMENT = `PARTITION BY session_id, ${HOUR} ORDER BY "timestamp", event_id`;
 
+/** The visitor key of an event row: the hash every visitor count of the embedded store uses. */
+export const VISITOR_KEY = 'hash(ip, user_agent)';
+
+/** A session id's key in the stats rollups, NULL for NULL (stats-query.ts, StatsRollups). */
+export const sessionKey = (expr: string) => `CASE WHEN ${expr} IS NOT NULL THEN hash(${expr}) END`;
+
+/** Each rollup's INSERT of the events matching `where` (over enriched_events). */
+const INSERTS: Record<RolledTable, (where: string) => string> = {
+  rollup_events: (
+    where,
+  ) => `INSERT INTO rollup_events SELECT project_id, ${HOUR}, action, CASE WHEN action IN (${PAGE_VIEW_SQL}) THEN path END, count(*)
+      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
+  rollup_visitors: (
+    where,
+  ) => `INSERT INTO rollup_visitors SELECT project_id, ${HOUR}, ${VISITOR_KEY}, min("timestamp"), max("timestamp")
+      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
+  rollup_segments: (where) => `INSERT INTO rollup_segments SELECT project_id, ${HOUR}, session_id,
+        arg_min(action, ("timestamp", event_id)), arg_max(action, ("timestamp", event_id))
+      FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL GROUP BY ALL`,
+  rollup_cells: (where) => `INSERT INTO rollup_cells SELECT project_id, h, prev, action, count(*) FROM (
+        SELECT project_id, ${HOUR} AS h, action, lag(action) OVER (${IN_SEGMENT}) AS prev
+        FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL)
+      WHERE prev IS NOT NULL GROUP BY ALL`,
+  rollup_stat_sessions: (
+    where,
+  ) => `INSERT INTO rollup_stat_sessions SELECT project_id, ${HOUR}, ${sessionKey('session_id')}, ${VISITOR_KEY},
+        count(*), count(*) FILTER (WHERE action IN (${PAGE_VIEW_SQL}))
+      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
+  rollup_stat_pages: (
+    where,
+  ) => `INSERT INTO rollup_stat_pages SELECT project_id, ${HOUR}, path, ${VISITOR_KEY}, count(*)
+      FROM enriched_events WHERE ${where} AND NOT bot AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL GROUP BY ALL`,
+};
+
+const ALL_ROLLED = ROLLUP_TABLES.filter((t): t is RolledTable => t !== 'rollup_dirty');
+
 /**
  * Statements that rebuild the rollups of the events matching `where` (over enriched_events),
  * after deleting the rollup rows matching `whereRollup`. With `$n` parameters both.
  */
-export function rebuildStatements(where: string, whereRollup: string): string[] {
-  const deletes = ROLLUP_TABLES.filter((t) => t !== 'rollup_dirty').map((t) => `DELETE FROM ${t} WHERE ${whereRollup}`);
-  return [
-    ...deletes,
-    `INSERT INTO rollup_events SELECT project_id, ${HOUR}, action, CASE WHEN action IN (${PAGE_VIEW_SQL}) THEN path END, count(*)
-      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
-    `INSERT INTO rollup_visitors SELECT project_id, ${HOUR}, hash(ip, user_agent), min("timestamp"), max("timestamp")
-      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
-    `INSERT INTO rollup_segments SELECT project_id, ${HOUR}, session_id,
-        arg_min(action, ("timestamp", event_id)), arg_max(action, ("timestamp", event_id))
-      FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL GROUP BY ALL`,
-    `INSERT INTO rollup_cells SELECT project_id, h, prev, action, count(*) FROM (
-        SELECT project_id, ${HOUR} AS h, action, lag(action) OVER (${IN_SEGMENT}) AS prev
-        FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL)
-      WHERE prev IS NOT NULL GROUP BY ALL`,
-  ];
+export function rebuildStatements(
+  where: string,
+  whereRollup: string,
+  tables: readonly RolledTable[] = ALL_ROLLED,
+): string[] {
+  return [...tables.map((t) => `DELETE FROM ${t} WHERE ${whereRollup}`), ...tables.map((t) => INSERTS[t](where))];
 }
 
 /** A project's hours [$2, $3), by hour number. */
@@ -95,8 +125,38 @@ const HOURS_OF_PROJECT = rebuildStatements(
   'project_id = $1 AND hour >= $2 AND hour < $3',
 );
 
-/** Migration step 10: every project's rollups from the events stored before it. */
-export const BUILD_ALL_ROLLUPS = rebuildStatements('TRUE', 'TRUE');
+/** Migration step 10: every project's rollups of that step from the events stored before it. */
+export const BUILD_ALL_ROLLUPS = rebuildStatements('TRUE', 'TRUE', [
+  'rollup_events',
+  'rollup_visitors',
+  'rollup_segments',
+  'rollup_cells',
+]);
+
+/**
+ * The stats query's rollups (issue 44; stats-query.ts, StatsRollups): per hour, each (session
+ * key, visitor) with its events and page views, and each (page-view path, visitor) with its page
+ * views. Session dimensions and tags are joined at query time, so a session's later summary or
+ * tag needs no rebuild. The session key is a 64-bit hash of the id, like the visitor key.
+ */
+export const CREATE_STATS_ROLLUP_TABLES = [
+  `CREATE TABLE rollup_stat_sessions (
+    project_id  VARCHAR NOT NULL,
+    hour        BIGINT  NOT NULL,
+    session_key UBIGINT,
+    visitor     UBIGINT NOT NULL,
+    events      BIGINT  NOT NULL,
+    pageviews   BIGINT  NOT NULL)`,
+  `CREATE TABLE rollup_stat_pages (
+    project_id VARCHAR NOT NULL,
+    hour       BIGINT  NOT NULL,
+    path       VARCHAR NOT NULL,
+    visitor    UBIGINT NOT NULL,
+    pageviews  BIGINT  NOT NULL)`,
+] as const;
+
+/** Migration step that adds them: built from the events stored before it. */
+export const BUILD_STATS_ROLLUPS = rebuildStatements('TRUE', 'TRUE', ['rollup_stat_sessions', 'rollup_stat_pages']);
 
 /** Marks the hours of the enriched halves among `rows`; inside the writing transaction. */
 export async function markHours(x: DuckExecutor, rows: readonly EventHalves[]): Promise<void> {

@@ -54,22 +54,27 @@ export class LiveHub {
     return this.opts.caps.admit(accountId);
   }
 
-  /** Adds a viewer of `project`; returns its removal. The viewer gets the latest snapshot at once if there is one. */
-  join(project: ProjectRecord, grant: LiveGrant, viewer: LiveViewer): () => void {
+  /**
+   * Adds a viewer of `project`; returns its seat, for leave(). The viewer gets the latest snapshot
+   * at once if there is one. A seat rather than a closure: an open stream keeps one reference here.
+   */
+  join(project: ProjectRecord, grant: LiveGrant, viewer: LiveViewer): LiveSeat {
     let ticker = this.tickers.get(project.project_id);
     if (!ticker) {
       ticker = new ProjectTicker(project, this.opts, this.counters);
       this.tickers.set(project.project_id, ticker);
       ticker.start();
     }
-    ticker.add(grant, viewer);
-    const joined = ticker;
-    return () => {
-      if (joined.remove(grant.key, viewer) === 0 && this.tickers.get(project.project_id) === joined) {
-        joined.stop();
-        this.tickers.delete(project.project_id);
-      }
-    };
+    return ticker.add(grant, viewer);
+  }
+
+  /** Removes a viewer (its stream ended); the project's ticker stops with its last viewer. */
+  leave(seat: LiveSeat, viewer: LiveViewer): void {
+    const { ticker } = seat;
+    if (ticker.remove(seat, viewer) === 0 && this.tickers.get(ticker.projectId) === ticker) {
+      ticker.stop();
+      this.tickers.delete(ticker.projectId);
+    }
   }
 
   stats(): Record<string, number> {
@@ -84,10 +89,14 @@ export class LiveHub {
   }
 }
 
+/** Where a viewer sits in the hub, from join() to leave(): its group. */
+export type LiveSeat = GrantGroup;
+
 /** The viewers that opened their streams with one credential on one project: one check for all. */
 interface GrantGroup {
-  grant: LiveGrant;
-  viewers: Set<LiveViewer>;
+  readonly ticker: ProjectTicker;
+  readonly grant: LiveGrant;
+  readonly viewers: Set<LiveViewer>;
 }
 
 class ProjectTicker {
@@ -109,20 +118,25 @@ class ProjectTicker {
     return this.viewers;
   }
 
-  add(grant: LiveGrant, viewer: LiveViewer): void {
+  get projectId(): string {
+    return this.project.project_id;
+  }
+
+  /** Streams of one credential share its group: the first one's grant, one check, one key string. */
+  add(grant: LiveGrant, viewer: LiveViewer): GrantGroup {
     let group = this.groups.get(grant.key);
-    if (!group) this.groups.set(grant.key, (group = { grant, viewers: new Set() }));
+    if (!group) this.groups.set(grant.key, (group = { ticker: this, grant, viewers: new Set() }));
     group.viewers.add(viewer);
     this.viewers++;
     if (this.latest) viewer.send(this.latest);
+    return group;
   }
 
   /** The viewers left; a viewer whose group a re-check ended is already gone. */
-  remove(key: string, viewer: LiveViewer): number {
-    const group = this.groups.get(key);
-    if (group?.viewers.delete(viewer)) {
+  remove(group: GrantGroup, viewer: LiveViewer): number {
+    if (group.viewers.delete(viewer)) {
       this.viewers--;
-      if (group.viewers.size === 0) this.groups.delete(key);
+      if (group.viewers.size === 0 && this.groups.get(group.grant.key) === group) this.groups.delete(group.grant.key);
     }
     return this.viewers;
   }
@@ -139,6 +153,7 @@ class ProjectTicker {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.heartbeat);
+    for (const group of this.groups.values()) group.viewers.clear();
     this.groups.clear();
     this.viewers = 0;
   }
@@ -182,7 +197,9 @@ class ProjectTicker {
     this.viewers -= group.viewers.size;
     this.counters.live_ended_access += group.viewers.size;
     const frame = eventFrame('end', null, JSON.stringify(ended));
-    for (const viewer of group.viewers) viewer.end(frame);
+    const viewers = [...group.viewers];
+    group.viewers.clear();
+    for (const viewer of viewers) viewer.end(frame);
   }
 
   private async compute(): Promise<LiveSnapshot> {

@@ -109,8 +109,9 @@ export function analyticsRoutes(ctx: RouteContext, store: Store, clock: () => nu
       body: CreateFunnelRequest,
       response: SavedFunnelSchema,
       failures: ['not_found', 'raw_fields_unverified'],
+      audit: ['funnel.saved'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const p = await scopedProject(store, principal, body.origin, body.project);
       requireFunnelReadable(p, body.steps);
       const now = clock();
@@ -136,6 +137,11 @@ export function analyticsRoutes(ctx: RouteContext, store: Store, clock: () => nu
           deleted: false,
         },
       ]);
+      audit.record(p, {
+        action: 'funnel.saved',
+        target: { kind: 'funnel', id: data.funnel_id, name: data.name },
+        changes: { name: { before: null, after: data.name }, steps: { before: null, after: data.steps.length } },
+      });
       return show(p, data);
     },
   );
@@ -204,10 +210,16 @@ export function analyticsRoutes(ctx: RouteContext, store: Store, clock: () => nu
       query: ScopeQuery,
       response: SavedFunnelSchema,
       failures: ['not_found'],
+      audit: ['funnel.deleted'],
     },
-    async ({ params, query, principal }) => {
+    async ({ params, query, principal, audit }) => {
       const { p, found } = await find(principal, query, params.funnel_id);
       await store.records.put([{ ...found, updated_at: Math.max(clock(), found.updated_at + 1), deleted: true }]);
+      audit.record(p, {
+        action: 'funnel.deleted',
+        target: { kind: 'funnel', id: found.data.funnel_id, name: found.data.name },
+        changes: { name: { before: found.data.name, after: null } },
+      });
       return show(p, found.data);
     },
   );

@@ -19,7 +19,8 @@ import type { ExportCaps } from '@spoor/config';
 import { accountProjects, type Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, errorResponses, operationId, type RouteContext } from '../operation-route.js';
-import { memberRole, requireVerified, scopedProject } from '../project-scope.js';
+import { exportingProject, requireExporter } from '../export-grants.js';
+import { requireVerified, scopedProject } from '../project-scope.js';
 import { ExportQuota, type ExportJobRequest } from './export-quota.js';
 
 export interface DataRouteDeps {
@@ -56,8 +57,9 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
       body: ExportRequest,
       response: ExportQueued,
       failures: ['domain_unverified', 'not_found', 'rate_limited', 'export_quota', 'unavailable'],
+      audit: ['data.export_requested'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       await ctx.limits?.spend('triggers_account', principal.account_id);
       if (body.window_start !== undefined && body.window_end !== undefined && body.window_start >= body.window_end) {
         throw errors.validation([
@@ -69,7 +71,8 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
           },
         ]);
       }
-      const project = await scopedProject(store, principal, body.origin, body.project);
+      // An editor, or a viewer granted exports (issue 45).
+      const project = await exportingProject(store, principal, body.origin, body.project);
       // Event rows carry payloads, IPs and user agents: the DNS gate of every raw read (issue 13).
       if (body.what !== 'sessions') requireVerified(project);
       const request: ExportJobRequest = {
@@ -78,9 +81,15 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
         ...(body.window_start !== undefined && { window_start: body.window_start }),
         ...(body.window_end !== undefined && { window_end: body.window_end }),
       };
-      return quota.admit(principal.account_id, project.project_id, request, () =>
+      const queued = await quota.admit(principal.account_id, project.project_id, request, () =>
         dispatch(principal, project.project_id, 'export', { ...request }),
       );
+      audit.record(project, {
+        action: 'data.export_requested',
+        target: { kind: 'export', id: queued.job_id, name: `${body.what}.${body.format}` },
+        changes: Object.fromEntries(Object.entries(request).map(([k, v]) => [k, { before: null, after: v }])),
+      });
+      return queued;
     },
   );
 
@@ -91,10 +100,11 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
     const job = await store.jobs.get(export_id);
     if (!job || job.kind !== 'export' || job.account_id !== principal.account_id)
       throw errors.notFound('Export not found');
-    // Its maker must still be an editor of the project (issue 45): a removed member's file is gone for them.
+    // Its maker must still be allowed to export from the project (issue 45): an editor, or a viewer
+    // still granted exports; a removed member's file is gone for them.
     const project = await store.projects.get(job.project_id);
     if (!project) throw errors.notFound('Export not found');
-    await memberRole(store, principal, project, 'editor');
+    await requireExporter(store, principal, project);
     if (job.status === 'failed')
       throw createError('export_not_ready', `The export failed: ${job.error ?? 'unknown error'}; start a new one`);
     if (job.status !== 'succeeded')
@@ -211,14 +221,23 @@ export function dataRoutes(ctx: RouteContext, deps: DataRouteDeps): void {
       body: ErasureRequest,
       response: JobQueued,
       failures: ['not_found', 'rate_limited', 'unavailable'],
+      audit: ['data.erasure_requested'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       await ctx.limits?.spend('triggers_account', principal.account_id);
       const project = await scopedProject(store, principal, body.origin, body.project);
       // No DNS gate (requireVerified): an erasure deletes and answers no event rows, and an owner
       // must be able to honour a request before, or without ever, proving the domain.
       const { origin: _o, project: _p, ...request } = body;
-      return dispatch(principal, project.project_id, 'erasure', request);
+      const queued = await dispatch(principal, project.project_id, 'erasure', request);
+      // How the person was named, never who: the trail must not keep what the erasure removes.
+      const by = Object.keys(request).filter((k) => request[k as keyof typeof request] !== undefined);
+      audit.record(project, {
+        action: 'data.erasure_requested',
+        target: { kind: 'erasure', id: queued.job_id, name: null },
+        changes: { by: { before: null, after: by.join(',') } },
+      });
+      return queued;
     },
   );
 }

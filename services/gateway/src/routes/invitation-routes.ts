@@ -50,8 +50,9 @@ export function invitationRoutes(ctx: RouteContext, store: Store, deps: Invitati
       body: InvitationRequest,
       response: InvitationCreated,
       failures: ['conflict'],
+      audit: ['invitation.created'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const { project, role } = await scopedMembership(store, principal, body.origin, body.project);
       requireManageable(role, body.role);
       const email = body.email.trim().toLowerCase();
@@ -71,6 +72,11 @@ export function invitationRoutes(ctx: RouteContext, store: Store, deps: Invitati
         expires_at: now + INVITATION_DAYS * 86_400_000,
       };
       await store.members.invite(invitation);
+      audit.record(project, {
+        action: 'invitation.created',
+        target: { kind: 'invitation', id: invitation.invitation_id, name: email },
+        changes: { role: { before: null, after: body.role } },
+      });
       const link = `${deps.publicUrl.replace(/\/$/, '')}/invitations/accept#token=${token}`;
       const outcome = deps.mailer
         ? await deps.mailer.send([email], invitationMail(project, body.role, link, principal.email))
@@ -109,8 +115,9 @@ export function invitationRoutes(ctx: RouteContext, store: Store, deps: Invitati
       query: ScopeQuery,
       params: InvitationPath,
       response: InvitationItem,
+      audit: ['invitation.revoked'],
     },
-    async ({ query, params, principal }) => {
+    async ({ query, params, principal, audit }) => {
       const { project, role } = await scopedMembership(store, principal, query.origin, query.project);
       const found = (await store.members.invitations(project.project_id, deps.clock())).find(
         (i) => i.invitation_id === params.invitation_id,
@@ -119,6 +126,11 @@ export function invitationRoutes(ctx: RouteContext, store: Store, deps: Invitati
       requireManageable(role, found.role);
       if (!(await store.members.revokeInvitation(project.project_id, found.invitation_id)))
         throw errors.notFound('Invitation not found');
+      audit.record(project, {
+        action: 'invitation.revoked',
+        target: { kind: 'invitation', id: found.invitation_id, name: found.email },
+        changes: { role: { before: found.role, after: null } },
+      });
       return publicItem(found);
     },
   );
@@ -136,8 +148,9 @@ export function invitationRoutes(ctx: RouteContext, store: Store, deps: Invitati
       body: AcceptInvitationRequest,
       response: AcceptedInvitation,
       failures: ['invitation_invalid'],
+      audit: ['invitation.accepted'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const now = deps.clock();
       const taken = await store.members.takeInvitation(hashOf(body.token), now);
       const project = taken ? await store.projects.get(taken.project_id) : null;
@@ -152,6 +165,11 @@ export function invitationRoutes(ctx: RouteContext, store: Store, deps: Invitati
           created_at: current?.created_at ?? now,
           updated_at: now,
         });
+      audit.record(project, {
+        action: 'invitation.accepted',
+        target: { kind: 'invitation', id: taken.invitation_id, name: taken.email },
+        changes: current?.role === role ? {} : { role: { before: current?.role ?? null, after: role } },
+      });
       return { origin: project.origin, project: project.project, role };
     },
   );

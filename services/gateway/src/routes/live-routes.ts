@@ -3,37 +3,73 @@
 // open streams — is checked before the stream starts, so those answers are the usual JSON
 // errors. Once open, the stream's credential and project are checked again before each snapshot
 // (live-access.ts), and a stream whose access ended gets an `end` event and is closed.
-import { parseOr422 } from '@spoor/http';
+//
+// Served on the plain node:http path, before express (libs/http FastLane.addStream; issue 42,
+// target 4): a stream holds its request and response for as long as it is open, and under express
+// each of those carried a hidden class of its own and express' per-request state. The express
+// route below runs the same handler for what the lane leaves to express (a trailing slash).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authenticator } from '@spoor/auth';
+import { parseOr422, type FastStreamHandler } from '@spoor/http';
 import { LIVE_LIMITS, LiveQuery, LiveSnapshotSchema, failuresOf } from '@spoor/schemas';
 import type { Store } from '@spoor/store';
-import type { Principal } from '../auth-guard.js';
-import { openEventStream } from '../live/event-stream.js';
+import { EVENT_STREAM_TYPE, EventStream } from '../live/event-stream.js';
 import { liveGrant } from '../live/live-access.js';
-import type { LiveHub } from '../live/live-hub.js';
+import type { LiveHub, LiveSeat } from '../live/live-hub.js';
 import { errorResponses, operationId, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
 
 const PATH = '/v1/live';
 
-export function liveRoutes(ctx: RouteContext, store: Store, hub: LiveHub): void {
+export interface LiveRouteDeps {
+  store: Store;
+  authenticator: Authenticator;
+  hub: LiveHub;
+}
+
+/** Declares GET /v1/live on the router and in the API document; answers the same handler for the fast lane. */
+export function liveRoutes(ctx: RouteContext, deps: LiveRouteDeps): { path: string; handler: FastStreamHandler } {
   registerLiveOperation(ctx);
-  // Bearer credentials only, never a token in the URL (it would end up in proxy and access logs):
-  // the dashboard and the CLI read the stream with fetch(), which sends the Authorization header.
-  ctx.router.get(PATH, ctx.authenticate, async (req, res) => {
-    const query = parseOr422(LiveQuery, req.query, 'query');
-    const principal = res.locals['principal'] as Principal;
-    const project = await scopedProject(store, principal, query.origin, query.project, 'viewer');
-    // express routes HEAD here too: the headers without a stream that would never end.
-    if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
-    const release = hub.admit(principal.account_id);
-    let leave = () => {};
-    const stream = openEventStream(req, res, LIVE_LIMITS.retryMs, () => (leave(), release()));
-    leave = hub.join(project, liveGrant(req.headers.authorization, project), stream);
+  const handler = liveAnswer(deps);
+  ctx.router.get(PATH, async (req, res) => {
+    // express' cors middleware has set the CORS headers on this response already.
+    await handler(req, res, req.query, {});
     // Routing is over for this request; express' `req.next` would keep its routers' closures (and
     // what they hold) for as long as the stream is open (issue 42, item 4).
     req.next = undefined;
     res.locals = {};
   });
+  return { path: PATH, handler };
+}
+
+/**
+ * The answer on a bare request and response. The steps and their order are a scoped operation's
+ * (operation-route.ts, auth-guard.ts): the credential (401), the query (422), the project and the
+ * viewer role on it (404, 403), then the caps (429). Bearer credentials only, never a token in the
+ * URL (it would end up in proxy and access logs): the dashboard and the CLI read the stream with
+ * fetch(), which sends the Authorization header.
+ */
+function liveAnswer({ store, authenticator, hub }: LiveRouteDeps): FastStreamHandler {
+  return async (req: IncomingMessage, res: ServerResponse, rawQuery: unknown, headers: Record<string, string>) => {
+    const principal = await authenticator.authenticate(req.headers.authorization);
+    const query = parseOr422(LiveQuery, rawQuery, 'query');
+    const project = await scopedProject(store, principal, query.origin, query.project, 'viewer');
+    // HEAD: the headers without a stream that would never end.
+    if (req.method === 'HEAD') return void res.writeHead(200, { ...headers, 'Content-Type': EVENT_STREAM_TYPE }).end();
+    const release = hub.admit(principal.account_id);
+    let seat: LiveSeat | undefined;
+    const stream: EventStream = new EventStream(
+      req,
+      res,
+      LIVE_LIMITS.retryMs,
+      () => {
+        if (seat) hub.leave(seat, stream);
+        release();
+      },
+      headers,
+    );
+    seat = hub.join(project, liveGrant(req.headers.authorization, project), stream);
+  };
 }
 
 /** An event stream, not JSON, so not a defineOperation: documented here like the export download. */

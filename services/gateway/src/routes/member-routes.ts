@@ -10,8 +10,10 @@ import {
   MemberPath,
   ScopeQuery,
   TransferRequest,
+  type ProjectRole,
 } from '@spoor/schemas';
 import type { MemberChange, Store } from '@spoor/store';
+import { hasExportGrant, mayExport, setExportGrant } from '../export-grants.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { requireManageable, scopedMembership, scopedProject } from '../project-scope.js';
 import { invitationRoutes, type InvitationDeps } from './invitation-routes.js';
@@ -23,20 +25,26 @@ function applied(change: MemberChange, what: string): void {
 }
 
 export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDeps): void {
+  const item = async (projectId: string, m: { account_id: string; role: ProjectRole; created_at: number }) => ({
+    account_id: m.account_id,
+    email: (await store.accounts.get(m.account_id))?.email ?? null,
+    role: m.role,
+    exports: await mayExport(store, projectId, m.account_id, m.role),
+    created_at: m.created_at,
+  });
   const show = async (projectId: string, accountId: string) => {
     const m = await store.members.get(projectId, accountId);
     if (!m) throw errors.notFound('Member not found');
-    const account = await store.accounts.get(accountId);
-    return { account_id: accountId, email: account?.email ?? null, role: m.role, created_at: m.created_at };
+    return item(projectId, { ...m, account_id: accountId });
   };
   const listMembers = async (projectId: string) => {
     const members = [];
-    for (const m of await store.members.list(projectId)) {
-      const account = await store.accounts.get(m.account_id);
-      members.push({ account_id: m.account_id, email: account?.email ?? null, role: m.role, created_at: m.created_at });
-    }
+    for (const m of await store.members.list(projectId)) members.push(await item(projectId, m));
     return members;
   };
+  /** A member who leaves or is removed loses its grant with its role: invited again, it starts without. */
+  const dropGrant = (projectId: string, accountId: string) =>
+    setExportGrant(store, projectId, accountId, false, '', deps.clock());
   const target = async (projectId: string, accountId: string) => {
     const m = await store.members.get(projectId, accountId);
     if (!m) throw errors.notFound('Member not found');
@@ -67,7 +75,7 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       method: 'patch',
       path: '/v1/projects/members/{account_id}',
       summary:
-        "Changes a member's role (an admin: only members below admin, to a role below admin; the last owner cannot be demoted)",
+        "Changes a member's role, or a viewer's grant to export (an admin: only members below admin, to a role below admin; the last owner cannot be demoted)",
       tag: 'members',
       auth: true,
       role: 'admin',
@@ -76,16 +84,44 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       body: ChangeRoleRequest,
       response: MemberItem,
       failures: ['last_owner'],
+      audit: ['member.role_changed', 'member.exports_changed'],
     },
-    async ({ query, params, body, principal }) => {
+    async ({ query, params, body, principal, audit }) => {
       const { project, role } = await scopedMembership(store, principal, query.origin, query.project);
       const current = await target(project.project_id, params.account_id);
-      requireManageable(role, current.role, body.role);
-      applied(
-        await store.members.change(project.project_id, params.account_id, body.role, deps.clock()),
-        'the last owner cannot be demoted',
-      );
-      return show(project.project_id, params.account_id);
+      const nextRole = body.role ?? current.role;
+      requireManageable(role, current.role, nextRole);
+      // The grant as stored, not what it amounts to: a role change alone changes no grant.
+      const granted = await hasExportGrant(store, project.project_id, params.account_id);
+      if (body.role !== undefined)
+        applied(
+          await store.members.change(project.project_id, params.account_id, body.role, deps.clock()),
+          'the last owner cannot be demoted',
+        );
+      if (body.exports !== undefined)
+        await setExportGrant(
+          store,
+          project.project_id,
+          params.account_id,
+          body.exports,
+          principal.account_id,
+          deps.clock(),
+        );
+      const shown = await show(project.project_id, params.account_id);
+      const target_ = { kind: 'member' as const, id: params.account_id, name: shown.email };
+      if (current.role !== nextRole)
+        audit.record(project, {
+          action: 'member.role_changed',
+          target: target_,
+          changes: { role: { before: current.role, after: nextRole } },
+        });
+      if (body.exports !== undefined && body.exports !== granted)
+        audit.record(project, {
+          action: 'member.exports_changed',
+          target: target_,
+          changes: { exports: { before: granted, after: body.exports } },
+        });
+      return shown;
     },
     // A project of nobody answers 404 whatever the body holds (operation-route.ts, Preflight).
     ({ query, principal }) => scopedProject(store, principal, query.origin, query.project),
@@ -104,8 +140,9 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       params: MemberPath,
       response: MemberItem,
       failures: ['last_owner'],
+      audit: ['member.removed'],
     },
-    async ({ query, params, principal }) => {
+    async ({ query, params, principal, audit }) => {
       const { project, role } = await scopedMembership(store, principal, query.origin, query.project);
       const current = await target(project.project_id, params.account_id);
       requireManageable(role, current.role);
@@ -114,6 +151,12 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
         await store.members.change(project.project_id, params.account_id, null, deps.clock()),
         'the last owner cannot be removed',
       );
+      await dropGrant(project.project_id, params.account_id);
+      audit.record(project, {
+        action: 'member.removed',
+        target: { kind: 'member', id: params.account_id, name: shown.email },
+        changes: { role: { before: current.role, after: null } },
+      });
       return shown;
     },
   );
@@ -130,13 +173,20 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       query: ScopeQuery,
       response: LeaveResult,
       failures: ['last_owner'],
+      audit: ['member.left'],
     },
-    async ({ query, principal }) => {
-      const { project } = await scopedMembership(store, principal, query.origin, query.project);
+    async ({ query, principal, audit }) => {
+      const { project, role } = await scopedMembership(store, principal, query.origin, query.project);
       applied(
         await store.members.change(project.project_id, principal.account_id, null, deps.clock()),
         'the last owner cannot leave',
       );
+      await dropGrant(project.project_id, principal.account_id);
+      audit.record(project, {
+        action: 'member.left',
+        target: { kind: 'member', id: principal.account_id, name: principal.email },
+        changes: { role: { before: role, after: null } },
+      });
       return { left: true as const };
     },
   );
@@ -153,17 +203,32 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       query: ScopeQuery,
       body: TransferRequest,
       response: MemberList,
+      audit: ['ownership.transferred', 'member.role_changed'],
     },
-    async ({ query, body, principal }) => {
+    async ({ query, body, principal, audit }) => {
       const { project } = await scopedMembership(store, principal, query.origin, query.project);
-      await target(project.project_id, body.account_id);
+      const next = await target(project.project_id, body.account_id);
       if (body.account_id !== principal.account_id) {
         // The new owner first, so the project has two owners for a moment and never none.
         applied(await store.members.change(project.project_id, body.account_id, 'owner', deps.clock()), 'transfer');
+        audit.record(project, {
+          action: 'ownership.transferred',
+          target: {
+            kind: 'member',
+            id: body.account_id,
+            name: (await store.accounts.get(body.account_id))?.email ?? null,
+          },
+          changes: { role: { before: next.role, after: 'owner' } },
+        });
         applied(
           await store.members.change(project.project_id, principal.account_id, 'admin', deps.clock()),
           'transfer',
         );
+        audit.record(project, {
+          action: 'member.role_changed',
+          target: { kind: 'member', id: principal.account_id, name: principal.email },
+          changes: { role: { before: 'owner', after: 'admin' } },
+        });
       }
       return { members: await listMembers(project.project_id) };
     },

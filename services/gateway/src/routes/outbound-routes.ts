@@ -20,6 +20,8 @@ import {
   WebhookSchema,
   z,
   type AlertData,
+  type AuditAction,
+  type AuditTargetKind,
   type ChannelData,
   type DeliveryData,
   type ProjectRecord,
@@ -31,6 +33,7 @@ import { checkWebhookUrl, generateWebhookSecret } from '@spoor/webhooks';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { scopedProject } from '../project-scope.js';
 import type { Principal } from '../auth-guard.js';
+import { changedFields, urlShown } from '../audit/audit-trail.js';
 import { recipientRoutes, type ChannelRecipients } from './channel-recipients.js';
 
 /** 'a channel', 'an alert'. */
@@ -62,6 +65,11 @@ interface Resource<D extends object, B> {
   /** After the record is stored (confirmation mails). */
   afterCreate?: (project: ProjectRecord, data: D) => Promise<void>;
   show: (data: D) => Record<string, unknown>;
+  /**
+   * The audit trail's view of a record (issue 45, item 7): its name, and the fields it shows
+   * before and after, never a secret (a webhook's secret, a URL's path and query).
+   */
+  audited: (data: D) => { name: string | null; fields: Record<string, unknown> };
 }
 
 const withScope = (p: ProjectRecord, rest: Record<string, unknown>) => ({
@@ -110,8 +118,9 @@ function resourceRoutes<D extends object, B extends { origin: string; project: s
       body: r.create,
       response: r.created ?? r.response,
       failures: ['not_found'],
+      audit: [`${r.kind}.created` as AuditAction],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const p = await scopedProject(store, principal, body.origin, body.project);
       await r.check?.(p, body);
       const now = clock();
@@ -129,6 +138,12 @@ function resourceRoutes<D extends object, B extends { origin: string; project: s
           deleted: false,
         },
       ]);
+      const shown = r.audited(data);
+      audit.record(p, {
+        action: `${r.kind}.created` as AuditAction,
+        target: { kind: r.kind as AuditTargetKind, id, name: shown.name },
+        changes: changedFields(null, shown.fields, Object.keys(shown.fields)),
+      });
       await r.afterCreate?.(p, data);
       return withScope(p, r.created ? (data as Record<string, unknown>) : r.show(data));
     },
@@ -171,10 +186,17 @@ function resourceRoutes<D extends object, B extends { origin: string; project: s
       query: ScopeQuery,
       response: r.response,
       failures: ['not_found'],
+      audit: [`${r.kind}.deleted` as AuditAction],
     },
-    async ({ params, query, principal }) => {
+    async ({ params, query, principal, audit }) => {
       const { p, found } = await find(principal, query, params[r.idParam]!);
       await store.records.put([{ ...found, updated_at: Math.max(clock(), found.updated_at + 1), deleted: true }]);
+      const shown = r.audited(found.data);
+      audit.record(p, {
+        action: `${r.kind}.deleted` as AuditAction,
+        target: { kind: r.kind as AuditTargetKind, id: found.id, name: shown.name },
+        changes: changedFields(shown.fields, null, Object.keys(shown.fields)),
+      });
       return withScope(p, r.show(found.data));
     },
   );
@@ -209,6 +231,10 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
     check: (p, b) => opts.recipients.checkCaps(p, b.kind === 'email' ? (b.recipients ?? []) : []),
     afterCreate: (p, d) => (d.kind === 'email' ? opts.recipients.invite(p, d) : Promise.resolve()),
     show: (d) => ({ ...d, confirmed: d.confirmed ?? [] }),
+    audited: (d) => ({
+      name: d.name,
+      fields: { name: d.name, kind: d.kind, recipients: d.recipients, url: urlShown(d.url) },
+    }),
   });
   resourceRoutes<WebhookData, z.infer<typeof CreateWebhookRequest>>(ctx, store, clock, {
     kind: RECORD_KINDS.webhook,
@@ -234,6 +260,10 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
       };
     },
     show: hideSecret,
+    audited: (d) => ({
+      name: d.description ?? urlShown(d.url),
+      fields: { url: urlShown(d.url), events: d.events, description: d.description, enabled: d.enabled },
+    }),
   });
   resourceRoutes<ScheduleData, z.infer<typeof CreateScheduleRequest>>(ctx, store, clock, {
     kind: RECORD_KINDS.schedule,
@@ -258,6 +288,10 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
     }),
     check: (p, b) => refuseUnknownChannels(store, p, b.channels),
     show: ({ account_id: _a, ...rest }) => rest,
+    audited: (d) => ({
+      name: d.kind,
+      fields: { kind: d.kind, interval_ms: d.interval_ms, channels: d.channels, enabled: d.enabled },
+    }),
   });
   resourceRoutes<AlertData, z.infer<typeof CreateAlertRequest>>(ctx, store, clock, {
     kind: RECORD_KINDS.alert,
@@ -278,6 +312,7 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
     }),
     check: (p, b) => refuseUnknownChannels(store, p, b.channels),
     show: (d) => ({ ...d }),
+    audited: (d) => ({ name: d.name, fields: { name: d.name, condition: d.condition, channels: d.channels } }),
   });
 
   defineOperation(
@@ -293,13 +328,19 @@ export function outboundRoutes(ctx: RouteContext, store: Store, opts: OutboundOp
       body: ScopeQuery.openapi('ScopeBody'),
       response: WebhookSchema,
       failures: ['not_found'],
+      audit: ['webhook.enabled'],
     },
-    async ({ params, body, principal }) => {
+    async ({ params, body, principal, audit }) => {
       const p = await scopedProject(store, principal, body.origin, body.project);
       const found = await store.records.get<WebhookData>(RECORD_KINDS.webhook, p.project_id, params.webhook_id);
       if (!found) throw errors.notFound('Webhook not found');
       const data: WebhookData = { ...found.data, enabled: true, disabled_reason: null, failing_since: null };
       await store.records.put([{ ...found, data, updated_at: Math.max(clock(), found.updated_at + 1) }]);
+      audit.record(p, {
+        action: 'webhook.enabled',
+        target: { kind: 'webhook', id: found.id, name: data.description ?? urlShown(data.url) },
+        changes: changedFields(found.data, data, ['enabled', 'disabled_reason', 'failing_since']),
+      });
       return { ...hideSecret(data), origin: p.origin, project: p.project };
     },
   );

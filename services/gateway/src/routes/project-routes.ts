@@ -25,6 +25,7 @@ import {
   type TransitionMatrix,
 } from '@spoor/schemas';
 import { StoreConflictError, type Store } from '@spoor/store';
+import { changedFields } from '../audit/audit-trail.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { isVerified, scopedProject } from '../project-scope.js';
 
@@ -107,11 +108,19 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       body: UpdateProjectRequest,
       response: ProjectItem,
       failures: ['not_found'],
+      audit: ['project.settings_changed'],
     },
-    async ({ query, body, principal }) => {
+    async ({ query, body, principal, audit }) => {
       const project = await scopedProject(store, principal, query.origin, query.project);
       const updated = await store.projects.updateSettings(project.project_id, body);
       if (!updated) throw errors.notFound('Project not found');
+      const changes = changedFields(project, updated, ['retention_days', 'ip_policy']);
+      if (Object.keys(changes).length > 0)
+        audit.record(project, {
+          action: 'project.settings_changed',
+          target: { kind: 'project', id: project.project_id, name: project.project },
+          changes,
+        });
       return item(updated);
     },
     ({ query, principal }) => scopedProject(store, principal, query.origin, query.project),
@@ -133,8 +142,9 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       body: Body,
       response: ProjectRegistration,
       failures: ['conflict'],
+      audit: ['project.created'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const origin = originOrThrow(body.origin);
       const existing = await store.projects.find(origin, body.project);
       if (existing) {
@@ -160,6 +170,11 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
           throw errors.conflict('This origin and project are registered to another account');
         throw err;
       }
+      audit.record(record, {
+        action: 'project.created',
+        target: { kind: 'project', id: record.project_id, name: record.project },
+        changes: { origin: { before: null, after: record.origin }, project: { before: null, after: record.project } },
+      });
       return withRecord(record);
     },
   );
@@ -176,8 +191,9 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
       body: VerifyProjectRequest,
       response: VerifyProjectResult,
       failures: ['not_found'],
+      audit: ['project.verified'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const project = await scopedProject(store, principal, body.origin, body.project);
       if (isVerified(project)) return withRecord(project);
       const result = await verifyDomain({
@@ -190,6 +206,11 @@ export function projectRoutes(ctx: RouteContext, store: Store, deps: ProjectRout
         // Attribute rules reading raw fields were left out while unverified (issue 42): the
         // next batch in every process loads them.
         await RulesCache.changed(deps.kv, project.project_id);
+        audit.record(project, {
+          action: 'project.verified',
+          target: { kind: 'project', id: project.project_id, name: project.project },
+          changes: { verified: { before: false, after: true } },
+        });
         return withRecord({ ...project, verified: true });
       }
       return { ...withRecord(project), reason: result.reason ?? 'TXT record not found' };

@@ -19,6 +19,7 @@ import {
 import type { Store } from '@spoor/store';
 import type { Principal } from '../auth-guard.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
+import { changedFields, type AuditRecorder } from '../audit/audit-trail.js';
 import { ruleTestAnswer } from '../rule-test-answer.js';
 import { requireRawFieldsReadable, scopedProject } from '../project-scope.js';
 
@@ -32,6 +33,27 @@ const OptionalScope = z.object({
   origin: ScopeQuery.shape.origin.optional(),
   project: ScopeQuery.shape.project.optional(),
 });
+
+/** What the audit trail compares between two versions of a rule. */
+const RULE_FIELDS = [
+  'version',
+  'kind',
+  'enabled',
+  'label',
+  'description',
+  'tags',
+  'attribute',
+  'logic',
+  'value',
+] as const;
+
+function auditRule(audit: AuditRecorder, project: ProjectRecord, before: RuleRecord | null, after: RuleRecord): void {
+  audit.record(project, {
+    action: before === null ? 'rule.created' : after.enabled || !before.enabled ? 'rule.updated' : 'rule.disabled',
+    target: { kind: 'rule', id: after.rule_id, name: after.label },
+    changes: changedFields(before, after, RULE_FIELDS),
+  });
+}
 
 export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () => number): void {
   /** The next version (libs/rules saveRuleVersion); saves that kept colliding answer 409. */
@@ -130,13 +152,15 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       body: CreateRuleRequest,
       response: RuleSchema,
       failures: ['not_found', 'conflict', 'raw_fields_unverified'],
+      audit: ['rule.created', 'rule.updated', 'rule.disabled'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const project = await scopedProject(store, principal, body.origin, body.project);
       // An attribute rule sees one stored event; a classification rule sees the summary, which
       // an unverified project's owner reads anyway (issue 42, the DNS gate through logic).
       if (body.kind === 'attribute' && body.enabled !== false)
         requireRawFieldsReadable(project, `The attribute rule ${body.rule_id}`, body.logic, body.value);
+      const before = await store.rules.get(project.project_id, body.rule_id);
       const rule = await saveVersion(
         project,
         principal,
@@ -153,6 +177,16 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
         }),
         body.rule_id,
       );
+      // The version saved just before this one, if another save slipped in between the read and this save.
+      const previous =
+        before && before.version === rule.version - 1
+          ? before
+          : rule.version > 1
+            ? ((await store.rules.versions(project.project_id, body.rule_id)).find(
+                (r) => r.version === rule.version - 1,
+              ) ?? null)
+            : null;
+      auditRule(audit, project, previous, rule);
       return publicRule(rule, project);
     },
   );
@@ -170,8 +204,9 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
       params: RulePath,
       response: RuleSchema,
       failures: ['not_found', 'conflict'],
+      audit: ['rule.disabled'],
     },
-    async ({ query, params, principal }) => {
+    async ({ query, params, principal, audit }) => {
       let project: ProjectRecord;
       if (query.origin !== undefined || query.project !== undefined) {
         if (query.origin === undefined || query.project === undefined) {
@@ -202,6 +237,7 @@ export function ruleRoutes(ctx: RouteContext, store: Store, kv: Kv, clock: () =>
         (prev) => ({ ...(prev ?? current), enabled: false }),
         params.rule_id,
       );
+      auditRule(audit, project, { ...rule, version: rule.version - 1, enabled: true }, rule);
       return publicRule(rule, project);
     },
   );

@@ -61,10 +61,20 @@ export function shareRoutes(ctx: RouteContext, store: Store, deps: ShareDeps): v
       role: 'admin',
       body: ShareCreateRequest,
       response: ShareCreated,
+      audit: ['share_link.created'],
     },
-    async ({ body, principal }) => {
+    async ({ body, principal, audit }) => {
       const project = await scopedProject(store, principal, body.origin, body.project);
       const { link, token } = await links.create(project.project_id, body.label, body.password, principal.account_id);
+      // Never the token nor the password: whether there is one.
+      audit.record(project, {
+        action: 'share_link.created',
+        target: { kind: 'share_link', id: link.share_id, name: link.label },
+        changes: {
+          label: { before: null, after: link.label },
+          has_password: { before: null, after: link.password_hash !== null },
+        },
+      });
       return { ...shareItem(link), token, link: `${deps.publicUrl.replace(/\/$/, '')}/share/${token}` };
     },
   );
@@ -99,11 +109,16 @@ export function shareRoutes(ctx: RouteContext, store: Store, deps: ShareDeps): v
       query: ScopeQuery,
       params: SharePath,
       response: ShareItem,
+      audit: ['share_link.revoked'],
     },
-    async ({ query, params, principal }) => {
+    async ({ query, params, principal, audit }) => {
       const project = await scopedProject(store, principal, query.origin, query.project);
       const revoked = await links.revoke(project.project_id, params.share_id);
       if (!revoked) throw errors.notFound('Share link not found');
+      audit.record(project, {
+        action: 'share_link.revoked',
+        target: { kind: 'share_link', id: revoked.share_id, name: revoked.label },
+      });
       return shareItem(revoked);
     },
   );
