@@ -51,6 +51,30 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLD
   return h('div', { class: 'field' }, h('label', { class: 'field-label', for: id }, label), control, note);
 }
 
+/**
+ * Active filters as removable chips (the Overview, the Audit page): each chip's text, and a ×
+ * button named "Remove filter <text>" that calls its `remove`. Nothing when there is none.
+ */
+export function filterChipList(chips: Array<{ text: string; remove: () => void }>): HTMLElement | null {
+  if (chips.length === 0) return null;
+  return h(
+    'ul',
+    { class: 'chips filter-chips', 'aria-label': 'Filters' },
+    chips.map(({ text, remove }) =>
+      h(
+        'li',
+        { class: 'chip filter-chip' },
+        h('span', {}, text),
+        h(
+          'button',
+          { type: 'button', class: 'chip-remove', 'aria-label': `Remove filter ${text}`, onclick: remove },
+          '×',
+        ),
+      ),
+    ),
+  );
+}
+
 /** A status line that screen readers announce when it changes. */
 export function statusLine(cls = 'status'): HTMLParagraphElement {
   return h('p', { class: cls, role: 'status', 'aria-live': 'polite' });

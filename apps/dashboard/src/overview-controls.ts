@@ -1,6 +1,6 @@
 // The Overview's controls: range (presets and two dates), comparison, goal, and the active
 // filters as removable chips. Each change is a navigation to the view's URL (overview-view.ts).
-import { field, h, showError, statusLine } from './dom-builder.js';
+import { field, filterChipList, h, showError, statusLine } from './dom-builder.js';
 import {
   DIMENSION_LABELS,
   PRESETS,
@@ -116,27 +116,10 @@ export function overviewToolbar(
 
 /** The active filters as chips, each with a button that removes it. */
 export function filterChips(v: OverviewView, go: (v: OverviewView) => void): HTMLElement | null {
-  if (v.filters.length === 0) return null;
-  return h(
-    'ul',
-    { class: 'chips filter-chips', 'aria-label': 'Filters' },
-    v.filters.map((f, i) => {
-      const text = `${DIMENSION_LABELS[f.dimension]} is ${f.value || '(none)'}`;
-      return h(
-        'li',
-        { class: 'chip filter-chip' },
-        h('span', {}, text),
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'chip-remove',
-            'aria-label': `Remove filter ${text}`,
-            onclick: () => go(withoutFilter(v, i)),
-          },
-          '×',
-        ),
-      );
-    }),
+  return filterChipList(
+    v.filters.map((f, i) => ({
+      text: `${DIMENSION_LABELS[f.dimension]} is ${f.value || '(none)'}`,
+      remove: () => go(withoutFilter(v, i)),
+    })),
   );
 }

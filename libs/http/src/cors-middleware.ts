@@ -32,19 +32,12 @@ export const CORS_OPTIONS: cors.CorsOptions = {
 export function corsMiddleware(): RequestHandler[] {
   const library = cors(CORS_OPTIONS);
   const handler: RequestHandler = (req, res, next) => {
-    res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
-    res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-    if (req.method === 'OPTIONS' || res.hasHeader('Vary')) return library(req, res, next);
-    const origin = req.headers.origin;
-    // `cors` takes an empty Origin for "no origin allowed" and adds nothing.
-    if (origin === '') return next();
-    if (origin === undefined || origin === '*') {
-      res.setHeader('Access-Control-Allow-Origin', '*');
-    } else {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Vary', 'Origin');
+    if (req.method === 'OPTIONS' || res.hasHeader('Vary')) {
+      res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
+      res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      return library(req, res, next);
     }
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    for (const [name, value] of Object.entries(corsHeaders(req.headers.origin))) res.setHeader(name, value);
     next();
   };
   return [handler];
@@ -52,9 +45,9 @@ export function corsMiddleware(): RequestHandler[] {
 
 /**
  * What corsMiddleware sets on a response that does not vary yet, other than a preflight, as names
- * and values (the test holds the two to the same headers): for an answer that hands them to
- * `writeHead` rather than `setHeader`, after which node keeps no header map with the response
- * (FastLane.addStream, whose answers stay open).
+ * and values (the test holds them to what `cors` writes): corsMiddleware sets them with
+ * `setHeader`; FastLane.addStream hands them to `writeHead`, after which node keeps no header map
+ * with the response, whose answers stay open.
  */
 export function corsHeaders(origin: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {

@@ -12,6 +12,12 @@ export async function hasExportGrant(store: Store, projectId: string, accountId:
   return found !== null && !found.deleted;
 }
 
+/** The account ids of the project's granted members (a project has a handful of members). */
+export async function exportGrantees(store: Store, projectId: string): Promise<Set<string>> {
+  const grants = await store.records.list<ExportGrantData>(RECORD_KINDS.exportGrant, projectId, { limit: 10_000 });
+  return new Set(grants.map((g) => g.id));
+}
+
 /** Grants (`on`) or withdraws a viewer's exports. */
 export async function setExportGrant(
   store: Store,
@@ -36,13 +42,11 @@ export async function setExportGrant(
 }
 
 /** Whether a member of `role` may export: an editor or above, a viewer with a grant. */
-export async function mayExport(
-  store: Store,
-  projectId: string,
-  accountId: string,
-  role: ProjectRole,
-): Promise<boolean> {
-  return roleAtLeast(role, 'editor') || (role === 'viewer' && (await hasExportGrant(store, projectId, accountId)));
+export const exportsAllowed = (role: ProjectRole, granted: boolean): boolean =>
+  roleAtLeast(role, 'editor') || (role === 'viewer' && granted);
+
+async function mayExport(store: Store, projectId: string, accountId: string, role: ProjectRole): Promise<boolean> {
+  return roleAtLeast(role, 'editor') || exportsAllowed(role, await hasExportGrant(store, projectId, accountId));
 }
 
 function refuse(role: ProjectRole): never {

@@ -4,7 +4,7 @@
 // read it; another role is told so instead of shown an error.
 import type { components, paths } from '@spoor/client';
 import { ApiError, api, ok } from '../api-access.js';
-import { h, replace } from '../dom-builder.js';
+import { filterChipList, h, replace } from '../dom-builder.js';
 import { formatAgo, formatTime } from '../display-format.js';
 import type { Page, PageContext } from '../page-context.js';
 
@@ -122,27 +122,9 @@ export const auditPage: Page = async (ctx: PageContext) => {
       .finally(() => (more.disabled = false));
   });
   add(first);
-  const actorChip = actor
-    ? h(
-        'ul',
-        { class: 'chips filter-chips', 'aria-label': 'Filters' },
-        h(
-          'li',
-          { class: 'chip filter-chip' },
-          h('span', {}, `By ${actor}`),
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'chip-remove',
-              'aria-label': `Remove filter by ${actor}`,
-              onclick: () => ctx.navigate(auditPath(action, '')),
-            },
-            '×',
-          ),
-        ),
-      )
-    : null;
+  const actorChip = filterChipList(
+    actor ? [{ text: `By ${actor}`, remove: () => ctx.navigate(auditPath(action, '')) }] : [],
+  );
   replace(
     ctx.main,
     h('h1', { tabindex: -1 }, 'Audit'),

@@ -13,7 +13,7 @@ import {
   type ProjectRole,
 } from '@spoor/schemas';
 import type { MemberChange, Store } from '@spoor/store';
-import { hasExportGrant, mayExport, setExportGrant } from '../export-grants.js';
+import { exportGrantees, exportsAllowed, hasExportGrant, setExportGrant } from '../export-grants.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { requireManageable, scopedMembership, scopedProject } from '../project-scope.js';
 import { invitationRoutes, type InvitationDeps } from './invitation-routes.js';
@@ -25,26 +25,39 @@ function applied(change: MemberChange, what: string): void {
 }
 
 export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDeps): void {
-  const item = async (projectId: string, m: { account_id: string; role: ProjectRole; created_at: number }) => ({
+  const item = (
+    m: { account_id: string; role: ProjectRole; created_at: number },
+    email: string | null,
+    granted: boolean,
+  ) => ({
     account_id: m.account_id,
-    email: (await store.accounts.get(m.account_id))?.email ?? null,
+    email,
     role: m.role,
-    exports: await mayExport(store, projectId, m.account_id, m.role),
+    exports: exportsAllowed(m.role, granted),
     created_at: m.created_at,
   });
   const show = async (projectId: string, accountId: string) => {
     const m = await store.members.get(projectId, accountId);
     if (!m) throw errors.notFound('Member not found');
-    return item(projectId, { ...m, account_id: accountId });
+    const [account, granted] = await Promise.all([
+      store.accounts.get(accountId),
+      hasExportGrant(store, projectId, accountId),
+    ]);
+    return item({ ...m, account_id: accountId }, account?.email ?? null, granted);
   };
+  /** The members with the project's export grants read once, not once a member. */
   const listMembers = async (projectId: string) => {
-    const members = [];
-    for (const m of await store.members.list(projectId)) members.push(await item(projectId, m));
-    return members;
+    const [members, granted] = await Promise.all([store.members.list(projectId), exportGrantees(store, projectId)]);
+    const items = [];
+    for (const m of members)
+      items.push(item(m, (await store.accounts.get(m.account_id))?.email ?? null, granted.has(m.account_id)));
+    return items;
   };
   /** A member who leaves or is removed loses its grant with its role: invited again, it starts without. */
-  const dropGrant = (projectId: string, accountId: string) =>
-    setExportGrant(store, projectId, accountId, false, '', deps.clock());
+  const dropGrant = async (projectId: string, accountId: string) => {
+    if (await hasExportGrant(store, projectId, accountId))
+      await setExportGrant(store, projectId, accountId, false, '', deps.clock());
+  };
   const target = async (projectId: string, accountId: string) => {
     const m = await store.members.get(projectId, accountId);
     if (!m) throw errors.notFound('Member not found');
