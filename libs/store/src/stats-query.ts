@@ -97,6 +97,13 @@ export interface StatsDialect {
    * query at 1 M events). Without it a session dimension is written where it is used.
    */
   fence?: string;
+  /**
+   * A 64-bit hash of a dimension's text that groups stand on instead of the text, when the engine
+   * groups numbers much faster (DuckDB: a page's visitors at 1 M events, ~85 → ~55 ms of CPU; its
+   * distinct count keys on group and visitor). Two values of one dimension with the same hash,
+   * odds about n² / 2⁶⁵ for n values, would be counted as one, as two visitors with the same key.
+   */
+  hashKey?: (expr: string) => string;
 }
 
 /**
@@ -123,6 +130,11 @@ const isTag = (d: string) => d === 'tag';
 const isSessionDim = (d: string) => SESSION_DIMS.has(d) && !isTag(d);
 const isEventDim = (d: string) => EVENT_DIMS.has(d) || d.startsWith('payload:');
 const EVENT_METRICS = new Set<StatsMetric>(['visitors', 'events', 'pageviews']);
+/** The items that pass `test`, then the rest. */
+const partition = <T>(xs: readonly T[], test: (x: T) => boolean): [T[], T[]] => [
+  xs.filter(test),
+  xs.filter((x) => !test(x)),
+];
 const predicates = (f: StatsFilter): StatsPredicate[] => ('and' in f ? f.and : 'or' in f ? f.or : [f]);
 
 /** The value of an event dimension on the event row `e`. */
@@ -252,8 +264,8 @@ class StatsPlan {
   }
 
   /** `keyed`: on the rows of the sessions rollup, whose session_id is the session key. */
-  private filters(on: 'e' | 's', keyed = false): string {
-    return this.spec.filters
+  private filters(on: 'e' | 's', keyed = false, list = this.spec.filters): string {
+    return list
       .map(
         (f) =>
           `(${predicates(f)
@@ -276,10 +288,13 @@ class StatsPlan {
   private grouped(values: string[], metrics: string, from: string, inner: string): string {
     const dims = this.dims();
     if (dims.length === 0) return `SELECT ${metrics} FROM (SELECT ${inner} FROM ${from})`;
-    const cols = dims.map((d) => d.name).join(', ');
+    const { hashKey } = this.sql;
+    const hashed = (d: { time: boolean }) => !d.time && hashKey !== undefined;
+    const cols = dims.map((d) => (hashed(d) ? `any_value(${d.name}) AS ${d.name}` : d.name)).join(', ');
+    const keys = dims.map((d) => (hashed(d) ? hashKey!(d.name) : d.name)).join(', ');
     const known = dims.filter((d) => !d.time).map((d) => `${d.name} IS NOT NULL`);
     return `SELECT ${cols}, ${metrics} FROM (SELECT ${values.map((v, i) => `${v} AS d${i}`).join(', ')}, ${inner} FROM ${from})
-      ${known.length ? `WHERE ${known.join(' AND ')}` : ''} GROUP BY ${cols}`;
+      ${known.length ? `WHERE ${known.join(' AND ')}` : ''} GROUP BY ${keys}`;
   }
 
   eventSide(): string {
@@ -302,23 +317,50 @@ class StatsPlan {
     // page's regular expression on every joined event row took 2.2 s at 1 M events, not 0.1.
     const rows = this.sessionRows(sessionDims);
     const sessionValues = sessionDims.map((_, i) => `${rows.value(i)} AS v${i}`);
+    // A row without its session's summary has no value of a session dimension and is left out,
+    // so with one the join is inner, and the filters on sessions alone cut the sessions joined
+    // instead of looking each row's session up again (Chrome's countries at 1 M events: ~25 % less).
+    const [onSessions, onRows] = sessionDims.length
+      ? partition(this.spec.filters, (f) => !predicates(f).some((x) => isEventDim(x.dimension)))
+      : [[], this.spec.filters];
     const from = `${kind ? this.rollupSource(kind, sql.rollups!) : sql.events}
-      ${sessionDims.length ? `LEFT JOIN (SELECT ${this.sid('s', keyed)} AS session_id, ${sessionValues.join(', ')} FROM ${rows.from}) AS sd ON sd.session_id = e.session_id` : ''}
+      ${sessionDims.length ? `INNER JOIN (SELECT ${this.sid('s', keyed)} AS session_id, ${sessionValues.join(', ')} FROM ${rows.from} WHERE true${this.filters('s', false, onSessions)}) AS sd ON sd.session_id = e.session_id` : ''}
       ${joinTag ? `INNER JOIN ${sql.tags(this.p)} AS t ON ${this.sid('t', keyed)} = e.session_id` : ''}
-      WHERE ${kind ? 'true' : this.eventsInRange()}${this.filters('e', keyed)}`;
+      WHERE ${kind ? 'true' : this.eventsInRange()}${this.filters('e', keyed, onRows)}`;
     return kind
       ? this.grouped(
           values,
-          'sum(n_events) AS m_events, sum(n_pageviews) AS m_pageviews, count(DISTINCT visitor) AS m_visitors',
+          this.aggregates({
+            events: 'sum(n_events) AS m_events',
+            pageviews: 'sum(n_pageviews) AS m_pageviews',
+            visitors: 'count(DISTINCT visitor) AS m_visitors',
+          }),
           from,
           'e.n_events AS n_events, e.n_pageviews AS n_pageviews, e.visitor AS visitor',
         )
       : this.grouped(
           values,
-          `count(*) AS m_events, ${sql.countIf('pv')} AS m_pageviews, ${sql.visitors} AS m_visitors`,
+          this.aggregates({
+            events: 'count(*) AS m_events',
+            pageviews: `${sql.countIf('pv')} AS m_pageviews`,
+            visitors: `${sql.visitors} AS m_visitors`,
+          }),
           from,
           `e.action IN (${PAGE_VIEW_SQL}) AS pv, e.ip AS ip, e.user_agent AS user_agent`,
         );
+  }
+
+  /**
+   * The aggregates of the metrics asked for (a session count always: the rates divide by it);
+   * a median the list does not show cost a sort of every group's sessions.
+   */
+  private aggregates(of: Partial<Record<StatsMetric, string>>): string {
+    const asked = new Set<StatsMetric>(this.spec.metrics);
+    if (asked.has('conversion_rate')) asked.add('conversions');
+    return Object.entries(of)
+      .filter(([m]) => m === 'sessions' || asked.has(m as StatsMetric))
+      .map(([, sql]) => sql)
+      .join(', ');
   }
 
   sessionSide(): string {
@@ -352,8 +394,13 @@ class StatsPlan {
       WHERE ${inRange}${this.filters('s')}`;
     return this.grouped(
       values,
-      `count(*) AS m_sessions, ${sql.countIf('page_count <= 1')} AS m_bounces, ${sql.median('duration_ms')} AS m_duration,
-       sum(page_count) AS m_page_sum, ${sql.countIf('goal')} AS m_conversions`,
+      this.aggregates({
+        sessions: 'count(*) AS m_sessions',
+        bounce_rate: `${sql.countIf('page_count <= 1')} AS m_bounces`,
+        visit_duration: `${sql.median('duration_ms')} AS m_duration`,
+        views_per_session: 'sum(page_count) AS m_page_sum',
+        conversions: `${sql.countIf('goal')} AS m_conversions`,
+      }),
       from,
       `s.page_count AS page_count, s.duration_ms AS duration_ms, ${sql.orFalse(goal)} AS goal`,
     );

@@ -11,6 +11,7 @@ import { ENRICHED_EVENT_COLUMNS, RAW_EVENT_COLUMNS, enrichedEventToRow, rawEvent
 import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations, EVENT_KEY } from '../src/duckdb/migrations.js';
 import { appendEventRow, EVENTS_TABLE, eventHalves, eventKey, type EventHalves } from '../src/duckdb/events-table.js';
 import { openStore } from '../src/index.js';
+import { SESSION_COLUMNS, sessionToRow } from '../src/session-row.js';
 import { T0, enriched, raw, session } from './store-fixtures.js';
 
 const cell = (v: unknown) =>
@@ -261,6 +262,55 @@ describe('DuckDB migrations', function () {
     try {
       await store.migrate();
       expect((await store.sessions.get('p-b', 'same-id'))?.event_count).to.equal(5);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("gives a step-14 store's sessions their referrer host and entry and exit pages, and each later write its own", async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const { c, close } = await storeAtStep(path, 14);
+    const old = session({
+      session_id: 's-old',
+      referrer: 'https://news.example.org:8443/post?id=1',
+      entry_url: 'https://acme.example/docs/start?x=1#top',
+      exit_url: 'https://acme.example',
+    });
+    await insertRow(c, 'sessions', SESSION_COLUMNS, sessionToRow(old));
+    close();
+    const store = await openStore({ kind: 'duckdb', path });
+    const by = async (dimension: 'referrer' | 'entry_page' | 'exit_page') =>
+      (
+        await store.stats.query('p-a', {
+          window: { start: T0, end: T0 + 3_600_000 },
+          metrics: ['sessions'],
+          dimensions: [dimension],
+          bucketMs: null,
+          filters: [],
+          goal: null,
+          orderBy: [],
+          limit: 10,
+          offset: 0,
+        })
+      ).rows.map((r) => [r.dimensions[0], r.metrics[0]]);
+    try {
+      await store.migrate();
+      expect(await by('referrer')).to.deep.equal([['news.example.org', 1]]);
+      expect(await by('entry_page')).to.deep.equal([['/docs/start', 1]]);
+      expect(await by('exit_page')).to.deep.equal([['/', 1]]);
+      // A new session, and the old one summed up again with another referrer, each as written.
+      await store.sessions.upsert([
+        session({ session_id: 's-new', referrer: 'newsletter', exit_url: 'https://acme.example/b/' }),
+        { ...old, referrer: 'https://www.example.com/', updated_at: old.updated_at + 1 },
+      ]);
+      expect(await by('referrer')).to.deep.equal([
+        ['newsletter', 1],
+        ['www.example.com', 1],
+      ]);
+      expect(await by('exit_page')).to.deep.equal([
+        ['/', 1],
+        ['/b/', 1],
+      ]);
     } finally {
       await store.close();
     }

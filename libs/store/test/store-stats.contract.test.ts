@@ -215,6 +215,22 @@ const CASES: Array<[string, StatsSpec]> = [
       bucketMs: 6 * HOUR,
     }),
   ],
+  [
+    'countries of sessions outside Firefox or tagged vip, from a whole hour',
+    spec({
+      window: W_HOURS,
+      metrics: ['visitors', 'events', 'sessions'],
+      dimensions: ['country'],
+      filters: [
+        {
+          or: [
+            { dimension: 'browser', op: 'is_not', values: ['Firefox'] },
+            { dimension: 'tag', op: 'is', values: ['vip'] },
+          ],
+        },
+      ],
+    }),
+  ],
   ['a page of exit pages', spec({ metrics: ['sessions'], dimensions: ['exit_page'], limit: 2, offset: 1 })],
   ['past the last row', spec({ metrics: ['events'], dimensions: ['action'], limit: 5, offset: 50 })],
   [

@@ -14,6 +14,7 @@
 // scans with per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need
 // no ART index; extra ART indexes would slow every batch insert.
 import { BUILD_ALL_ROLLUPS, BUILD_STATS_ROLLUPS, CREATE_ROLLUP_TABLES, CREATE_STATS_ROLLUP_TABLES } from './rollups.js';
+import { ADD_DERIVED_SESSION_COLUMNS } from './session-derived.js';
 
 export interface DuckMigration {
   version: number;
@@ -381,6 +382,19 @@ export const duckdbMigrations: readonly DuckMigration[] = [
     version: 14,
     name: 'hourly rollups of the stats query',
     statements: [...CREATE_STATS_ROLLUP_TABLES, ...BUILD_STATS_ROLLUPS],
+  },
+  {
+    // The referrer's host and the entry and exit pages of each session, worked out when it is
+    // written instead of at each stats query (issue 44; session-derived.ts).
+    version: 15,
+    name: 'sessions: referrer host, entry and exit page',
+    statements: ADD_DERIVED_SESSION_COLUMNS,
+  },
+  {
+    // Step 11's index again, in a transaction of its own (session-derived.ts says why).
+    version: 16,
+    name: 'index on sessions.session_id, again',
+    statements: ['CREATE INDEX sessions_by_session_id ON sessions (session_id)'],
   },
 ];
 

@@ -17,6 +17,7 @@ import {
   type DuckReader,
 } from './duckdb-connection.js';
 import { PageCuts } from '../page-cuts.js';
+import { DERIVED_LIST, DERIVED_SET, DERIVED_VALUES } from './session-derived.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   first_event_at: 'BIGINT',
@@ -60,8 +61,8 @@ export class DuckDbSessionRepository implements SessionRepository {
     await this.writer.exclusive(async (x) => {
       await x.stage('stage_sessions', 'sessions', COLUMNS, rows);
       await x.run(
-        `INSERT INTO sessions (${LIST}) SELECT ${LIST} FROM stage_sessions
-         ON CONFLICT (project_id, session_id) DO UPDATE SET ${SET}
+        `INSERT INTO sessions (${LIST}${DERIVED_LIST}) SELECT ${LIST}${DERIVED_VALUES} FROM stage_sessions
+         ON CONFLICT (project_id, session_id) DO UPDATE SET ${SET}${DERIVED_SET}
          WHERE excluded.updated_at >= sessions.updated_at`,
       );
     });

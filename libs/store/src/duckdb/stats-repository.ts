@@ -20,13 +20,10 @@ import { VISITOR_KEY, refreshRollups, sessionKey } from './rollups.js';
 const pointer = (path: string[]) => `/${path.map((s) => s.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
 
 const SESSION_COLUMNS: Record<string, string> = {
-  // The path of the entry and exit URL, as the URL parser gives a page's path ('/' when empty). The
-  // group is empty or starts with '/' (the host took every character before), so '/' and the rest
-  // of it is that path, with the expression once (nullif held it twice).
-  entry_page: `CASE WHEN s.entry_url IS NOT NULL THEN '/' || substr(regexp_extract(s.entry_url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)', 1), 2) END`,
-  exit_page: `CASE WHEN s.exit_url IS NOT NULL THEN '/' || substr(regexp_extract(s.exit_url, '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)', 1), 2) END`,
-  // The host, as the overview ranks referrers (analytics-repository.ts, referrerHost).
-  referrer: `coalesce(nullif(regexp_extract(s.referrer, '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#:]+)', 1), ''), s.referrer)`,
+  // Written with the session (session-derived.ts).
+  entry_page: 's.entry_page',
+  exit_page: 's.exit_page',
+  referrer: 's.referrer_host',
   utm_source: 's.utm_source',
   utm_medium: 's.utm_medium',
   utm_campaign: 's.utm_campaign',
@@ -76,6 +73,7 @@ function dialect(params: Param[]): StatsDialect {
       sessionKey,
     },
     fence: 'OFFSET 0',
+    hashKey: (expr) => `hash(${expr})`,
   };
 }
 
