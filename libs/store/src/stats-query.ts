@@ -121,6 +121,8 @@ export interface StatsRollups {
    * 1 M events: 140 → 50 ms).
    */
   sessionKey(expr: string): string;
+  /** The sessions' column that holds that key, when they keep it. */
+  sessionKeyColumn?: string;
 }
 
 const SESSION_DIMS = new Set<string>(SESSION_DIMENSIONS);
@@ -179,7 +181,9 @@ class StatsPlan {
 
   /** A row's session id as the event side joins it: its key when the side reads the rollup. */
   private sid(alias: string, keyed: boolean): string {
-    return keyed ? this.sql.rollups!.sessionKey(`${alias}.session_id`) : `${alias}.session_id`;
+    if (!keyed) return `${alias}.session_id`;
+    const r = this.sql.rollups!;
+    return alias === 's' && r.sessionKeyColumn ? `s.${r.sessionKeyColumn}` : r.sessionKey(`${alias}.session_id`);
   }
 
   /**

@@ -1,20 +1,26 @@
 // Columns of `sessions` the embedded store works out from a summary's own when it writes it
 // (migration step 15; session-repository.ts), so the stats query reads them as they are: the
 // referrer's host and the entry and exit URLs' paths were regular expressions over every session
-// of a range at each query (1 M events, ~100,000 sessions: about half of a top-referrers query).
-// Each is an SQL expression over the summary's unqualified columns.
+// of a range at each query (1 M events, ~100,000 sessions: about half of a top-referrers query),
+// and the key the stats rollups join sessions on, a hash of the id (rollups.ts, sessionKey).
+// Each is a type and an SQL expression over the summary's unqualified columns.
 
 /** A URL's path as the URL parser gives a page's path ('/' when empty). The group is empty or
  * starts with '/' (the host took every character before), so '/' and the rest of it is that path. */
 const urlPath = (column: string) =>
   `CASE WHEN ${column} IS NOT NULL THEN '/' || substr(regexp_extract(${column}, '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)', 1), 2) END`;
 
-export const DERIVED_SESSION_COLUMNS = {
+export const DERIVED_SESSION_COLUMNS: Record<string, { type: string; sql: string }> = {
   // The host, as the overview ranks referrers (analytics-repository.ts, referrerHost).
-  referrer_host: `coalesce(nullif(regexp_extract(referrer, '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#:]+)', 1), ''), referrer)`,
-  entry_page: urlPath('entry_url'),
-  exit_page: urlPath('exit_url'),
-} as const;
+  referrer_host: {
+    type: 'VARCHAR',
+    sql: `coalesce(nullif(regexp_extract(referrer, '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#:]+)', 1), ''), referrer)`,
+  },
+  entry_page: { type: 'VARCHAR', sql: urlPath('entry_url') },
+  exit_page: { type: 'VARCHAR', sql: urlPath('exit_url') },
+  // The id is never NULL here (the primary key), so the key's CASE is not needed.
+  session_key: { type: 'UBIGINT', sql: 'hash(session_id)' },
+};
 
 const NAMES = Object.keys(DERIVED_SESSION_COLUMNS);
 
@@ -22,7 +28,7 @@ const NAMES = Object.keys(DERIVED_SESSION_COLUMNS);
 export const DERIVED_LIST = NAMES.map((n) => `, ${n}`).join('');
 /** `, expression AS name, …` for a SELECT from the summary's columns. */
 export const DERIVED_VALUES = Object.entries(DERIVED_SESSION_COLUMNS)
-  .map(([n, sql]) => `, ${sql} AS ${n}`)
+  .map(([n, c]) => `, ${c.sql} AS ${n}`)
   .join('');
 /** `, name = excluded.name, …` for an upsert's SET. */
 export const DERIVED_SET = NAMES.map((n) => `, ${n} = excluded.${n}`).join('');
@@ -34,8 +40,8 @@ export const DERIVED_SET = NAMES.map((n) => `, ${n} = excluded.${n}`).join('');
  */
 export const ADD_DERIVED_SESSION_COLUMNS = [
   'DROP INDEX sessions_by_session_id',
-  ...NAMES.map((n) => `ALTER TABLE sessions ADD COLUMN ${n} VARCHAR`),
+  ...Object.entries(DERIVED_SESSION_COLUMNS).map(([n, c]) => `ALTER TABLE sessions ADD COLUMN ${n} ${c.type}`),
   `UPDATE sessions SET ${Object.entries(DERIVED_SESSION_COLUMNS)
-    .map(([n, sql]) => `${n} = ${sql}`)
+    .map(([n, c]) => `${n} = ${c.sql}`)
     .join(', ')}`,
 ];

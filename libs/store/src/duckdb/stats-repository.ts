@@ -71,6 +71,7 @@ function dialect(params: Param[]): StatsDialect {
       pages: 'rollup_stat_pages',
       visitor: 'hash(e.ip, e.user_agent)',
       sessionKey,
+      sessionKeyColumn: 'session_key',
     },
     fence: 'OFFSET 0',
     hashKey: (expr) => `hash(${expr})`,
