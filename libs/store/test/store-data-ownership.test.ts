@@ -502,6 +502,25 @@ for (const backend of rigs) {
             },
           ]);
         }
+        // A share link's token index, of no project: one naming its project as parent, one (as
+        // written before the parent was set) only in its data.
+        for (const [id, parent] of [
+          [`token-${pid}`, pid],
+          [`old-token-${pid}`, ''],
+        ] as const) {
+          await s.records.put([
+            {
+              kind: 'share-token',
+              project_id: '',
+              id,
+              parent_id: parent,
+              sort_key: T0,
+              data: { project_id: pid, share_id: 'share-1' },
+              updated_at: T0,
+              deleted: false,
+            },
+          ]);
+        }
         await s.jobs.put(job({ job_id: `${pid}-export`, project_id: pid, account_id: account, kind: 'export' }));
         await s.jobs.put(
           job({ job_id: `${pid}-delete`, project_id: pid, account_id: account, kind: 'project_deletion' }),
@@ -535,6 +554,8 @@ for (const backend of rigs) {
       for (const kind of ['overview', 'channel', 'webhook', 'delivery', 'alert', 'schedule'])
         expect(await s.records.list(kind, 'p-del', { limit: 10 })).to.deep.equal([]);
       expect(await s.exports.open('p-del-export')).to.equal(null);
+      expect(await s.records.get('share-token', '', 'token-p-del')).to.equal(null);
+      expect(await s.records.get('share-token', '', 'old-token-p-del')).to.equal(null);
       // The deleting job's own record stays: it is how the owner learns that the deletion ended.
       expect((await s.jobs.listByAccount('acct-del', 10)).map((j) => j.job_id)).to.deep.equal(['p-del-delete']);
 
@@ -544,6 +565,8 @@ for (const backend of rigs) {
       expect(await s.sessions.count('p-keep')).to.equal(1);
       expect(await s.tags.list('p-keep')).to.have.length(1);
       expect(await s.records.list('webhook', 'p-keep', { limit: 10 })).to.have.length(1);
+      expect(await s.records.get('share-token', '', 'token-p-keep')).to.not.equal(null);
+      expect(await s.records.get('share-token', '', 'old-token-p-keep')).to.not.equal(null);
       expect(await s.jobs.listByAccount('acct-keep', 10)).to.have.length(2);
       expect(await s.exports.open('p-keep-export')).to.not.equal(null);
 

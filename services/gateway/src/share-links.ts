@@ -62,6 +62,7 @@ export class ShareLinks {
         link.token_hash,
         { project_id: projectId, share_id: link.share_id },
         false,
+        projectId,
       ),
     ]);
     return { link, token };
@@ -80,7 +81,14 @@ export class ShareLinks {
     const link = found.data;
     await this.store.records.put<ShareLinkData | ShareTokenData>([
       this.#record(RECORD_KINDS.shareLink, projectId, shareId, link, true),
-      this.#record(RECORD_KINDS.shareToken, '', link.token_hash, { project_id: projectId, share_id: shareId }, true),
+      this.#record(
+        RECORD_KINDS.shareToken,
+        '',
+        link.token_hash,
+        { project_id: projectId, share_id: shareId },
+        true,
+        projectId,
+      ),
     ]);
     return link;
   }
@@ -99,9 +107,10 @@ export class ShareLinks {
     return { project, link: found.data };
   }
 
-  #record<T>(kind: string, projectId: string, id: string, data: T, deleted: boolean): StoredRecord<T> {
+  /** A token's record (project '') names its project as parent: the project's deletion takes it too. */
+  #record<T>(kind: string, projectId: string, id: string, data: T, deleted: boolean, parent = ''): StoredRecord<T> {
     const now = this.clock();
-    return { kind, project_id: projectId, id, parent_id: '', sort_key: now, data, updated_at: now, deleted };
+    return { kind, project_id: projectId, id, parent_id: parent, sort_key: now, data, updated_at: now, deleted };
   }
 }
 

@@ -33,6 +33,11 @@ export class ClickHouseProjectErasure implements ProjectErasure {
     for (const table of PROJECT_TABLES) {
       await this.ch.command(`DELETE FROM ${this.ch.table(table)} WHERE project_id = {p:String}`, { p: projectId });
     }
+    // Records of no project about this one (duckdb/project-erasure.ts, NAMING_PROJECT).
+    await this.ch.command(
+      `DELETE FROM ${this.ch.table('records')} WHERE project_id = '' AND (parent_id = {p:String} OR JSONExtractString(data, 'project_id') = {p:String})`,
+      { p: projectId },
+    );
     await deleteSessions(this.ch, 'project_id = {p:String}', { p: projectId });
     await this.ch.command(
       `DELETE FROM ${this.ch.table('jobs')} WHERE project_id = {p:String} AND job_id != {keep:String}`,

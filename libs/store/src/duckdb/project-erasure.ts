@@ -26,6 +26,12 @@ const PROJECT_TABLES = [
   ...ROLLUP_TABLES,
 ] as const;
 
+/**
+ * Records of no project ('') about one: its parent_id, or for those written before the parent
+ * was set, the project named in their data (a share link's token index; data.md, Deletion).
+ */
+const NAMING_PROJECT = `project_id = '' AND (parent_id = $1 OR json_extract_string(data, '$.project_id') = $1)`;
+
 export class DuckDbProjectErasure implements ProjectErasure {
   constructor(
     private readonly writer: DuckDbConnection,
@@ -39,6 +45,7 @@ export class DuckDbProjectErasure implements ProjectErasure {
         const jobs = await x.all(`SELECT job_id FROM jobs WHERE project_id = $1 AND kind = 'export'`, [projectId]);
         await x.transaction(async () => {
           for (const table of PROJECT_TABLES) await x.run(`DELETE FROM ${table} WHERE project_id = $1`, [projectId]);
+          await x.run(`DELETE FROM records WHERE ${NAMING_PROJECT}`, [projectId]);
           await x.run('DELETE FROM jobs WHERE project_id = $1 AND job_id <> $2', [projectId, keepJobId]);
           await x.run('DELETE FROM projects WHERE project_id = $1', [projectId]);
         });
