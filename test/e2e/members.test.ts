@@ -249,6 +249,37 @@ for (const mode of MODES) {
       expect((await owner.get('/v1/projects/members', scope)).status).to.equal(404);
     });
 
+    it('keeps an owner when two owners leave, or demote each other, at the same instant', async () => {
+      for (let round = 0; round < 4; round++) {
+        const { owner, scope, members } = await team('admin');
+        const [second] = members as [ApiClient];
+        const [ownerId, secondId] = await Promise.all([idOf(owner), idOf(second)]);
+        const promoted = await owner.call('PATCH', `/v1/projects/members/${secondId}`, scope, { role: 'owner' });
+        expect(promoted.status, promoted.text).to.equal(200);
+        const leaving = round % 2 === 0;
+        const answers = await Promise.all(
+          leaving
+            ? [owner.post('/v1/projects/leave', undefined, scope), second.post('/v1/projects/leave', undefined, scope)]
+            : [
+                owner.call('PATCH', `/v1/projects/members/${secondId}`, scope, { role: 'viewer' }),
+                second.call('PATCH', `/v1/projects/members/${ownerId}`, scope, { role: 'viewer' }),
+              ],
+        );
+        const statuses = answers.map((a) => a.status);
+        const won = statuses.indexOf(200);
+        const texts = answers.map((a) => a.text).join(' ');
+        expect(
+          statuses.filter((s) => s === 200),
+          texts,
+        ).to.have.length(1);
+        // The other was refused: the last owner (409), or, demoted first, no longer an owner (403).
+        expect(statuses[1 - won], texts).to.be.oneOf(leaving ? [409] : [403, 409]);
+        const stays = [owner, second][leaving ? 1 - won : won]!;
+        const listed = await stays.get('/v1/projects/members', scope);
+        expect(listed.body.members.filter((m: { role: string }) => m.role === 'owner')).to.have.length(1);
+      }
+    });
+
     it("lets an API key act with its account's role; a read key stays read-only", async () => {
       const { scope, members } = await team('editor');
       const [editor] = members as [ApiClient];

@@ -18,6 +18,8 @@ export const kvKeys = {
   dedup: (projectId: string, eventId: string) => `dedup:${projectId}:${eventId}`,
   /** When the project's rules last changed: every rules cache re-reads on a new stamp (libs/rules). */
   rulesStamp: (projectId: string) => `rules:stamp:${projectId}`,
+  /** Held while a change of the project's members reads and writes (gateway member-lock.ts). */
+  memberLock: (projectId: string) => `members:lock:${projectId}`,
   /** The worker that runs a job, renewed while it runs (libs/jobs). */
   jobLease: (jobId: string) => `job:lease:${jobId}`,
   /** One run of a schedule, claimed by the worker that makes it. */
@@ -51,6 +53,7 @@ export const kvTtlMs = {
   dataRetentionPass: 48 * HOUR,
   webhookEmitted: 7 * 24 * HOUR,
   webhookAttempt: 10 * 60_000,
+  memberLock: 10_000,
 } as const;
 
 /** The KV key of an open session's state (sessionizer); a backfill drops it to force a reload. */
@@ -64,5 +67,6 @@ export function projectKvPrefixes(projectId: string): string[] {
     kvKeys.derivedSession(projectId, ''),
     kvKeys.dedup(projectId, ''),
     kvKeys.rulesStamp(projectId),
+    kvKeys.memberLock(projectId),
   ];
 }

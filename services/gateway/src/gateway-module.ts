@@ -75,7 +75,12 @@ export function declareGateway(
   wellKnownRoutes(ctx, deps.issuer);
   accountRoutes(ctx, deps.store, deps.issuer, deps.apiKeys, deps.authenticator);
   projectRoutes(ctx, deps.store, { dnsServer: deps.dnsServer, ipMode: deps.ipMode, clock: deps.clock, kv: deps.kv });
-  memberRoutes(ctx, deps.store, { clock: deps.clock, mailer: deps.mailer ?? null, publicUrl: deps.publicUrl ?? '' });
+  memberRoutes(ctx, deps.store, {
+    clock: deps.clock,
+    mailer: deps.mailer ?? null,
+    publicUrl: deps.publicUrl ?? '',
+    kv: deps.kv,
+  });
   auditRoutes(ctx, deps.store);
   sessionRoutes(ctx, deps.store, deps.clock);
   eventRoutes(ctx, deps.store);

@@ -16,8 +16,9 @@ import type { ClickHouseConnection, Params } from './clickhouse-connection.js';
  * (project_id, invitation_id), both ReplacingMergeTree(_written): the last write wins, a removed
  * member is a tombstone row (`removed`), a revoked, used or expired invitation is deleted (a
  * lightweight DELETE: its email leaves at once), and reads use FINAL (migrations.ts, step 12). Both tables are small, so the reads by account and by token hash are scans. Without
- * transactions, `change` reads then writes and `takeInvitation` reads then tombstones: two
- * owners demoting each other, or two accepts of one link, in the same instant could both pass.
+ * transactions, `change` reads then writes and `takeInvitation` reads then tombstones: the
+ * gateway takes a project's changes one at a time under a KV key (member-lock.ts), so two owners
+ * demoting each other cannot both pass; two accepts of one link in the same instant still could.
  */
 export class ClickHouseMemberRepository implements MemberRepository {
   constructor(private readonly ch: ClickHouseConnection) {}

@@ -13,6 +13,8 @@ import {
   type ProjectRole,
 } from '@spoor/schemas';
 import type { MemberChange, Store } from '@spoor/store';
+import type { Kv } from '@spoor/kv';
+import { withMemberLock } from '../member-lock.js';
 import { exportGrantees, exportsAllowed, hasExportGrant, setExportGrant } from '../export-grants.js';
 import { defineOperation, type RouteContext } from '../operation-route.js';
 import { requireManageable, scopedMembership, scopedProject } from '../project-scope.js';
@@ -24,7 +26,10 @@ function applied(change: MemberChange, what: string): void {
     throw createError('last_owner', `${what}; make another member owner first (POST /v1/projects/transfer)`);
 }
 
-export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDeps): void {
+export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDeps & { kv: Kv }): void {
+  /** A role change or removal; one of the project's at a time (member-lock.ts). */
+  const change = (projectId: string, accountId: string, role: ProjectRole | null) =>
+    withMemberLock(deps.kv, projectId, () => store.members.change(projectId, accountId, role, deps.clock()));
   const item = (
     m: { account_id: string; role: ProjectRole; created_at: number },
     email: string | null,
@@ -107,10 +112,7 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       // The grant as stored, not what it amounts to: a role change alone changes no grant.
       const granted = await hasExportGrant(store, project.project_id, params.account_id);
       if (body.role !== undefined)
-        applied(
-          await store.members.change(project.project_id, params.account_id, body.role, deps.clock()),
-          'the last owner cannot be demoted',
-        );
+        applied(await change(project.project_id, params.account_id, body.role), 'the last owner cannot be demoted');
       if (body.exports !== undefined)
         await setExportGrant(
           store,
@@ -160,10 +162,7 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       const current = await target(project.project_id, params.account_id);
       requireManageable(role, current.role);
       const shown = await show(project.project_id, params.account_id);
-      applied(
-        await store.members.change(project.project_id, params.account_id, null, deps.clock()),
-        'the last owner cannot be removed',
-      );
+      applied(await change(project.project_id, params.account_id, null), 'the last owner cannot be removed');
       await dropGrant(project.project_id, params.account_id);
       audit.record(project, {
         action: 'member.removed',
@@ -190,10 +189,7 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
     },
     async ({ query, principal, audit }) => {
       const { project, role } = await scopedMembership(store, principal, query.origin, query.project);
-      applied(
-        await store.members.change(project.project_id, principal.account_id, null, deps.clock()),
-        'the last owner cannot leave',
-      );
+      applied(await change(project.project_id, principal.account_id, null), 'the last owner cannot leave');
       await dropGrant(project.project_id, principal.account_id);
       audit.record(project, {
         action: 'member.left',
@@ -223,7 +219,7 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
       const next = await target(project.project_id, body.account_id);
       if (body.account_id !== principal.account_id) {
         // The new owner first, so the project has two owners for a moment and never none.
-        applied(await store.members.change(project.project_id, body.account_id, 'owner', deps.clock()), 'transfer');
+        applied(await change(project.project_id, body.account_id, 'owner'), 'transfer');
         audit.record(project, {
           action: 'ownership.transferred',
           target: {
@@ -233,10 +229,7 @@ export function memberRoutes(ctx: RouteContext, store: Store, deps: InvitationDe
           },
           changes: { role: { before: next.role, after: 'owner' } },
         });
-        applied(
-          await store.members.change(project.project_id, principal.account_id, 'admin', deps.clock()),
-          'transfer',
-        );
+        applied(await change(project.project_id, principal.account_id, 'admin'), 'transfer');
         audit.record(project, {
           action: 'member.role_changed',
           target: { kind: 'member', id: principal.account_id, name: principal.email },
