@@ -39,5 +39,6 @@ RUN mkdir -p /var/lib/spoor && chown node:node /var/lib/spoor
 USER node
 EXPOSE 8080
 # The host entry point runs whatever SPOOR_SERVICES names (default: all, embedded engines),
-# and stops cleanly on SIGTERM (libs/runtime/src/run-services.ts).
-CMD ["node", "services/host/dist/src/main.js"]
+# and stops cleanly on SIGTERM (libs/runtime/src/run-services.ts). V8's young generation is kept
+# to 4 MiB semi-spaces, as `npm start` keeps it (docs/analytics.md, Live view: what a stream costs).
+CMD ["node", "--max-semi-space-size=4", "services/host/dist/src/main.js"]

@@ -1,6 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
+/**
+ * The node flags of `npm start`, the Dockerfile and the Kubernetes manifests: V8's young
+ * generation in 4 MiB semi-spaces (the default grows to 16 MiB each, and under a burst of new
+ * connections it did, +24 MiB of RSS kept for 2,000 live streams; docs/analytics.md, Live view).
+ */
+const SERVER_NODE_FLAGS = ['--max-semi-space-size=4'];
+
 /** A port free on loopback right now (the child binds it a moment later). */
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -26,8 +33,9 @@ export class ServerChild {
     args: string[],
     env: Record<string, string>,
   ) {
-    // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the server's node: profiles of a run.
-    const nodeArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+    // The server's node runs as `npm start` and the image run it (SERVER_NODE_FLAGS); BENCH_NODE_ARGS
+    // (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes after them: profiles of a run, other flags.
+    const nodeArgs = [...SERVER_NODE_FLAGS, ...(process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)];
     this.child = spawn(process.execPath, [...nodeArgs, script, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
