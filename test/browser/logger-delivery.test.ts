@@ -14,7 +14,12 @@ import type { TestSite } from '../support/test-site.js';
 const loggerDist = join(dirname(createRequire(import.meta.url).resolve('@spoor/logger/package.json')), 'dist');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Delivery in real Chromium: retries without duplicates, offline, opt-out, Do Not Track, the module form. */
+/**
+ * Delivery in real Chromium: retries without duplicates, offline, opt-out, Do Not Track, the module
+ * form. Offline, opt-out and Do Not Track are the logger's own behaviour (what the page sends or
+ * keeps back), the same whatever stores what it sends: they run in embedded mode only. The retry
+ * (each event stored once) and the module form (a session derived by the server) run on both.
+ */
 for (const mode of MODES) {
   describe(`Browser logger in Chromium, delivery and consent: ${mode}`, function () {
     this.timeout(180_000);
@@ -78,93 +83,95 @@ for (const mode of MODES) {
       await v.close();
     });
 
-    it('keeps events while offline and sends them when the connection returns', async () => {
-      const v = await newVisitor(browser);
-      await v.page.goto(`${site.origin}/?project=site/offline`);
-      await waitFor(
-        () => actionsOf('site/offline'),
-        (a) => a.length === 2,
-        30_000,
-        'the first page view',
-      );
-      await v.context.setOffline(true);
-      await v.page.click('#buy');
-      await v.page.evaluate("spoor.track('note', { offline: true })");
-      await pause(2500);
-      expect(await actionsOf('site/offline')).to.deep.equal(['pageview', 'session_start']);
-      await v.context.setOffline(false);
-      await waitFor(
-        () => actionsOf('site/offline'),
-        (a) => a.length === 4,
-        30_000,
-        'the events kept while offline',
-      );
-      const note = (await rawEvents('site/offline')).find((e) => e.action === 'note');
-      expect(note.payload).to.deep.equal({ offline: true });
-      expect(v.errors).to.deep.equal([]);
-      await v.close();
-    });
-
-    it('sends nothing for a visitor who opted out, and stops when one opts out during a visit', async () => {
-      const v = await newVisitor(browser);
-      const posted: string[] = [];
-      v.context.on('request', (r) => {
-        if (r.url().startsWith(`${spoor.url}/v1/`)) posted.push(r.url());
+    if (mode === 'embedded') {
+      it('keeps events while offline and sends them when the connection returns', async () => {
+        const v = await newVisitor(browser);
+        await v.page.goto(`${site.origin}/?project=site/offline`);
+        await waitFor(
+          () => actionsOf('site/offline'),
+          (a) => a.length === 2,
+          30_000,
+          'the first page view',
+        );
+        await v.context.setOffline(true);
+        await v.page.click('#buy');
+        await v.page.evaluate("spoor.track('note', { offline: true })");
+        await pause(2500);
+        expect(await actionsOf('site/offline')).to.deep.equal(['pageview', 'session_start']);
+        await v.context.setOffline(false);
+        await waitFor(
+          () => actionsOf('site/offline'),
+          (a) => a.length === 4,
+          30_000,
+          'the events kept while offline',
+        );
+        const note = (await rawEvents('site/offline')).find((e) => e.action === 'note');
+        expect(note.payload).to.deep.equal({ offline: true });
+        expect(v.errors).to.deep.equal([]);
+        await v.close();
       });
-      await v.page.goto(`${site.origin}/optout`);
-      await v.page.click('#buy');
-      await v.page.click('#to-pricing');
-      await v.page.evaluate("spoor.track('custom', {})");
-      await v.page.close({ runBeforeUnload: true });
-      await pause(2000);
-      expect(posted).to.deep.equal([]);
-      expect(await rawEvents(projects.optOut)).to.deep.equal([]);
 
-      // Opting out is per site (localStorage): a fresh visitor starts tracked, then opts out.
-      const w = await newVisitor(browser);
-      await w.page.goto(`${site.origin}/?project=site/optout-api`);
-      await w.page.click('#buy');
-      await w.page.evaluate('spoor.flush()');
-      await waitFor(
-        () => actionsOf('site/optout-api'),
-        (a) => a.length === 3,
-        30_000,
-        'events before the opt-out',
-      );
-      await w.page.evaluate('spoor.optOut()');
-      await w.page.click('#buy');
-      await w.page.reload();
-      await w.page.click('#buy');
-      await w.page.close({ runBeforeUnload: true });
-      await pause(2000);
-      expect(await actionsOf('site/optout-api')).to.deep.equal(['click', 'pageview', 'session_start']);
-      expect([...v.errors, ...w.errors]).to.deep.equal([]);
-      await Promise.all([v.close(), w.close()]);
-    });
+      it('sends nothing for a visitor who opted out, and stops when one opts out during a visit', async () => {
+        const v = await newVisitor(browser);
+        const posted: string[] = [];
+        v.context.on('request', (r) => {
+          if (r.url().startsWith(`${spoor.url}/v1/`)) posted.push(r.url());
+        });
+        await v.page.goto(`${site.origin}/optout`);
+        await v.page.click('#buy');
+        await v.page.click('#to-pricing');
+        await v.page.evaluate("spoor.track('custom', {})");
+        await v.page.close({ runBeforeUnload: true });
+        await pause(2000);
+        expect(posted).to.deep.equal([]);
+        expect(await rawEvents(projects.optOut)).to.deep.equal([]);
 
-    it('honours Do Not Track when the snippet asks it to', async () => {
-      const dnt = await newVisitor(browser, async (c) => {
-        await c.addInitScript("Object.defineProperty(Navigator.prototype, 'doNotTrack', { get: () => '1' })");
+        // Opting out is per site (localStorage): a fresh visitor starts tracked, then opts out.
+        const w = await newVisitor(browser);
+        await w.page.goto(`${site.origin}/?project=site/optout-api`);
+        await w.page.click('#buy');
+        await w.page.evaluate('spoor.flush()');
+        await waitFor(
+          () => actionsOf('site/optout-api'),
+          (a) => a.length === 3,
+          30_000,
+          'events before the opt-out',
+        );
+        await w.page.evaluate('spoor.optOut()');
+        await w.page.click('#buy');
+        await w.page.reload();
+        await w.page.click('#buy');
+        await w.page.close({ runBeforeUnload: true });
+        await pause(2000);
+        expect(await actionsOf('site/optout-api')).to.deep.equal(['click', 'pageview', 'session_start']);
+        expect([...v.errors, ...w.errors]).to.deep.equal([]);
+        await Promise.all([v.close(), w.close()]);
       });
-      await dnt.page.goto(`${site.origin}/dnt`);
-      await dnt.page.click('#buy');
-      await dnt.page.close({ runBeforeUnload: true });
-      await pause(2000);
-      expect(await rawEvents(projects.dnt)).to.deep.equal([]);
-      // The same page for a browser without DNT is tracked.
-      const plain = await newVisitor(browser);
-      await plain.page.goto(`${site.origin}/dnt`);
-      await plain.page.click('#buy');
-      await plain.page.close({ runBeforeUnload: true });
-      await waitFor(
-        () => actionsOf(projects.dnt),
-        (a) => a.length === 3,
-        30_000,
-        'the tracked visit',
-      );
-      expect([...dnt.errors, ...plain.errors]).to.deep.equal([]);
-      await Promise.all([dnt.close(), plain.close()]);
-    });
+
+      it('honours Do Not Track when the snippet asks it to', async () => {
+        const dnt = await newVisitor(browser, async (c) => {
+          await c.addInitScript("Object.defineProperty(Navigator.prototype, 'doNotTrack', { get: () => '1' })");
+        });
+        await dnt.page.goto(`${site.origin}/dnt`);
+        await dnt.page.click('#buy');
+        await dnt.page.close({ runBeforeUnload: true });
+        await pause(2000);
+        expect(await rawEvents(projects.dnt)).to.deep.equal([]);
+        // The same page for a browser without DNT is tracked.
+        const plain = await newVisitor(browser);
+        await plain.page.goto(`${site.origin}/dnt`);
+        await plain.page.click('#buy');
+        await plain.page.close({ runBeforeUnload: true });
+        await waitFor(
+          () => actionsOf(projects.dnt),
+          (a) => a.length === 3,
+          30_000,
+          'the tracked visit',
+        );
+        expect([...dnt.errors, ...plain.errors]).to.deep.equal([]);
+        await Promise.all([dnt.close(), plain.close()]);
+      });
+    }
 
     it('works as an ES module: init with options, a custom event, no session id when sessions are off', async () => {
       const v = await newVisitor(browser);

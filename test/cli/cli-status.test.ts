@@ -129,85 +129,89 @@ for (const mode of MODES) {
       expect(() => JSON.parse(shown.stdout)).to.throw();
     });
 
-    it('--help and webhooks add --help exit 0 and explain the options', async () => {
-      const help = await user.run(['--help']);
-      expect(help.code).to.equal(0);
-      expect(help.stdout).to.match(/^Usage: spoor \[options\] \[command\]/);
-      for (const text of [
-        '--url <url>',
-        '--json',
-        'webhooks',
-        'channels',
-        'schedules',
-        'alerts',
-        'apikey',
-        'Exit codes: 0 done, 1 error',
-        'SPOOR_TOKEN',
-      ])
-        expect(help.stdout).to.contain(text);
-      const sub = await user.run(['webhooks', 'add', '--help']);
-      expect(sub.code).to.equal(0);
-      expect(sub.stdout).to.match(/^Usage: spoor webhooks add \[options\] <url>/);
-      expect(sub.stdout).to.match(
-        /--events <types> +comma-separated: rule\.matched, threshold\.crossed,\s+digest\.created/,
-      );
-      expect(sub.stdout).to.contain('--description <text>');
-    });
+    // Help, version and completion are the binary's own answers, the same whatever engines the
+    // server runs on: once, in embedded mode.
+    if (mode === 'embedded') {
+      it('--help and webhooks add --help exit 0 and explain the options', async () => {
+        const help = await user.run(['--help']);
+        expect(help.code).to.equal(0);
+        expect(help.stdout).to.match(/^Usage: spoor \[options\] \[command\]/);
+        for (const text of [
+          '--url <url>',
+          '--json',
+          'webhooks',
+          'channels',
+          'schedules',
+          'alerts',
+          'apikey',
+          'Exit codes: 0 done, 1 error',
+          'SPOOR_TOKEN',
+        ])
+          expect(help.stdout).to.contain(text);
+        const sub = await user.run(['webhooks', 'add', '--help']);
+        expect(sub.code).to.equal(0);
+        expect(sub.stdout).to.match(/^Usage: spoor webhooks add \[options\] <url>/);
+        expect(sub.stdout).to.match(
+          /--events <types> +comma-separated: rule\.matched, threshold\.crossed,\s+digest\.created/,
+        );
+        expect(sub.stdout).to.contain('--description <text>');
+      });
 
-    it("--version prints the build's version, the server's too; an unknown command exits 2", async () => {
-      const version = await user.run(['--version']);
-      expect(version.code).to.equal(0);
-      expect(version.stdout).to.equal(`${await serverVersion()}\n`);
-      // Both read dist/build-info.json: it must be the build's `git describe`, not the fallback.
-      const built = JSON.parse(readFileSync('dist/build-info.json', 'utf8')) as { version: string };
-      expect(version.stdout.trim()).to.equal(built.version).and.not.equal('v0.0.0-0-gunknown');
-      expect(version.stdout).to.match(/^v\d+\.\d+\.\d+/);
-      // `git describe` of the built commit, or without a tag its commits counted (not `-0-`, issue 20).
-      const [, count, hash] = /-(\d+)-g([0-9a-f]+)$/.exec(built.version)!;
-      const git = (...args: string[]) => spawnSync('git', args, { encoding: 'utf8' });
-      const described = git('describe', '--tags', '--long', hash!);
-      if (described.status === 0) expect(built.version).to.equal(described.stdout.trim());
-      else
-        expect(Number(count))
-          .to.equal(Number(git('rev-list', '--count', hash!).stdout.trim()))
-          .and.be.greaterThan(0);
-      expect(failed(await user.run(['bogus']), 2)).to.contain("error: unknown command 'bogus'");
-      expect(
-        failed(
-          await user.run(['webhooks', 'add', 'http://127.0.0.1:1/hook', '--events', 'rule.matched', '--bogus']),
-          2,
-        ),
-      ).to.contain("unknown option '--bogus'");
-    });
+      it("--version prints the build's version, the server's too; an unknown command exits 2", async () => {
+        const version = await user.run(['--version']);
+        expect(version.code).to.equal(0);
+        expect(version.stdout).to.equal(`${await serverVersion()}\n`);
+        // Both read dist/build-info.json: it must be the build's `git describe`, not the fallback.
+        const built = JSON.parse(readFileSync('dist/build-info.json', 'utf8')) as { version: string };
+        expect(version.stdout.trim()).to.equal(built.version).and.not.equal('v0.0.0-0-gunknown');
+        expect(version.stdout).to.match(/^v\d+\.\d+\.\d+/);
+        // `git describe` of the built commit, or without a tag its commits counted (not `-0-`, issue 20).
+        const [, count, hash] = /-(\d+)-g([0-9a-f]+)$/.exec(built.version)!;
+        const git = (...args: string[]) => spawnSync('git', args, { encoding: 'utf8' });
+        const described = git('describe', '--tags', '--long', hash!);
+        if (described.status === 0) expect(built.version).to.equal(described.stdout.trim());
+        else
+          expect(Number(count))
+            .to.equal(Number(git('rev-list', '--count', hash!).stdout.trim()))
+            .and.be.greaterThan(0);
+        expect(failed(await user.run(['bogus']), 2)).to.contain("error: unknown command 'bogus'");
+        expect(
+          failed(
+            await user.run(['webhooks', 'add', 'http://127.0.0.1:1/hook', '--events', 'rule.matched', '--bogus']),
+            2,
+          ),
+        ).to.contain("unknown option '--bogus'");
+      });
 
-    it('completion bash: commands, subcommands and options of `spoor webhooks add`; fish exits 2', async () => {
-      const printed = await user.run(['completion', 'bash']);
-      expect(printed.code, printed.stderr).to.equal(0);
-      const script = printed.stdout;
-      expect(await bashComplete(script, ['spoor', 'web'])).to.deep.equal(['webhooks']);
-      expect(await bashComplete(script, ['spoor', 'webhooks', ''])).to.include.members([
-        'add',
-        'list',
-        'get',
-        'deliveries',
-        'enable',
-        'delete',
-      ]);
-      expect(await bashComplete(script, ['spoor', 'webhooks', 'de'])).to.have.members(['delete', 'deliveries']);
-      const options = await bashComplete(script, ['spoor', 'webhooks', 'add', '--']);
-      expect(options).to.include.members(['--events', '--description', '--help', '--json']);
-      expect(options).to.deep.equal([...new Set(options)]);
-      expect(await bashComplete(script, ['spoor', 'channels', 'add', '--r'])).to.deep.equal(['--recipients']);
-      expect(failed(await user.run(['completion', 'fish']), 2)).to.contain('<shell> is bash or zsh');
-    });
+      it('completion bash: commands, subcommands and options of `spoor webhooks add`; fish exits 2', async () => {
+        const printed = await user.run(['completion', 'bash']);
+        expect(printed.code, printed.stderr).to.equal(0);
+        const script = printed.stdout;
+        expect(await bashComplete(script, ['spoor', 'web'])).to.deep.equal(['webhooks']);
+        expect(await bashComplete(script, ['spoor', 'webhooks', ''])).to.include.members([
+          'add',
+          'list',
+          'get',
+          'deliveries',
+          'enable',
+          'delete',
+        ]);
+        expect(await bashComplete(script, ['spoor', 'webhooks', 'de'])).to.have.members(['delete', 'deliveries']);
+        const options = await bashComplete(script, ['spoor', 'webhooks', 'add', '--']);
+        expect(options).to.include.members(['--events', '--description', '--help', '--json']);
+        expect(options).to.deep.equal([...new Set(options)]);
+        expect(await bashComplete(script, ['spoor', 'channels', 'add', '--r'])).to.deep.equal(['--recipients']);
+        expect(failed(await user.run(['completion', 'fish']), 2)).to.contain('<shell> is bash or zsh');
+      });
 
-    it('completion zsh prints a script that `zsh -n` accepts', async function () {
-      const printed = await user.run(['completion', 'zsh']);
-      expect(printed.code, printed.stderr).to.equal(0);
-      expect(printed.stdout).to.match(/^#compdef spoor\n/);
-      if (spawnSync('zsh', ['--version']).error) this.skip();
-      const checked = spawnSync('zsh', ['-n'], { input: printed.stdout, encoding: 'utf8' });
-      expect(checked.status, checked.stderr).to.equal(0);
-    });
+      it('completion zsh prints a script that `zsh -n` accepts', async function () {
+        const printed = await user.run(['completion', 'zsh']);
+        expect(printed.code, printed.stderr).to.equal(0);
+        expect(printed.stdout).to.match(/^#compdef spoor\n/);
+        if (spawnSync('zsh', ['--version']).error) this.skip();
+        const checked = spawnSync('zsh', ['-n'], { input: printed.stdout, encoding: 'utf8' });
+        expect(checked.status, checked.stderr).to.equal(0);
+      });
+    }
   });
 }
