@@ -13,7 +13,7 @@
 // point reads of a session (DuckDB's index scan takes one column only). DuckDB prunes range
 // scans with per-row-group min/max zone maps, so `timestamp` and `last_event_at` windows need
 // no ART index; extra ART indexes would slow every batch insert.
-import { BUILD_ALL_ROLLUPS, BUILD_STATS_ROLLUPS, CREATE_ROLLUP_TABLES, CREATE_STATS_ROLLUP_TABLES } from './rollups.js';
+import { BUILD_ALL_ROLLUPS, CREATE_ROLLUP_TABLES, CREATE_STATS_ROLLUP_TABLES_14, STATS_ROLLUPS_17 } from './rollups.js';
 import { ADD_DERIVED_SESSION_COLUMNS } from './session-derived.js';
 
 export interface DuckMigration {
@@ -377,11 +377,12 @@ export const duckdbMigrations: readonly DuckMigration[] = [
     ],
   },
   {
-    // The stats query's hourly rollups (issue 44; rollups.ts, stats-query.ts), built here from
-    // what is stored; from here on rebuilt with the others from each write's marked hours.
+    // The stats query's hourly rollups (issue 44; rollups.ts, stats-query.ts). This step built
+    // them from what was stored; it no longer does, as step 17 makes them again and builds them
+    // (the end state of every store is the same; a store past this step never runs it again).
     version: 14,
     name: 'hourly rollups of the stats query',
-    statements: [...CREATE_STATS_ROLLUP_TABLES, ...BUILD_STATS_ROLLUPS],
+    statements: [...CREATE_STATS_ROLLUP_TABLES_14],
   },
   {
     // The referrer's host and the entry and exit pages of each session, worked out when it is
@@ -395,6 +396,13 @@ export const duckdbMigrations: readonly DuckMigration[] = [
     version: 16,
     name: 'index on sessions.session_id, again',
     statements: ['CREATE INDEX sessions_by_session_id ON sessions (session_id)'],
+  },
+  {
+    // The stats rollups with each session's dimensions and each page visitor's previous hour,
+    // built from what is stored; from here on rebuilt from the marked hours (rollups.ts).
+    version: 17,
+    name: 'stats rollups: session dimensions, previous hour of a page visitor',
+    statements: STATS_ROLLUPS_17,
   },
 ];
 

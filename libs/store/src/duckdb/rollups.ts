@@ -18,6 +18,7 @@ import { toInt } from '../column-values.js';
 import { HOUR_MS, hourRuns } from '../rollup-hours.js';
 import type { DuckExecutor } from './duckdb-connection.js';
 import type { EventHalves } from './events-table.js';
+import { SESSION_DIMENSION_SQL } from './session-derived.js';
 
 /** The rollup tables, each with project_id (project erasure deletes from all). */
 export const ROLLUP_TABLES = [
@@ -77,6 +78,88 @@ export const VISITOR_KEY = 'hash(ip, user_agent)';
 /** A session id's key in the stats rollups, NULL for NULL (stats-query.ts, StatsRollups). */
 export const sessionKey = (expr: string) => `CASE WHEN ${expr} IS NOT NULL THEN hash(${expr}) END`;
 
+/** The session dimensions (SESSION_DIMENSION_SQL) as columns `sd_<name>`: the stats query's names. */
+export const STATS_SESSION_DIM = (name: string) => `sd_${name}`;
+const DIM_NAMES = Object.keys(SESSION_DIMENSION_SQL);
+/** Their values over the sessions `s` of a LEFT JOIN: NULL when the session has no summary. */
+const SESSION_DIMS_OF_S = DIM_NAMES.map(
+  (d) => `CASE WHEN s.session_key IS NOT NULL THEN ${SESSION_DIMENSION_SQL[d]} END AS ${STATS_SESSION_DIM(d)}`,
+).join(', ');
+
+/**
+ * The previous-hour columns of a stats rollup (issue 44; stats-query.ts, StatsRollups): for each
+ * row, the hour its key (the entity, and a column's own part) was last seen before it, or NULL: a
+ * row's key is new in a window of whole hours from `lo` exactly when that hour is before `lo`, so
+ * the visitors of a key are counted, not distinct-counted. Rows of one hour in `order` after the
+ * first get the hour itself. The first column's key is the entity alone.
+ */
+interface PrevHours {
+  table: 'rollup_stat_sessions' | 'rollup_stat_pages';
+  /** The entity the keys refine, and what identifies a row besides it and the hour. */
+  entity: string;
+  tie: string | null;
+  columns: Array<{ name: string; key: string }>;
+}
+
+const PAGES_PREV: PrevHours = {
+  table: 'rollup_stat_pages',
+  entity: 'path, visitor',
+  tie: null,
+  columns: [{ name: 'prev_hour', key: '' }],
+};
+
+/** A visitor's, and a visitor's with each session dimension's value (NULL: not in a session of it). */
+export const STATS_PREV_VISITOR = 'prev_visitor';
+export const STATS_PREV_DIM = (name: string) => `prev_${name}`;
+const SESSIONS_PREV: PrevHours = {
+  table: 'rollup_stat_sessions',
+  entity: 'visitor',
+  tie: 'session_key',
+  columns: [
+    { name: STATS_PREV_VISITOR, key: '' },
+    ...DIM_NAMES.map((d) => ({ name: STATS_PREV_DIM(d), key: `, ${STATS_SESSION_DIM(d)}` })),
+  ],
+};
+
+const lags = (p: PrevHours, partition = 'project_id, ') =>
+  p.columns
+    .map(
+      (c) =>
+        `lag(hour) OVER (PARTITION BY ${partition}${p.entity}${c.key} ORDER BY hour${p.tie ? `, ${p.tie}` : ''}) AS ${c.name}`,
+    )
+    .join(', ');
+
+/**
+ * After a project's hours [$2, $3) of a table were rebuilt (each new row's previous hours among
+ * the new rows alone): the previous hours of every row from $2 on of the entities it touched,
+ * which are those of its new rows and those of later rows whose previous hour was one of its old
+ * rows. Entities are matched on a hash; a collision only works another one out again. At 10 M
+ * events (3.2 M page rows), one hour of pages took 41–265 ms, a day 150–360.
+ */
+function prevUpkeep(p: PrevHours): string {
+  const first = p.columns[0]!.name;
+  const ids = [...p.entity.split(', '), 'hour'];
+  const same = [
+    ...ids.map((c) => `r.${c} = x.${c}`),
+    ...(p.tie ? [`r.${p.tie} IS NOT DISTINCT FROM x.${p.tie}`] : []),
+  ].join(' AND ');
+  return `UPDATE ${p.table} AS r SET ${p.columns.map((c) => `${c.name} = x.${c.name}`).join(', ')} FROM (
+      SELECT ${[...ids, ...(p.tie ? [p.tie] : [])].join(', ')}, ${lags(p, '')}
+      FROM ${p.table} WHERE project_id = $1 AND hash(${p.entity}) IN (
+        SELECT hash(${p.entity}) FROM ${p.table} WHERE project_id = $1
+          AND ((hour >= $2 AND hour < $3) OR (${first} >= $2 AND ${first} < $3 AND hour >= $3)))) AS x
+    WHERE r.project_id = $1 AND ${same} AND r.hour >= $2
+      AND (${p.columns.map((c) => `r.${c.name} IS DISTINCT FROM x.${c.name}`).join(' OR ')})`;
+}
+
+/** After a project's rows before the hour of $2 (a time) went: no previous hour among them. */
+export const EXPIRED_PREV_HOURS = [PAGES_PREV, SESSIONS_PREV].map(
+  (p) => `UPDATE ${p.table} SET ${p.columns
+    .map((c) => `${c.name} = CASE WHEN ${c.name} < $2 // ${HOUR_MS} THEN NULL ELSE ${c.name} END`)
+    .join(', ')}
+  WHERE project_id = $1 AND (${p.columns.map((c) => `${c.name} < $2 // ${HOUR_MS}`).join(' OR ')})`,
+);
+
 /** Each rollup's INSERT of the events matching `where` (over enriched_events). */
 const INSERTS: Record<RolledTable, (where: string) => string> = {
   rollup_events: (
@@ -94,15 +177,19 @@ const INSERTS: Record<RolledTable, (where: string) => string> = {
         SELECT project_id, ${HOUR} AS h, action, lag(action) OVER (${IN_SEGMENT}) AS prev
         FROM enriched_events WHERE ${where} AND NOT bot AND session_id IS NOT NULL)
       WHERE prev IS NOT NULL GROUP BY ALL`,
-  rollup_stat_sessions: (
-    where,
-  ) => `INSERT INTO rollup_stat_sessions SELECT project_id, ${HOUR}, ${sessionKey('session_id')}, ${VISITOR_KEY},
-        count(*), count(*) FILTER (WHERE action IN (${PAGE_VIEW_SQL}))
-      FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL`,
-  rollup_stat_pages: (
-    where,
-  ) => `INSERT INTO rollup_stat_pages SELECT project_id, ${HOUR}, path, ${VISITOR_KEY}, count(*)
-      FROM enriched_events WHERE ${where} AND NOT bot AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL GROUP BY ALL`,
+  // Each session dimension's value is copied from the session's summary (NULL without one), so a
+  // top list of visitors groups one table instead of joining it to the sessions: a session's
+  // summary write marks its hours (markSessionHours), so they are rebuilt with its new values.
+  // The previous hours among the rows inserted; prevUpkeep makes them right across the rest.
+  rollup_stat_sessions: (where) => `INSERT INTO rollup_stat_sessions SELECT *, ${lags(SESSIONS_PREV)} FROM (
+      SELECT r.*, ${SESSION_DIMS_OF_S}
+      FROM (SELECT project_id, ${HOUR} AS hour, ${sessionKey('session_id')} AS session_key, ${VISITOR_KEY} AS visitor, count(*),
+              count(*) FILTER (WHERE action IN (${PAGE_VIEW_SQL}))
+            FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL) AS r
+      LEFT JOIN sessions AS s ON s.project_id = r.project_id AND s.session_key = r.session_key)`,
+  rollup_stat_pages: (where) => `INSERT INTO rollup_stat_pages SELECT *, ${lags(PAGES_PREV)}
+      FROM (SELECT project_id, ${HOUR} AS hour, path, ${VISITOR_KEY} AS visitor, count(*)
+            FROM enriched_events WHERE ${where} AND NOT bot AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL GROUP BY ALL)`,
 };
 
 const ALL_ROLLED = ROLLUP_TABLES.filter((t): t is RolledTable => t !== 'rollup_dirty');
@@ -120,10 +207,14 @@ export function rebuildStatements(
 }
 
 /** A project's hours [$2, $3), by hour number. */
-const HOURS_OF_PROJECT = rebuildStatements(
-  `project_id = $1 AND "timestamp" >= $2::BIGINT * ${HOUR_MS} AND "timestamp" < $3::BIGINT * ${HOUR_MS}`,
-  'project_id = $1 AND hour >= $2 AND hour < $3',
-);
+const HOURS_OF_PROJECT = [
+  ...rebuildStatements(
+    `project_id = $1 AND "timestamp" >= $2::BIGINT * ${HOUR_MS} AND "timestamp" < $3::BIGINT * ${HOUR_MS}`,
+    'project_id = $1 AND hour >= $2 AND hour < $3',
+  ),
+  prevUpkeep(SESSIONS_PREV),
+  prevUpkeep(PAGES_PREV),
+];
 
 /** Migration step 10: every project's rollups of that step from the events stored before it. */
 export const BUILD_ALL_ROLLUPS = rebuildStatements('TRUE', 'TRUE', [
@@ -134,12 +225,10 @@ export const BUILD_ALL_ROLLUPS = rebuildStatements('TRUE', 'TRUE', [
 ]);
 
 /**
- * The stats query's rollups (issue 44; stats-query.ts, StatsRollups): per hour, each (session
- * key, visitor) with its events and page views, and each (page-view path, visitor) with its page
- * views. Session dimensions and tags are joined at query time, so a session's later summary or
- * tag needs no rebuild. The session key is a 64-bit hash of the id, like the visitor key.
+ * The stats query's rollups as migration step 14 made them (issue 44), empty: step 17 makes them
+ * again as they are now, and builds them.
  */
-export const CREATE_STATS_ROLLUP_TABLES = [
+export const CREATE_STATS_ROLLUP_TABLES_14 = [
   `CREATE TABLE rollup_stat_sessions (
     project_id  VARCHAR NOT NULL,
     hour        BIGINT  NOT NULL,
@@ -155,8 +244,36 @@ export const CREATE_STATS_ROLLUP_TABLES = [
     pageviews  BIGINT  NOT NULL)`,
 ] as const;
 
-/** Migration step that adds them: built from the events stored before it. */
-export const BUILD_STATS_ROLLUPS = rebuildStatements('TRUE', 'TRUE', ['rollup_stat_sessions', 'rollup_stat_pages']);
+/**
+ * The stats query's rollups (issue 44; stats-query.ts, StatsRollups), migration step 17: per
+ * hour, each (session key, visitor) with its events and page views, its session's dimensions and
+ * its previous hours (SESSIONS_PREV), and each (page-view path, visitor) with its page views and
+ * previous hour (PAGES_PREV). Tags are joined at query time, so a tag needs no rebuild. The
+ * session key is a 64-bit hash of the id, like the visitor key.
+ */
+export const STATS_ROLLUPS_17 = [
+  'DROP TABLE IF EXISTS rollup_stat_sessions',
+  'DROP TABLE IF EXISTS rollup_stat_pages',
+  `CREATE TABLE rollup_stat_sessions (
+    project_id  VARCHAR NOT NULL,
+    hour        BIGINT  NOT NULL,
+    session_key UBIGINT,
+    visitor     UBIGINT NOT NULL,
+    events      BIGINT  NOT NULL,
+    pageviews   BIGINT  NOT NULL,
+    ${DIM_NAMES.map((d) => `${STATS_SESSION_DIM(d)} VARCHAR`).join(',\n    ')},
+    ${SESSIONS_PREV.columns.map((c) => `${c.name} BIGINT`).join(',\n    ')})`,
+  `CREATE TABLE rollup_stat_pages (
+    project_id VARCHAR NOT NULL,
+    hour       BIGINT  NOT NULL,
+    path       VARCHAR NOT NULL,
+    visitor    UBIGINT NOT NULL,
+    pageviews  BIGINT  NOT NULL,
+    prev_hour  BIGINT)`,
+  ...rebuildStatements('TRUE', 'TRUE', ['rollup_stat_sessions', 'rollup_stat_pages']).filter((q) =>
+    q.startsWith('INSERT'),
+  ),
+];
 
 /** Marks the hours of the enriched halves among `rows`; inside the writing transaction. */
 export async function markHours(x: DuckExecutor, rows: readonly EventHalves[]): Promise<void> {
@@ -174,6 +291,14 @@ export async function markHours(x: DuckExecutor, rows: readonly EventHalves[]): 
     values.flat(),
   );
 }
+
+/**
+ * Marks the hours of the sessions of the staged summaries `stage` (first to last event), inside
+ * the transaction that writes them: the stats rollups hold their dimensions (rollup_stat_sessions).
+ */
+export const markSessionHours = (stage: string) =>
+  `INSERT INTO rollup_dirty SELECT DISTINCT project_id, unnest(range(first_event_at // ${HOUR_MS}, last_event_at // ${HOUR_MS} + 1))
+    FROM ${stage} ON CONFLICT DO NOTHING`;
 
 /** Marks every hour of a project's enriched events matching `where` (erasures, before they delete). */
 export function markWhere(where: string): string {

@@ -22,6 +22,27 @@ export const DERIVED_SESSION_COLUMNS: Record<string, { type: string; sql: string
   session_key: { type: 'UBIGINT', sql: 'hash(session_id)' },
 };
 
+/**
+ * Each session dimension of the stats query (stats-query.ts) as SQL over the sessions `s`: the
+ * query reads it there, and the stats rollups keep a copy (rollups.ts, rollup_stat_sessions).
+ */
+export const SESSION_DIMENSION_SQL: Record<string, string> = {
+  entry_page: 's.entry_page',
+  exit_page: 's.exit_page',
+  referrer: 's.referrer_host',
+  utm_source: 's.utm_source',
+  utm_medium: 's.utm_medium',
+  utm_campaign: 's.utm_campaign',
+  utm_term: 's.utm_term',
+  utm_content: 's.utm_content',
+  country: 's.geo_country',
+  region: 's.geo_region',
+  city: 's.geo_city',
+  browser: 's.browser_name',
+  os: 's.os_name',
+  device: `coalesce(s.device_type, 'desktop')`,
+};
+
 const NAMES = Object.keys(DERIVED_SESSION_COLUMNS);
 
 /** `, name, …` for a column list. */

@@ -18,6 +18,7 @@ import {
 } from './duckdb-connection.js';
 import { PageCuts } from '../page-cuts.js';
 import { DERIVED_LIST, DERIVED_SET, DERIVED_VALUES } from './session-derived.js';
+import { markSessionHours } from './rollups.js';
 
 const COLUMN_TYPES: Record<string, DuckColumnType> = {
   first_event_at: 'BIGINT',
@@ -60,11 +61,15 @@ export class DuckDbSessionRepository implements SessionRepository {
     if (rows.length === 0) return;
     await this.writer.exclusive(async (x) => {
       await x.stage('stage_sessions', 'sessions', COLUMNS, rows);
-      await x.run(
-        `INSERT INTO sessions (${LIST}${DERIVED_LIST}) SELECT ${LIST}${DERIVED_VALUES} FROM stage_sessions
-         ON CONFLICT (project_id, session_id) DO UPDATE SET ${SET}${DERIVED_SET}
-         WHERE excluded.updated_at >= sessions.updated_at`,
-      );
+      // Their hours' stats rollups hold the sessions' dimensions: marked with the write (rollups.ts).
+      await x.transaction(async () => {
+        await x.run(
+          `INSERT INTO sessions (${LIST}${DERIVED_LIST}) SELECT ${LIST}${DERIVED_VALUES} FROM stage_sessions
+           ON CONFLICT (project_id, session_id) DO UPDATE SET ${SET}${DERIVED_SET}
+           WHERE excluded.updated_at >= sessions.updated_at`,
+        );
+        await x.run(markSessionHours('stage_sessions'));
+      });
     });
   }
 

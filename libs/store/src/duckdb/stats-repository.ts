@@ -14,28 +14,18 @@ import {
 } from '../stats-query.js';
 import type { DuckDbConnection, DuckReader, Param } from './duckdb-connection.js';
 import type { Wide } from './duckdb-threads.js';
-import { VISITOR_KEY, refreshRollups, sessionKey } from './rollups.js';
+import {
+  STATS_PREV_DIM,
+  STATS_PREV_VISITOR,
+  STATS_SESSION_DIM,
+  VISITOR_KEY,
+  refreshRollups,
+  sessionKey,
+} from './rollups.js';
+import { SESSION_DIMENSION_SQL } from './session-derived.js';
 
 /** RFC 6901 JSON pointer of a path of keys. */
 const pointer = (path: string[]) => `/${path.map((s) => s.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
-
-const SESSION_COLUMNS: Record<string, string> = {
-  // Written with the session (session-derived.ts).
-  entry_page: 's.entry_page',
-  exit_page: 's.exit_page',
-  referrer: 's.referrer_host',
-  utm_source: 's.utm_source',
-  utm_medium: 's.utm_medium',
-  utm_campaign: 's.utm_campaign',
-  utm_term: 's.utm_term',
-  utm_content: 's.utm_content',
-  country: 's.geo_country',
-  region: 's.geo_region',
-  city: 's.geo_city',
-  browser: 's.browser_name',
-  os: 's.os_name',
-  device: `coalesce(s.device_type, 'desktop')`,
-};
 
 function dialect(params: Param[]): StatsDialect {
   const bind = (v: Param) => {
@@ -48,7 +38,7 @@ function dialect(params: Param[]): StatsDialect {
     events: 'enriched_events AS e',
     sessions: (p) => `(SELECT * FROM sessions WHERE project_id = ${p})`,
     tags: (p) => `(SELECT DISTINCT session_id, tag FROM session_tag_facts WHERE project_id = ${p} AND NOT removed)`,
-    sessionColumn: (d) => SESSION_COLUMNS[d]!,
+    sessionColumn: (d) => SESSION_DIMENSION_SQL[d]!,
     // Strings as themselves; numbers, booleans, objects as their JSON text.
     payload: (path) => {
       const at = bind(pointer(path));
@@ -72,8 +62,9 @@ function dialect(params: Param[]): StatsDialect {
       visitor: 'hash(e.ip, e.user_agent)',
       sessionKey,
       sessionKeyColumn: 'session_key',
+      sessionDimension: STATS_SESSION_DIM,
+      prevHour: (kind, dim) => (kind === 'pages' ? 'prev_hour' : dim ? STATS_PREV_DIM(dim) : STATS_PREV_VISITOR),
     },
-    fence: 'OFFSET 0',
     hashKey: (expr) => `hash(${expr})`,
   };
 }
