@@ -2,7 +2,7 @@
 // project, so a reader sees a session's tags and verdict go together with the session.
 import type { DataExpired, DataExpiry } from '../data-ownership.js';
 import { toInt } from '../column-values.js';
-import { EXPIRED_PREV_HOURS, ROLLUP_TABLES, markWhere, refreshHeld } from './rollups.js';
+import { EXPIRED_PREV_HOURS, FRESH_OF_PROJECT, ROLLUP_TABLES, markWhere, refreshHeld } from './rollups.js';
 import type { DuckDbConnection } from './duckdb-connection.js';
 import type { Wide } from './duckdb-threads.js';
 
@@ -37,6 +37,7 @@ export class DuckDbDataExpiry implements DataExpiry {
         }
         // A page visitor last seen in an hour gone is as one never seen before (rollups.ts).
         for (const sql of EXPIRED_PREV_HOURS) await x.run(sql, [projectId, before]);
+        for (const sql of FRESH_OF_PROJECT) await x.run(sql, [projectId]);
         await x.run('DELETE FROM events WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);
         // The keys of those events (each key row carries its event's timestamp; migration step 9).
         await x.run('DELETE FROM event_keys WHERE project_id = $1 AND "timestamp" < $2', [projectId, before]);

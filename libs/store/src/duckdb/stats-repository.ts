@@ -14,14 +14,7 @@ import {
 } from '../stats-query.js';
 import type { DuckDbConnection, DuckReader, Param } from './duckdb-connection.js';
 import type { Wide } from './duckdb-threads.js';
-import {
-  STATS_PREV_DIM,
-  STATS_PREV_VISITOR,
-  STATS_SESSION_DIM,
-  VISITOR_KEY,
-  refreshRollups,
-  sessionKey,
-} from './rollups.js';
+import { STATS_SESSION_DIM, VISITOR_KEY, refreshRollups, sessionKey } from './rollups.js';
 import { SESSION_DIMENSION_SQL } from './session-derived.js';
 
 /** RFC 6901 JSON pointer of a path of keys. */
@@ -63,7 +56,7 @@ function dialect(params: Param[]): StatsDialect {
       sessionKey,
       sessionKeyColumn: 'session_key',
       sessionDimension: STATS_SESSION_DIM,
-      prevHour: (kind, dim) => (kind === 'pages' ? 'prev_hour' : dim ? STATS_PREV_DIM(dim) : STATS_PREV_VISITOR),
+      freshCounts: 'rollup_stat_fresh',
     },
     hashKey: (expr) => `hash(${expr})`,
   };
