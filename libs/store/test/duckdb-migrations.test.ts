@@ -12,6 +12,7 @@ import { DUCKDB_MIGRATIONS_TABLE, duckdbMigrations, EVENT_KEY } from '../src/duc
 import { appendEventRow, EVENTS_TABLE, eventHalves, eventKey, type EventHalves } from '../src/duckdb/events-table.js';
 import { openStore } from '../src/index.js';
 import { SESSION_COLUMNS, sessionToRow } from '../src/session-row.js';
+import { ADD_DERIVED_SESSION_COLUMNS } from '../src/duckdb/session-derived.js';
 import { T0, enriched, raw, session } from './store-fixtures.js';
 
 const cell = (v: unknown) =>
@@ -311,6 +312,75 @@ describe('DuckDB migrations', function () {
         ['/', 1],
         ['/b/', 1],
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+  it("builds a step-16 store's stats rollups with each session's dimensions and each visitor's previous hour", async function () {
+    const path = join(dir, 'spoor.duckdb');
+    const { c, close } = await storeAtStep(path, 16);
+    const H = 3_600_000;
+    // Visitor A on /docs in hours 0, 2 and 3 (session s-a, Firefox); B on /docs in hour 2 (s-b, Chrome).
+    const ev = (id: string, sid: string, at: number, ip: string) =>
+      eventHalves(
+        null,
+        enriched({ event_id: id, session_id: sid, action: 'pageview', timestamp: at, path: '/docs', ip }),
+      );
+    await appendEvents(c, [
+      ev('a1', 's-a', T0 + 10_000, '198.51.100.1'),
+      ev('a2', 's-a', T0 + 2 * H + 10_000, '198.51.100.1'),
+      ev('a3', 's-a', T0 + 3 * H + 10_000, '198.51.100.1'),
+      ev('b1', 's-b', T0 + 2 * H + 20_000, '198.51.100.2'),
+    ]);
+    const firefox = session({ session_id: 's-a', first_event_at: T0 + 10_000, last_event_at: T0 + 3 * H + 10_000 });
+    await insertRow(
+      c,
+      'sessions',
+      SESSION_COLUMNS,
+      sessionToRow({ ...firefox, browser: { name: 'Firefox', version: null } }),
+    );
+    await insertRow(
+      c,
+      'sessions',
+      SESSION_COLUMNS,
+      sessionToRow(
+        session({
+          session_id: 's-b',
+          first_event_at: T0 + 2 * H + 20_000,
+          last_event_at: T0 + 2 * H + 20_000,
+          browser: { name: 'Chrome', version: null },
+        }),
+      ),
+    );
+    // The columns the release's upsert wrote with them (session-derived.ts).
+    await c.run(ADD_DERIVED_SESSION_COLUMNS[ADD_DERIVED_SESSION_COLUMNS.length - 1]!);
+    close();
+    const store = await openStore({ kind: 'duckdb', path });
+    const top = async (dimension: 'page' | 'browser', start: number) =>
+      (
+        await store.stats.query('p-a', {
+          window: { start, end: T0 + 4 * H },
+          metrics: ['visitors'],
+          dimensions: [dimension],
+          bucketMs: null,
+          filters: [],
+          goal: null,
+          orderBy: [],
+          limit: 10,
+          offset: 0,
+        })
+      ).rows.map((r) => [r.dimensions[0], r.metrics[0]]);
+    try {
+      await store.migrate();
+      // From hour 1: A (seen before, in hour 0) once although in two hours, and B.
+      expect(await top('page', T0 + H)).to.deep.equal([['/docs', 2]]);
+      expect(await top('browser', T0 + H)).to.deep.equal([
+        ['Chrome', 1],
+        ['Firefox', 1],
+      ]);
+      // From hour 3: A alone.
+      expect(await top('page', T0 + 3 * H)).to.deep.equal([['/docs', 1]]);
+      expect(await top('browser', T0 + 3 * H)).to.deep.equal([['Firefox', 1]]);
     } finally {
       await store.close();
     }

@@ -90,24 +90,24 @@ const SESSION_DIMS_OF_S = DIM_NAMES.map(
 
 /**
  * The previous-hour columns of a stats rollup (issue 44; stats-query.ts, StatsRollups): for each
- * row, the hour its key (the entity, and a column's own part) was last seen before it, or NULL: a
+ * row, the hour its key (the entity, and a column's value) was last seen before it, or NULL: a
  * row's key is new in a window of whole hours from `lo` exactly when that hour is before `lo`, so
- * the visitors of a key are counted, not distinct-counted. Rows of one hour in `order` after the
- * first get the hour itself. The first column's key is the entity alone.
+ * the visitors of a key are counted, not distinct-counted. A later row of the same hour (`tie`)
+ * gets the hour itself. The first column's key is the entity alone.
  */
 interface PrevHours {
   table: 'rollup_stat_sessions' | 'rollup_stat_pages';
-  /** The entity the keys refine, and what identifies a row besides it and the hour. */
+  /** The entity the keys refine (its last column the visitor), and what else tells rows apart. */
   entity: string;
   tie: string | null;
-  columns: Array<{ name: string; key: string }>;
+  columns: Array<{ name: string; value: string | null }>;
 }
 
 const PAGES_PREV: PrevHours = {
   table: 'rollup_stat_pages',
   entity: 'path, visitor',
   tie: null,
-  columns: [{ name: 'prev_hour', key: '' }],
+  columns: [{ name: 'prev_hour', value: null }],
 };
 
 /** A visitor's, and a visitor's with each session dimension's value (NULL: not in a session of it). */
@@ -118,47 +118,65 @@ const SESSIONS_PREV: PrevHours = {
   entity: 'visitor',
   tie: 'session_key',
   columns: [
-    { name: STATS_PREV_VISITOR, key: '' },
-    ...DIM_NAMES.map((d) => ({ name: STATS_PREV_DIM(d), key: `, ${STATS_SESSION_DIM(d)}` })),
+    { name: STATS_PREV_VISITOR, value: null },
+    ...DIM_NAMES.map((d) => ({ name: STATS_PREV_DIM(d), value: STATS_SESSION_DIM(d) })),
   ],
 };
 
-const lags = (p: PrevHours, partition = 'project_id, ') =>
-  p.columns
-    .map(
-      (c) =>
-        `lag(hour) OVER (PARTITION BY ${partition}${p.entity}${c.key} ORDER BY hour${p.tie ? `, ${p.tie}` : ''}) AS ${c.name}`,
-    )
-    .join(', ');
+/**
+ * Each row of `p.table` matching `where` (every row of an entity, or none) with its previous
+ * hours worked out, and, as `was_<column>`, those it holds. The columns' keys are unpivoted into
+ * one window: DuckDB sorts a window of its own for each partition, ~6 ms each however few rows.
+ */
+function prevRows(p: PrevHours, where: string): string {
+  const ids = ['project_id', ...p.entity.split(', '), 'hour', ...(p.tie ? [p.tie] : [])].join(', ');
+  const was = p.columns.map((c) => `${c.name} AS was_${c.name}`).join(', ');
+  const order = `ORDER BY hour${p.tie ? `, ${p.tie}` : ''}`;
+  if (p.columns.length === 1)
+    return `SELECT ${ids}, ${was}, lag(hour) OVER (PARTITION BY project_id, ${p.entity} ${order}) AS ${p.columns[0]!.name}
+      FROM ${p.table} WHERE ${where}`;
+  const values = p.columns.map((c) => c.value ?? 'NULL::VARCHAR').join(', ');
+  return `SELECT ${ids}, ${p.columns.map((c) => `was_${c.name}`).join(', ')},
+      ${p.columns.map((c, i) => `max(prev) FILTER (WHERE k = ${i}) AS ${c.name}`).join(', ')}
+    FROM (SELECT *, lag(hour) OVER (PARTITION BY project_id, ${p.entity}, k, v ${order}) AS prev
+      FROM (SELECT ${ids}, ${was}, unnest(range(${p.columns.length})) AS k, unnest([${values}]) AS v
+        FROM ${p.table} WHERE ${where}))
+    GROUP BY ALL`;
+}
+
+/** Rows are the same row: the entity, the hour, the tie. */
+const sameRow = (p: PrevHours) =>
+  [
+    ...[...p.entity.split(', '), 'hour'].map((c) => `r.${c} = x.${c}`),
+    ...(p.tie ? [`r.${p.tie} IS NOT DISTINCT FROM x.${p.tie}`] : []),
+  ].join(' AND ');
+
+const setPrev = (p: PrevHours) => p.columns.map((c) => `${c.name} = x.${c.name}`).join(', ');
+
+/** Migration step 17: every row's previous hours (they are built NULL). */
+const ALL_PREV = [PAGES_PREV, SESSIONS_PREV].map(
+  (p) => `UPDATE ${p.table} AS r SET ${setPrev(p)} FROM (${prevRows(p, 'TRUE')}) AS x
+    WHERE r.project_id = x.project_id AND ${sameRow(p)}`,
+);
 
 /** The rows whose previous hours prevUpkeep changed, until the next upkeep (a temporary table). */
 const changes = (p: PrevHours) => `temp.${p.table}_prev_changes`;
 
 /**
- * After a project's hours [$2, $3) of a table were rebuilt (each new row's previous hours among
- * the new rows alone): the previous hours of every row from $2 on of the entities it touched,
- * which are those of its new rows and those of later rows whose previous hour was one of its old
- * rows, worked out into `changes` and written from there. Entities are matched on a hash; a
- * collision only works another one out again. At 10 M events (3.2 M page rows), one hour of
- * pages took 41–265 ms, a day 150–360.
+ * After a project's hours [$2, $3) of a table were rebuilt (their rows' previous hours NULL):
+ * the previous hours of every row from $2 on of the visitors it touched, which are those of its
+ * new rows and those of later rows whose previous hour was one of its old rows, worked out into
+ * `changes` (the rows whose previous hours change) and written from there. Visitors, not pairs,
+ * are matched: a number, not a path's hash, and a pair's rows are among its visitor's.
  */
 function prevUpkeep(p: PrevHours): string[] {
   const first = p.columns[0]!.name;
-  const ids = [...p.entity.split(', '), 'hour'];
-  const same = [
-    ...ids.map((c) => `r.${c} = x.${c}`),
-    ...(p.tie ? [`r.${p.tie} IS NOT DISTINCT FROM x.${p.tie}`] : []),
-  ].join(' AND ');
+  const touched = `project_id = $1 AND visitor IN (SELECT visitor FROM ${p.table} WHERE project_id = $1
+      AND ((hour >= $2 AND hour < $3) OR (${first} >= $2 AND ${first} < $3 AND hour >= $3)))`;
   return [
-    `CREATE OR REPLACE TEMP TABLE ${p.table}_prev_changes AS SELECT x.* FROM (
-        SELECT ${[...ids, ...(p.tie ? [p.tie] : [])].join(', ')}, ${lags(p, '')}
-        FROM ${p.table} WHERE project_id = $1 AND hash(${p.entity}) IN (
-          SELECT hash(${p.entity}) FROM ${p.table} WHERE project_id = $1
-            AND ((hour >= $2 AND hour < $3) OR (${first} >= $2 AND ${first} < $3 AND hour >= $3)))) AS x
-      JOIN ${p.table} AS r ON r.project_id = $1 AND ${same}
-      WHERE x.hour >= $2 AND (${p.columns.map((c) => `r.${c.name} IS DISTINCT FROM x.${c.name}`).join(' OR ')})`,
-    `UPDATE ${p.table} AS r SET ${p.columns.map((c) => `${c.name} = x.${c.name}`).join(', ')}
-      FROM ${changes(p)} AS x WHERE r.project_id = $1 AND ${same}`,
+    `CREATE OR REPLACE TEMP TABLE ${p.table}_prev_changes AS SELECT * FROM (${prevRows(p, touched)})
+      WHERE hour >= $2 AND (${p.columns.map((c) => `was_${c.name} IS DISTINCT FROM ${c.name}`).join(' OR ')})`,
+    `UPDATE ${p.table} AS r SET ${setPrev(p)} FROM ${changes(p)} AS x WHERE r.project_id = $1 AND ${sameRow(p)}`,
   ];
 }
 
@@ -170,29 +188,35 @@ function prevUpkeep(p: PrevHours): string[] {
  * previous hour is before `lo`: at 10 M events 17,841 rows instead of the pages' 3.2 M, ~10,000
  * for a session dimension instead of 1.15 M; a site whose visitors come back has more.
  */
-const FRESH_COUNTS = [
-  { key: `'page'`, value: 'path', prev: 'prev_hour', table: 'rollup_stat_pages', events: 'pageviews' },
-  { key: `'visitor'`, value: 'NULL', prev: STATS_PREV_VISITOR, table: 'rollup_stat_sessions', events: 'events' },
-  ...DIM_NAMES.map((d) => ({
-    key: `'${d}'`,
-    value: STATS_SESSION_DIM(d),
-    prev: STATS_PREV_DIM(d),
-    table: 'rollup_stat_sessions',
-    events: 'events',
-  })),
+const SESSION_KEYS = SESSIONS_PREV.columns.map((c, i) => (i === 0 ? 'visitor' : DIM_NAMES[i - 1]!));
+
+/**
+ * Counts rollup_stat_fresh's rows of the hours matching `where` (over the two rollups); the
+ * sessions rollup's keys unpivoted, so that it is read once.
+ */
+const freshCounts = (where: string) => `INSERT INTO rollup_stat_fresh
+    SELECT project_id, hour, 'page', path, prev_hour, count(*), sum(pageviews), sum(pageviews)
+      FROM rollup_stat_pages WHERE ${where} GROUP BY ALL
+    UNION ALL SELECT project_id, hour, key, value, prev, count(*), sum(events), sum(pageviews) FROM (
+      SELECT project_id, hour, events, pageviews, unnest([${SESSION_KEYS.map((k) => `'${k}'`).join(', ')}]) AS key,
+        unnest([${SESSIONS_PREV.columns.map((c) => c.value ?? 'NULL::VARCHAR').join(', ')}]) AS value,
+        unnest([${SESSIONS_PREV.columns.map((c) => c.name).join(', ')}]) AS prev
+      FROM rollup_stat_sessions WHERE ${where})
+    WHERE key = 'visitor' OR value IS NOT NULL GROUP BY ALL
+    ORDER BY hour`;
+
+/**
+ * After the upkeep of hours [$2, $3): their counts again, and those of the hours whose rows it
+ * changed (a temporary table of them: a semi join on it prunes the rollups' row groups by hour).
+ */
+const FRESH_HOURS = 'project_id = $1 AND hour IN (SELECT hour FROM temp.stat_fresh_hours)';
+const FRESH_UPKEEP = [
+  `CREATE OR REPLACE TEMP TABLE stat_fresh_hours AS SELECT DISTINCT hour FROM (
+    SELECT unnest(range($2, $3)) AS hour UNION ALL SELECT hour FROM ${changes(PAGES_PREV)} WHERE project_id = $1
+    UNION ALL SELECT hour FROM ${changes(SESSIONS_PREV)} WHERE project_id = $1)`,
+  `DELETE FROM rollup_stat_fresh WHERE ${FRESH_HOURS}`,
+  freshCounts(FRESH_HOURS),
 ];
-
-/** Counts rollup_stat_fresh's rows of the hours matching `where` (over the two rollups). */
-const freshCounts = (where: string) =>
-  `INSERT INTO rollup_stat_fresh ${FRESH_COUNTS.map(
-    (c) => `SELECT project_id, hour, ${c.key}, ${c.value}, ${c.prev}, count(*), sum(${c.events}), sum(pageviews)
-      FROM ${c.table} WHERE ${where}${c.value === 'NULL' ? '' : ` AND ${c.value} IS NOT NULL`} GROUP BY ALL`,
-  ).join('\n    UNION ALL ')}`;
-
-/** After the upkeep of hours [$2, $3): their counts again, and those of the hours whose rows it changed. */
-const CHANGED_HOURS = `project_id = $1 AND (hour >= $2 AND hour < $3 OR hour IN (
-    SELECT hour FROM ${changes(PAGES_PREV)} UNION SELECT hour FROM ${changes(SESSIONS_PREV)}))`;
-const FRESH_UPKEEP = [`DELETE FROM rollup_stat_fresh WHERE ${CHANGED_HOURS}`, freshCounts(CHANGED_HOURS)];
 
 /** A project's counts again from the start (after its previous hours changed all over: expiry). */
 export const FRESH_OF_PROJECT = ['DELETE FROM rollup_stat_fresh WHERE project_id = $1', freshCounts('project_id = $1')];
@@ -235,16 +259,20 @@ const INSERTS: Record<RolledTable, (where: string) => string> = {
   // Each session dimension's value is copied from the session's summary (NULL without one), so a
   // top list of visitors groups one table instead of joining it to the sessions: a session's
   // summary write marks its hours (markSessionHours), so they are rebuilt with its new values.
-  // The previous hours among the rows inserted; prevUpkeep makes them right across the rest.
-  rollup_stat_sessions: (where) => `INSERT INTO rollup_stat_sessions SELECT *, ${lags(SESSIONS_PREV)} FROM (
-      SELECT r.*, ${SESSION_DIMS_OF_S}
-      FROM (SELECT project_id, ${HOUR} AS hour, ${sessionKey('session_id')} AS session_key, ${VISITOR_KEY} AS visitor, count(*),
-              count(*) FILTER (WHERE action IN (${PAGE_VIEW_SQL}))
-            FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL) AS r
-      LEFT JOIN sessions AS s ON s.project_id = r.project_id AND s.session_key = r.session_key)`,
-  rollup_stat_pages: (where) => `INSERT INTO rollup_stat_pages SELECT *, ${lags(PAGES_PREV)}
-      FROM (SELECT project_id, ${HOUR} AS hour, path, ${VISITOR_KEY} AS visitor, count(*)
-            FROM enriched_events WHERE ${where} AND NOT bot AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL GROUP BY ALL)`,
+  // The sessions are those of the rows (a join of all a project's sessions for an hour's rows
+  // cost ~100 ms at 1 M events). Previous hours NULL: prevUpkeep works them out after.
+  rollup_stat_sessions: (where) => `INSERT INTO rollup_stat_sessions
+      WITH r AS (SELECT project_id, ${HOUR} AS hour, ${sessionKey('session_id')} AS session_key, ${VISITOR_KEY} AS visitor,
+          count(*) AS events, count(*) FILTER (WHERE action IN (${PAGE_VIEW_SQL})) AS pageviews
+        FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL)
+      SELECT r.*, ${SESSION_DIMS_OF_S}, ${SESSIONS_PREV.columns.map(() => 'NULL').join(', ')}
+      FROM r LEFT JOIN (SELECT * FROM sessions WHERE session_key IN (SELECT session_key FROM r)) AS s
+        ON s.project_id = r.project_id AND s.session_key = r.session_key
+      ORDER BY r.hour`,
+  rollup_stat_pages: (
+    where,
+  ) => `INSERT INTO rollup_stat_pages SELECT project_id, ${HOUR}, path, ${VISITOR_KEY}, count(*), NULL
+      FROM enriched_events WHERE ${where} AND NOT bot AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL GROUP BY ALL`,
 };
 
 const ALL_ROLLED = ROLLUP_TABLES.filter((t): t is RolledTable => t !== 'rollup_dirty' && t !== 'rollup_stat_fresh');
@@ -330,6 +358,7 @@ export const STATS_ROLLUPS_17 = [
   ...rebuildStatements('TRUE', 'TRUE', ['rollup_stat_sessions', 'rollup_stat_pages']).filter((q) =>
     q.startsWith('INSERT'),
   ),
+  ...ALL_PREV,
   'DROP TABLE IF EXISTS rollup_stat_fresh',
   CREATE_FRESH_TABLE,
   freshCounts('TRUE'),
