@@ -153,11 +153,18 @@ const sameRow = (p: PrevHours) =>
 
 const setPrev = (p: PrevHours) => p.columns.map((c) => `${c.name} = x.${c.name}`).join(', ');
 
-/** Migration step 17: every row's previous hours (they are built NULL). */
-const ALL_PREV = [PAGES_PREV, SESSIONS_PREV].map(
-  (p) => `UPDATE ${p.table} AS r SET ${setPrev(p)} FROM (${prevRows(p, 'TRUE')}) AS x
-    WHERE r.project_id = x.project_id AND ${sameRow(p)}`,
-);
+/**
+ * The previous-hour columns of rows being inserted: worked out among them, one window each (a
+ * whole build: at 10 M events one window over the rows unpivoted, then an UPDATE, took 60 s, the
+ * windows ~20), or NULL for prevUpkeep.
+ */
+function prevHours(p: PrevHours, built: boolean): string {
+  if (!built) return p.columns.map(() => 'NULL::BIGINT').join(', ');
+  const order = `ORDER BY hour${p.tie ? `, ${p.tie}` : ''}`;
+  return p.columns
+    .map((c) => `lag(hour) OVER (PARTITION BY project_id, ${p.entity}${c.value ? `, ${c.value}` : ''} ${order})`)
+    .join(', ');
+}
 
 /** The rows whose previous hours prevUpkeep changed, until the next upkeep (a temporary table). */
 const changes = (p: PrevHours) => `temp.${p.table}_prev_changes`;
@@ -239,8 +246,12 @@ export const EXPIRED_PREV_HOURS = [PAGES_PREV, SESSIONS_PREV].map(
   WHERE project_id = $1 AND (${p.columns.map((c) => `${c.name} < $2 // ${HOUR_MS}`).join(' OR ')})`,
 );
 
-/** Each rollup's INSERT of the events matching `where` (over enriched_events). */
-const INSERTS: Record<RolledTable, (where: string) => string> = {
+/**
+ * Each rollup's INSERT of the events matching `where` (over enriched_events); `built`: the stats
+ * rollups' previous hours worked out among the rows inserted (a whole build), else NULL for
+ * prevUpkeep to work out.
+ */
+const INSERTS: Record<RolledTable, (where: string, built: boolean) => string> = {
   rollup_events: (
     where,
   ) => `INSERT INTO rollup_events SELECT project_id, ${HOUR}, action, CASE WHEN action IN (${PAGE_VIEW_SQL}) THEN path END, count(*)
@@ -261,18 +272,18 @@ const INSERTS: Record<RolledTable, (where: string) => string> = {
   // summary write marks its hours (markSessionHours), so they are rebuilt with its new values.
   // The sessions are those of the rows (a join of all a project's sessions for an hour's rows
   // cost ~100 ms at 1 M events). Previous hours NULL: prevUpkeep works them out after.
-  rollup_stat_sessions: (where) => `INSERT INTO rollup_stat_sessions
+  rollup_stat_sessions: (where, built) => `INSERT INTO rollup_stat_sessions
       WITH r AS (SELECT project_id, ${HOUR} AS hour, ${sessionKey('session_id')} AS session_key, ${VISITOR_KEY} AS visitor,
           count(*) AS events, count(*) FILTER (WHERE action IN (${PAGE_VIEW_SQL})) AS pageviews
         FROM enriched_events WHERE ${where} AND NOT bot GROUP BY ALL)
-      SELECT r.*, ${SESSION_DIMS_OF_S}, ${SESSIONS_PREV.columns.map(() => 'NULL').join(', ')}
-      FROM r LEFT JOIN (SELECT * FROM sessions WHERE session_key IN (SELECT session_key FROM r)) AS s
-        ON s.project_id = r.project_id AND s.session_key = r.session_key
-      ORDER BY r.hour`,
-  rollup_stat_pages: (
-    where,
-  ) => `INSERT INTO rollup_stat_pages SELECT project_id, ${HOUR}, path, ${VISITOR_KEY}, count(*), NULL
-      FROM enriched_events WHERE ${where} AND NOT bot AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL GROUP BY ALL`,
+      SELECT *, ${prevHours(SESSIONS_PREV, built)} FROM (SELECT r.*, ${SESSION_DIMS_OF_S}
+        FROM r LEFT JOIN (SELECT * FROM sessions WHERE session_key IN (SELECT session_key FROM r)) AS s
+          ON s.project_id = r.project_id AND s.session_key = r.session_key)
+      ORDER BY hour`,
+  rollup_stat_pages: (where, built) => `INSERT INTO rollup_stat_pages SELECT *, ${prevHours(PAGES_PREV, built)}
+      FROM (SELECT project_id, ${HOUR} AS hour, path, ${VISITOR_KEY} AS visitor, count(*) AS pageviews
+        FROM enriched_events WHERE ${where} AND NOT bot AND action IN (${PAGE_VIEW_SQL}) AND path IS NOT NULL GROUP BY ALL)
+      ORDER BY hour`,
 };
 
 const ALL_ROLLED = ROLLUP_TABLES.filter((t): t is RolledTable => t !== 'rollup_dirty' && t !== 'rollup_stat_fresh');
@@ -285,8 +296,12 @@ export function rebuildStatements(
   where: string,
   whereRollup: string,
   tables: readonly RolledTable[] = ALL_ROLLED,
+  built = false,
 ): string[] {
-  return [...tables.map((t) => `DELETE FROM ${t} WHERE ${whereRollup}`), ...tables.map((t) => INSERTS[t](where))];
+  return [
+    ...tables.map((t) => `DELETE FROM ${t} WHERE ${whereRollup}`),
+    ...tables.map((t) => INSERTS[t](where, built)),
+  ];
 }
 
 /** A project's hours [$2, $3), by hour number. */
@@ -355,10 +370,9 @@ export const STATS_ROLLUPS_17 = [
     visitor    UBIGINT NOT NULL,
     pageviews  BIGINT  NOT NULL,
     prev_hour  BIGINT)`,
-  ...rebuildStatements('TRUE', 'TRUE', ['rollup_stat_sessions', 'rollup_stat_pages']).filter((q) =>
+  ...rebuildStatements('TRUE', 'TRUE', ['rollup_stat_sessions', 'rollup_stat_pages'], true).filter((q) =>
     q.startsWith('INSERT'),
   ),
-  ...ALL_PREV,
   'DROP TABLE IF EXISTS rollup_stat_fresh',
   CREATE_FRESH_TABLE,
   freshCounts('TRUE'),
