@@ -347,8 +347,8 @@ class StatsPlan {
       positive === 'is'
         ? [`${value} IN (${f.values.map((v) => this.sql.bind(v, 'String')).join(', ')})`]
         : f.values.map((v) => (positive === 'contains' ? this.sql.contains(value, v) : this.sql.matches(value, v)));
-    const cond = this.sql.orFalse(`(${parts.join(' OR ')})`);
-    return f.op === 'is_not' ? `(NOT ${cond})` : cond;
+    const cond = `(${parts.join(' OR ')})`;
+    return f.op === 'is_not' ? `(NOT ${this.sql.orFalse(cond)})` : cond;
   }
 
   /** A predicate on a row of the events (`e`) or of the sessions (`s`). */
@@ -375,8 +375,9 @@ class StatsPlan {
           ? c
           : `e.session_id IN (SELECT ${this.sid('s', keyed)} FROM ${this.sql.sessions(this.p)} AS s WHERE ${c})`;
     }
-    cond = this.sql.orFalse(cond);
-    return f.op === 'is_not' ? `(NOT ${cond})` : cond;
+    // NULL filters a row out as false does, so only a negation needs it made false: a bare
+    // comparison is one DuckDB pushes into its scan (Chrome's countries at 10 M: 97 → 68 ms).
+    return f.op === 'is_not' ? `(NOT ${this.sql.orFalse(cond)})` : cond;
   }
 
   /** `keyed`: on the rows of the sessions rollup, whose session_id is the session key. */
