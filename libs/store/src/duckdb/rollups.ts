@@ -396,8 +396,8 @@ export async function markHours(x: DuckExecutor, rows: readonly EventHalves[]): 
 }
 
 /**
- * Marks the hours of the sessions of the staged summaries `stage` (first to last event), inside
- * the transaction that writes them: the stats rollups hold their dimensions (rollup_stat_sessions).
+ * Marks the hours of the sessions of the staged summaries `stage` (first to last event), in the
+ * writer's hold that writes them: the stats rollups hold their dimensions (rollup_stat_sessions).
  */
 export const markSessionHours = (stage: string) =>
   `INSERT INTO rollup_dirty SELECT DISTINCT project_id, unnest(range(first_event_at // ${HOUR_MS}, last_event_at // ${HOUR_MS} + 1))
