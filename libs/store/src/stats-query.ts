@@ -226,14 +226,14 @@ class StatsPlan {
   }
 
   /**
-   * The project's sessions as `s`, the expression of the i-th of `dims` as text, and `where`
-   * (on `s`) for the caller's WHERE. The dimensions are columns of a session (DuckDB keeps its
-   * referrer's host and entry and exit pages, session-derived.ts), so none is worked out twice.
+   * The project's sessions as `s`, and the expression of the i-th of `dims` as text. The
+   * dimensions are columns of a session (DuckDB keeps its referrer's host and entry and exit
+   * pages, session-derived.ts), so none is worked out more than once a row.
    */
-  private sessionRows(dims: string[], where: string): { from: string; value: (i: number) => string; where: string } {
+  private sessionRows(dims: string[]): { from: string; value: (i: number) => string } {
     const { sql } = this;
     const column = (d: string) => sql.sessionColumn(d as (typeof SESSION_DIMENSIONS)[number]);
-    return { from: `${sql.sessions(this.p)} AS s`, value: (i) => sql.text(column(dims[i]!)), where };
+    return { from: `${sql.sessions(this.p)} AS s`, value: (i) => sql.text(column(dims[i]!)) };
   }
 
   /** A row's session id as the event side joins it: its key when the side reads the rollup. */
@@ -441,12 +441,10 @@ class StatsPlan {
     const [onSessions, onRows] = sessionDims.length
       ? partition(this.spec.filters, (f) => !predicates(f).some((x) => isEventDim(x.dimension)))
       : [[], this.spec.filters];
-    const rows = sessionDims.length
-      ? this.sessionRows(sessionDims, `true${this.filters('s', false, onSessions)}`)
-      : { from: '', value: () => '', where: '' };
+    const rows = this.sessionRows(sessionDims);
     const sessionValues = sessionDims.map((_, i) => `${rows.value(i)} AS v${i}`);
     const from = `${kind ? this.rollupSource(kind, sql.rollups!) : sql.events}
-      ${sessionDims.length ? `INNER JOIN (SELECT ${this.sid('s', keyed)} AS session_id, ${sessionValues.join(', ')} FROM ${rows.from} WHERE ${rows.where}) AS sd ON sd.session_id = e.session_id` : ''}
+      ${sessionDims.length ? `INNER JOIN (SELECT ${this.sid('s', keyed)} AS session_id, ${sessionValues.join(', ')} FROM ${rows.from} WHERE true${this.filters('s', false, onSessions)}) AS sd ON sd.session_id = e.session_id` : ''}
       ${joinTag ? `INNER JOIN ${sql.tags(this.p)} AS t ON ${this.sid('t', keyed)} = e.session_id` : ''}
       WHERE ${kind ? 'true' : this.eventsInRange()}${this.filters('e', keyed, onRows)}`;
     return kind
@@ -491,7 +489,7 @@ class StatsPlan {
     const sessionDims = spec.dimensions.filter(isSessionDim);
     const joinTag = spec.dimensions.some(isTag);
     const inRange = `s.last_event_at >= ${this.start} AND s.last_event_at < ${this.end}`;
-    const rows = this.sessionRows(sessionDims, `${inRange}${this.filters('s')}`);
+    const rows = this.sessionRows(sessionDims);
     const values = spec.dimensions.map((d) =>
       isTime(d)
         ? this.timeValue('s.last_event_at')
@@ -513,7 +511,7 @@ class StatsPlan {
       : 'false';
     const from = `${rows.from} ${ev}
       ${joinTag ? `INNER JOIN ${sql.tags(this.p)} AS t ON t.session_id = s.session_id` : ''}
-      WHERE ${rows.where}`;
+      WHERE ${inRange}${this.filters('s')}`;
     return this.grouped(
       values,
       this.aggregates({
