@@ -13,7 +13,7 @@ import { appendEventRow, EVENTS_TABLE, eventHalves, eventKey, type EventHalves }
 import { openStore } from '../src/index.js';
 import { SESSION_COLUMNS, sessionToRow } from '../src/session-row.js';
 import { ADD_DERIVED_SESSION_COLUMNS } from '../src/duckdb/session-derived.js';
-import { T0, enriched, raw, session } from './store-fixtures.js';
+import { T0, enriched, raw, session, statsSpec } from './store-fixtures.js';
 
 const cell = (v: unknown) =>
   (typeof v === 'object' && v !== null ? JSON.stringify(v) : v) as string | number | boolean | null;
@@ -282,17 +282,10 @@ describe('DuckDB migrations', function () {
     const store = await openStore({ kind: 'duckdb', path });
     const by = async (dimension: 'referrer' | 'entry_page' | 'exit_page') =>
       (
-        await store.stats.query('p-a', {
-          window: { start: T0, end: T0 + 3_600_000 },
-          metrics: ['sessions'],
-          dimensions: [dimension],
-          bucketMs: null,
-          filters: [],
-          goal: null,
-          orderBy: [],
-          limit: 10,
-          offset: 0,
-        })
+        await store.stats.query(
+          'p-a',
+          statsSpec({ window: { start: T0, end: T0 + 3_600_000 }, metrics: ['sessions'], dimensions: [dimension] }),
+        )
       ).rows.map((r) => [r.dimensions[0], r.metrics[0]]);
     try {
       await store.migrate();
@@ -358,17 +351,10 @@ describe('DuckDB migrations', function () {
     const store = await openStore({ kind: 'duckdb', path });
     const top = async (dimension: 'page' | 'browser', start: number) =>
       (
-        await store.stats.query('p-a', {
-          window: { start, end: T0 + 4 * H },
-          metrics: ['visitors'],
-          dimensions: [dimension],
-          bucketMs: null,
-          filters: [],
-          goal: null,
-          orderBy: [],
-          limit: 10,
-          offset: 0,
-        })
+        await store.stats.query(
+          'p-a',
+          statsSpec({ window: { start, end: T0 + 4 * H }, metrics: ['visitors'], dimensions: [dimension] }),
+        )
       ).rows.map((r) => [r.dimensions[0], r.metrics[0]]);
     try {
       await store.migrate();

@@ -6,7 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { makeTempDir } from '@spoor/testkit';
 import { expect } from 'chai';
 import { openStore } from '../src/index.js';
-import { T0, enriched, session } from './store-fixtures.js';
+import { T0, enriched, session, statsSpec } from './store-fixtures.js';
 
 const P = 'p-copies';
 
@@ -43,17 +43,10 @@ describe('DuckDB stats rollups', function () {
         ),
       );
       // A query over the hour builds its rollups, the sessions' cities copied in.
-      const cities = await store.stats.query(P, {
-        window: { start: T0, end: T0 + 3_600_000 },
-        metrics: ['visitors'],
-        dimensions: ['city'],
-        bucketMs: null,
-        filters: [],
-        goal: null,
-        orderBy: [],
-        limit: 10,
-        offset: 0,
-      });
+      const cities = await store.stats.query(
+        P,
+        statsSpec({ window: { start: T0, end: T0 + 3_600_000 }, metrics: ['visitors'], dimensions: ['city'] }),
+      );
       expect(cities.rows.map((r) => r.dimensions[0])).to.deep.equal(['Lyon', 'Porto']);
       await store.erasure.eraseVisitor(P, { session_id: 's-gone' });
     } finally {

@@ -12,6 +12,7 @@ import type {
   SessionTag,
   SigningKeyRecord,
 } from '@spoor/schemas';
+import type { StatsSpec } from '../src/index.js';
 
 export const T0 = 1_732_262_400_000;
 export const INJECTION = `'; DROP TABLE x; --`;
@@ -185,4 +186,9 @@ export function job(over: Partial<JobRecord> & { job_id: string }): JobRecord {
     updated_at: over.created_at ?? T0,
     ...over,
   };
+}
+
+/** A stats query (issue 44): no dimension, filter or goal, the first ten rows, unless `over` says. */
+export function statsSpec(over: Partial<StatsSpec> & Pick<StatsSpec, 'window' | 'metrics'>): StatsSpec {
+  return { dimensions: [], bucketMs: null, filters: [], goal: null, orderBy: [], limit: 10, offset: 0, ...over };
 }

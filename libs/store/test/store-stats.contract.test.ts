@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { EnrichedEvent, SessionState, StatsMetric } from '@spoor/schemas';
 import type { StatsSpec, Store } from '../src/index.js';
 import { backends, migratedStore } from './store-backends.js';
-import { T0, enriched, session, tagFact } from './store-fixtures.js';
+import { T0, enriched, session, statsSpec, tagFact } from './store-fixtures.js';
 import { recount, type Seeded } from './stats-recount.js';
 
 const P = 'p-stats';
@@ -116,17 +116,7 @@ function seed(): Seeded {
 const DATA = seed();
 
 function spec(over: Partial<StatsSpec> & { metrics: StatsMetric[] }): StatsSpec {
-  return {
-    window: W,
-    dimensions: [],
-    bucketMs: null,
-    filters: [],
-    goal: null,
-    orderBy: [[over.metrics[0]!, 'desc']],
-    limit: 1000,
-    offset: 0,
-    ...over,
-  };
+  return statsSpec({ window: W, orderBy: [[over.metrics[0]!, 'desc']], limit: 1000, ...over });
 }
 
 const ALL: StatsMetric[] = [

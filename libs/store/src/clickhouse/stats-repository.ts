@@ -1,6 +1,7 @@
 // The stats query in ClickHouse SQL (issue 44; the plan: stats-query.ts). Events and sessions are
 // ReplacingMergeTrees, so each is read under FINAL, as the overview reads them.
 import {
+  PLAIN_SESSION_COLUMNS,
   StatsPatternError,
   hasPattern,
   statsSql,
@@ -20,17 +21,7 @@ const SESSION_COLUMNS: Record<string, string> = {
   exit_page: pagePath('s.exit_url'),
   // The host, as the overview ranks referrers (analytics-repository.ts).
   referrer: `if(domain(s.referrer) = '', s.referrer, domain(s.referrer))`,
-  utm_source: 's.utm_source',
-  utm_medium: 's.utm_medium',
-  utm_campaign: 's.utm_campaign',
-  utm_term: 's.utm_term',
-  utm_content: 's.utm_content',
-  country: 's.geo_country',
-  region: 's.geo_region',
-  city: 's.geo_city',
-  browser: 's.browser_name',
-  os: 's.os_name',
-  device: `coalesce(s.device_type, 'desktop')`,
+  ...PLAIN_SESSION_COLUMNS,
 };
 
 function dialect(ch: ClickHouseConnection, params: Params): StatsDialect {

@@ -126,15 +126,13 @@ const SESSIONS_PREV: PrevHours = {
 /**
  * Each row of `p.table` matching `where` (every row of an entity, or none) with its previous
  * hours worked out, and, as `was_<column>`, those it holds. The columns' keys are unpivoted into
- * one window: DuckDB sorts a window of its own for each partition, ~6 ms each however few rows.
+ * one window (DuckDB sorts a window of its own for each partitioning, ~6 ms each however few the
+ * rows), and the rows pivoted back.
  */
 function prevRows(p: PrevHours, where: string): string {
   const ids = ['project_id', ...p.entity.split(', '), 'hour', ...(p.tie ? [p.tie] : [])].join(', ');
   const was = p.columns.map((c) => `${c.name} AS was_${c.name}`).join(', ');
   const order = `ORDER BY hour${p.tie ? `, ${p.tie}` : ''}`;
-  if (p.columns.length === 1)
-    return `SELECT ${ids}, ${was}, lag(hour) OVER (PARTITION BY project_id, ${p.entity} ${order}) AS ${p.columns[0]!.name}
-      FROM ${p.table} WHERE ${where}`;
   const values = p.columns.map((c) => c.value ?? 'NULL::VARCHAR').join(', ');
   return `SELECT ${ids}, ${p.columns.map((c) => `was_${c.name}`).join(', ')},
       ${p.columns.map((c, i) => `max(prev) FILTER (WHERE k = ${i}) AS ${c.name}`).join(', ')}
@@ -228,7 +226,7 @@ const FRESH_UPKEEP = [
 /** A project's counts again from the start (after its previous hours changed all over: expiry). */
 export const FRESH_OF_PROJECT = ['DELETE FROM rollup_stat_fresh WHERE project_id = $1', freshCounts('project_id = $1')];
 
-export const CREATE_FRESH_TABLE = `CREATE TABLE rollup_stat_fresh (
+const CREATE_FRESH_TABLE = `CREATE TABLE rollup_stat_fresh (
     project_id VARCHAR NOT NULL,
     hour       BIGINT  NOT NULL,
     key        VARCHAR NOT NULL,

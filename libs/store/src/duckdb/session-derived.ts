@@ -4,6 +4,7 @@
 // of a range at each query (1 M events, ~100,000 sessions: about half of a top-referrers query),
 // and the key the stats rollups join sessions on, a hash of the id (rollups.ts, sessionKey).
 // Each is a type and an SQL expression over the summary's unqualified columns.
+import { PLAIN_SESSION_COLUMNS } from '../stats-query.js';
 
 /** A URL's path as the URL parser gives a page's path ('/' when empty). The group is empty or
  * starts with '/' (the host took every character before), so '/' and the rest of it is that path. */
@@ -30,17 +31,7 @@ export const SESSION_DIMENSION_SQL: Record<string, string> = {
   entry_page: 's.entry_page',
   exit_page: 's.exit_page',
   referrer: 's.referrer_host',
-  utm_source: 's.utm_source',
-  utm_medium: 's.utm_medium',
-  utm_campaign: 's.utm_campaign',
-  utm_term: 's.utm_term',
-  utm_content: 's.utm_content',
-  country: 's.geo_country',
-  region: 's.geo_region',
-  city: 's.geo_city',
-  browser: 's.browser_name',
-  os: 's.os_name',
-  device: `coalesce(s.device_type, 'desktop')`,
+  ...PLAIN_SESSION_COLUMNS,
 };
 
 const NAMES = Object.keys(DERIVED_SESSION_COLUMNS);

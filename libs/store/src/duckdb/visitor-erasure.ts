@@ -51,7 +51,7 @@ export async function eraseVisitorDuckDb(
     const actions = (await x.all(`SELECT DISTINCT action FROM events WHERE ${erased}`, params)).map((r) =>
       String(r.action),
     );
-    // Their hours' rollups are rebuilt by the next job (rollups.ts).
+    // Their hours' rollups are rebuilt after it, in the same hold of the writer (project-erasure.ts).
     await x.run(markWhere(erased), params);
     // Their keys go too: a repeat of an erased event is stored again, as on ClickHouse.
     await x.run(`DELETE FROM event_keys WHERE event_key IN (SELECT event_key FROM events WHERE ${erased})`, params);
